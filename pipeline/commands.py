@@ -1,0 +1,53 @@
+"""The CLI's commands, each a few lines over the library."""
+
+from __future__ import annotations
+
+import argparse
+
+from .errors import ExitCode
+
+__all__ = ["compile", "metrics", "run", "validate"]
+
+
+def run(args: argparse.Namespace) -> int:
+    """`irpipe run SPEC`: evaluate and write outputs, then print the aggregate table."""
+    from .console import print_results
+    from .evaluate import evaluate, manifest
+
+    evaluation = evaluate(args.spec)
+    if not args.quiet:
+        print_results(evaluation.aggregate(), manifest(evaluation.loaded, evaluation.plan)["metrics"])
+    return ExitCode.OK
+
+
+def validate(args: argparse.Namespace) -> int:
+    """`irpipe validate SPEC`: everything short of reading data."""
+    from .evaluate import validate as validate_spec
+
+    plan = validate_spec(args.spec)
+    print(f"{args.spec}: valid ({len(plan.metrics)} metrics, {len(plan.loads)} input files)")
+    return ExitCode.OK
+
+
+def compile(args: argparse.Namespace) -> int:  # noqa: A001 -- the command's name
+    """`irpipe compile SPEC`: print the plan's SQL."""
+    from .evaluate import validate as validate_spec
+
+    print(validate_spec(args.spec).sql_text(), end="")
+    return ExitCode.OK
+
+
+def metrics(args: argparse.Namespace) -> int:
+    """`irpipe metrics`: every registered metric, from the registry."""
+    from .console import print_metrics
+    from .registry import get_registry
+
+    rows = []
+    for measure in get_registry().measures:
+        params = ", ".join(
+            f"{name}={field.default!r}" if not field.is_required() else name
+            for name, field in measure.Params.model_fields.items()
+        )
+        rows.append((measure.name, ", ".join(measure.aliases), params, measure.description))
+    print_metrics(rows)
+    return ExitCode.OK

@@ -1,0 +1,50 @@
+"""The error hierarchy. The CLI maps each class to an exit code and prints one line."""
+
+from __future__ import annotations
+
+__all__ = [
+    "ExitCode",
+    "IrpipeError",
+    "SpecError",
+    "PluginError",
+    "InputDataError",
+    "OutputError",
+]
+
+
+class ExitCode:
+    """Process exit codes, documented in the README so schedulers can tell failures apart."""
+
+    OK = 0
+    INTERNAL = 1
+    SPEC = 2
+    INPUT_DATA = 3
+    OUTPUT = 4
+
+
+class IrpipeError(Exception):
+    """Base class of every error caused by the user's spec, data or environment."""
+
+    exit_code = ExitCode.INTERNAL
+
+
+class SpecError(IrpipeError):
+    """The spec (YAML, a metric string, a CLI argument) is invalid."""
+
+    exit_code = ExitCode.SPEC
+
+
+class PluginError(SpecError):
+    """A plugin breaks the contract: duplicate metric names, bad hook results."""
+
+
+class InputDataError(IrpipeError):
+    """A qrels or run file cannot be read or breaks the input rules."""
+
+    exit_code = ExitCode.INPUT_DATA
+
+
+class OutputError(IrpipeError):
+    """An output cannot be written."""
+
+    exit_code = ExitCode.OUTPUT

@@ -1,0 +1,104 @@
+"""The library's front door: validate a spec, evaluate it, write its outputs."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from . import __version__
+from .compile import Plan, compile_plan, resolve_metrics
+from .errors import SpecError
+from .execute import execute
+from .outputs import write_outputs, writer_for
+from .registry import get_registry
+from .spec import LoadedSpec, load_spec
+
+__all__ = ["Evaluation", "evaluate", "validate", "manifest"]
+
+
+@dataclass
+class Evaluation:
+    """The result of evaluating a spec: its plan and the connection holding the result tables."""
+
+    loaded: LoadedSpec
+    plan: Plan
+    con: duckdb.DuckDBPyConnection
+
+    def aggregate(self) -> list[tuple]:
+        """Rows (run, collection, metric, value, n_queries) in spec order."""
+        return self.con.execute("SELECT * FROM aggregate").fetchall()
+
+    def per_query(self) -> list[tuple]:
+        """Rows (run, collection, qid, metric, value)."""
+        return self.con.execute("SELECT * FROM per_query").fetchall()
+
+
+def validate(spec: str | Path | LoadedSpec) -> Plan:
+    """Check everything that can be checked without reading data; return the plan."""
+    loaded = spec if isinstance(spec, LoadedSpec) else load_spec(spec)
+    metrics = resolve_metrics(loaded, get_registry())
+    _check_files(loaded)
+    for i, output in enumerate(loaded.spec.outputs):
+        try:
+            writer_for(output.path)
+        except SpecError as exc:
+            raise SpecError(f"{loaded.where('outputs', i, 'path')}: {exc}") from None
+    return compile_plan(loaded, metrics)
+
+
+def _check_files(loaded: LoadedSpec) -> None:
+    spec = loaded.spec
+    inputs = [(("collections", n, "qrels"), c.qrels) for n, c in spec.collections.items()]
+    inputs += [(("runs", n, "path"), r.path) for n, r in spec.runs.items()]
+    for key, path in inputs:
+        if not path.is_file():
+            problem = "is a directory" if path.is_dir() else "does not exist"
+            raise SpecError(f"{loaded.where(*key)}: {path} {problem}")
+
+
+def evaluate(spec: str | Path | LoadedSpec, write: bool = True) -> Evaluation:
+    """Validate, evaluate every run with every metric, and write the spec's outputs."""
+    loaded = spec if isinstance(spec, LoadedSpec) else load_spec(spec)
+    plan = validate(loaded)
+    con = execute(plan)
+    if write and loaded.spec.outputs:
+        jobs = [(_TABLES[o.level], o.path) for o in loaded.spec.outputs]
+        write_outputs(con, jobs, manifest(loaded, plan))
+    return Evaluation(loaded, plan, con)
+
+
+_TABLES = {"query": "per_query", "aggregate": "aggregate"}
+
+
+def manifest(loaded: LoadedSpec, plan: Plan) -> dict:
+    """What a number meant: settings, metric definitions, the spec's and inputs' hashes, version."""
+    spec = loaded.spec
+    files = {str(c.qrels): _sha256(c.qrels) for c in spec.collections.values()}
+    files |= {str(r.path): _sha256(r.path) for r in spec.runs.values()}
+    return {
+        "irpipe_version": __version__,
+        "spec": str(loaded.path),
+        "spec_sha256": loaded.sha256,
+        "settings": spec.settings.resolved(),
+        "metrics": [
+            {
+                "label": m.label,
+                "metric": m.canonical,
+                "params": m.params.model_dump(mode="json"),
+                "aggregator": m.measure.aggregator,
+            }
+            for m in plan.metrics
+        ],
+        "inputs_sha256": files,
+    }
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -1,0 +1,57 @@
+"""Counting measures: retrieved, relevant, relevant retrieved. Summed over queries, as trec_eval."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..hookspecs import hookimpl
+from .base import Columns, LevelParams, Measure, RankedParams
+
+
+class NumRet(Measure):
+    """Documents retrieved (trec_eval num_ret)."""
+
+    name = "NumRet"
+    description = "number of documents retrieved (up to k)"
+    Params = RankedParams
+    aliases = {"num_ret": {}}
+    cutoff = "k"
+    aggregator = "sum"
+
+    def per_query(self, p: Any, c: Columns) -> str:
+        return f"count(*) FILTER (WHERE {c.within(p.k)})"
+
+
+class NumRel(Measure):
+    """Relevant documents in the qrels (trec_eval num_rel); a query the run lacks keeps its count."""
+
+    name = "NumRel"
+    description = "number of judged relevant documents for the query"
+    Params = LevelParams
+    aliases = {"num_rel": {}}
+    aggregator = "sum"
+
+    def per_query(self, p: Any, c: Columns) -> str:
+        return f"any_value({c.num_rel(c.level(p))})"
+
+    def missing(self, p: Any, c: Columns) -> str:
+        return c.num_rel(c.level(p))
+
+
+class NumRelRet(Measure):
+    """Relevant documents retrieved (trec_eval num_rel_ret)."""
+
+    name = "NumRelRet"
+    description = "number of relevant documents retrieved (up to k)"
+    Params = RankedParams
+    aliases = {"num_rel_ret": {}}
+    cutoff = "k"
+    aggregator = "sum"
+
+    def per_query(self, p: Any, c: Columns) -> str:
+        return f"count(*) FILTER (WHERE {c.relevant(c.level(p))} AND {c.within(p.k)})"
+
+
+@hookimpl
+def register_metrics() -> list[type[Measure]]:
+    return [NumRet, NumRel, NumRelRet]

@@ -1,0 +1,75 @@
+"""Graded measures: cumulative gain, discounted cumulative gain and its normalised form."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ..hookspecs import hookimpl
+from .base import Columns, Gain, Measure, MeasureParams
+
+
+class GainParams(MeasureParams):
+    k: int | None = Field(None, gt=0, description="cutoff: only the first k ranks count")
+    gain: Gain = Field(
+        "linear", description="linear (the grade), exponential (2^grade - 1) or {grade: gain}"
+    )
+    discount: Literal["standard", "jarvelin"] = Field(
+        "standard", description="standard: 1/log2(rank+1); jarvelin: 1 at rank 1, then 1/log2(rank)"
+    )
+
+
+def dcg(p: Any, c: Columns) -> str:
+    """SQL DCG of the ranking up to p.k."""
+    term = f"{c.gain(p.gain)} / {c.discount(p.discount)}"
+    return f"coalesce(sum({term}) FILTER (WHERE {c.within(p.k)}), 0)"
+
+
+class DCG(Measure):
+    """Discounted cumulative gain."""
+
+    name = "DCG"
+    description = "discounted cumulative gain"
+    Params = GainParams
+    aliases = {"dcg": {}}
+    cutoff = "k"
+
+    def per_query(self, p: Any, c: Columns) -> str:
+        return dcg(p, c)
+
+
+class nDCG(Measure):  # noqa: N801 -- the name users write
+    """DCG divided by the DCG of the ideal ranking of all judged documents; 0 when that is 0."""
+
+    name = "nDCG"
+    description = "normalised DCG (ideal: all judged documents sorted by gain)"
+    Params = GainParams
+    aliases = {"ndcg": {}, "ndcg_cut": {}, "NDCG": {}}
+    cutoff = "k"
+
+    def per_query(self, p: Any, c: Columns) -> str:
+        ideal = f"any_value({c.ideal_dcg(p.gain, p.discount, p.k)})"
+        return f"(CASE WHEN {ideal} > 0 THEN {dcg(p, c)} / {ideal} ELSE 0 END)"
+
+
+class CGParams(MeasureParams):
+    k: int | None = Field(None, gt=0, description="cutoff: only the first k ranks count")
+    gain: Gain = Field("linear", description="linear, exponential or {grade: gain}")
+
+
+class CG(Measure):
+    """Cumulative gain: the sum of gains in the top k, undiscounted."""
+
+    name = "CG"
+    description = "cumulative gain (no discount)"
+    Params = CGParams
+    cutoff = "k"
+
+    def per_query(self, p: Any, c: Columns) -> str:
+        return f"coalesce(sum({c.gain(p.gain)}) FILTER (WHERE {c.within(p.k)}), 0)"
+
+
+@hookimpl
+def register_metrics() -> list[type[Measure]]:
+    return [DCG, nDCG, CG]

@@ -1,0 +1,173 @@
+"""Writers of result tables, chosen by file suffix, and atomic writing of a set of outputs.
+
+Built-in writers are registered through the `register_writers` hook like any plugin's. Each writes one
+DuckDB table to a path; `write_outputs` gives every writer a temporary file in the target directory and
+renames all of them only when all succeeded, so a failure leaves earlier outputs untouched.
+Every output gets a manifest beside it (`<file>.manifest.json`): settings, spec hash, input hashes,
+irpipe version.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any, ClassVar
+
+import duckdb
+
+from .errors import OutputError, SpecError
+from .hookspecs import hookimpl
+
+__all__ = ["Writer", "format_value", "write_outputs", "writer_for"]
+
+
+class Writer(ABC):
+    """Writes a DuckDB table to a file of one format."""
+
+    suffixes: ClassVar[tuple[str, ...]]
+
+    @abstractmethod
+    def write(self, con: duckdb.DuckDBPyConnection, table: str, path: Path, manifest: dict) -> None:
+        """Write `table` (ordered as it should appear) to `path`."""
+
+
+class CopyWriter(Writer):
+    """Formats DuckDB's COPY writes itself."""
+
+    options: ClassVar[str]
+
+    def write(self, con, table, path, manifest):
+        con.execute(f"COPY (SELECT * FROM {table}) TO ? ({self.options})", [str(path)])
+
+
+class CsvWriter(CopyWriter):
+    suffixes = (".csv",)
+    options = "FORMAT csv, HEADER true"
+
+
+class TsvWriter(CopyWriter):
+    suffixes = (".tsv",)
+    options = "FORMAT csv, HEADER true, DELIMITER '\t'"
+
+
+class ParquetWriter(CopyWriter):
+    suffixes = (".parquet",)
+    options = "FORMAT parquet"
+
+
+class JsonlWriter(CopyWriter):
+    suffixes = (".jsonl", ".ndjson")
+    options = "FORMAT json"
+
+
+class DuckDBWriter(Writer):
+    """A DuckDB database with the table (named after its level) and a `manifest` table."""
+
+    suffixes = (".duckdb", ".db")
+
+    def write(self, con, table, path, manifest):
+        con.execute("ATTACH ? AS irpipe_out", [str(path)])
+        try:
+            con.execute(f"CREATE TABLE irpipe_out.{table} AS SELECT * FROM {table}")
+            con.execute("CREATE TABLE irpipe_out.manifest (key VARCHAR, value VARCHAR)")
+            rows = [(key, json.dumps(value)) for key, value in manifest.items()]
+            con.executemany("INSERT INTO irpipe_out.manifest VALUES (?, ?)", rows)
+        finally:
+            con.execute("DETACH irpipe_out")
+
+
+class MarkdownWriter(Writer):
+    """A readable pivot: one row per run (and query), one column per metric."""
+
+    suffixes = (".md", ".markdown")
+
+    def write(self, con, table, path, manifest):
+        metrics = [m["label"] for m in manifest["metrics"]]
+        keys, rows = pivot(con, table, metrics)
+        integral = [False] * len(keys) + [m["aggregator"] == "sum" for m in manifest["metrics"]]
+        lines = ["| " + " | ".join(keys + metrics) + " |", "|" + "---|" * (len(keys) + len(metrics))]
+        for row in rows:
+            lines.append("| " + " | ".join(map(format_value, row, integral)) + " |")
+        settings = ", ".join(f"{k}={v}" for k, v in manifest["settings"].items())
+        lines += ["", f"irpipe {manifest['irpipe_version']}; {settings}; spec {manifest['spec_sha256'][:12]}"]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def pivot(con: duckdb.DuckDBPyConnection, table: str, metrics: list[str]):
+    """Rows of `table` as (key columns, rows): one row per key, one cell per metric in order."""
+    columns = [row[0] for row in con.execute(f"DESCRIBE {table}").fetchall()]
+    keys = [c for c in columns if c not in ("metric", "value", "n_queries")]
+    cells = ", ".join("any_value(value) FILTER (WHERE metric = ?)" for _ in metrics)
+    key_list = ", ".join(keys)
+    query = f"SELECT {key_list}, {cells} FROM {table} GROUP BY {key_list} ORDER BY {key_list}"
+    return keys, con.execute(query, metrics).fetchall()
+
+
+def format_value(value: Any, integral: bool = False) -> str:
+    """4 decimals (trec_eval's %.4f), counts as integers, and empty for no value."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.0f}" if integral and value.is_integer() else f"{value:.4f}"
+    return str(value)
+
+
+@hookimpl
+def register_writers() -> list[type[Writer]]:
+    return [CsvWriter, TsvWriter, ParquetWriter, JsonlWriter, DuckDBWriter, MarkdownWriter]
+
+
+def writer_for(path: Path) -> Writer:
+    """The writer for a path's suffix, or a SpecError listing the known suffixes."""
+    writers = _writers()
+    suffix = path.suffix.lower()
+    if suffix not in writers:
+        raise SpecError(f"{path}: no writer for '{suffix}'; known: {', '.join(sorted(writers))}")
+    return writers[suffix]
+
+
+def _writers() -> dict[str, Writer]:
+    from .plugins import get_plugin_manager
+
+    found: dict[str, Writer] = {}
+    for impl in get_plugin_manager().hook.register_writers.get_hookimpls():
+        for cls in impl.function() or []:
+            for suffix in cls.suffixes:
+                if suffix in found:
+                    raise SpecError(f"two writers claim '{suffix}': {type(found[suffix]).__name__}, {cls.__name__}")
+                found[suffix] = cls()
+    return found
+
+
+def write_outputs(con: duckdb.DuckDBPyConnection, jobs: list[tuple[str, Path]], manifest: dict) -> None:
+    """Write each (table, path) and its manifest to temporary files, then rename them all.
+
+    Nothing is renamed unless every write succeeded, and temporary files never outlive the call.
+    """
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for table, path in jobs:
+            writer = writer_for(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            writer.write(con, table, _reserve(path, staged), manifest)
+            sidecar = _reserve(path.with_name(path.name + ".manifest.json"), staged)
+            sidecar.write_text(json.dumps({**manifest, "table": table}, indent=2) + "\n", "utf-8")
+        for temp, final in staged:
+            os.replace(temp, final)
+    except (OSError, duckdb.Error) as exc:
+        raise OutputError(f"cannot write outputs: {exc}") from None
+    finally:
+        for temp, _ in staged:
+            temp.unlink(missing_ok=True)
+
+
+def _reserve(path: Path, staged: list[tuple[Path, Path]]) -> Path:
+    """A fresh temporary name in the target's directory (same filesystem, so rename is atomic)."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    os.unlink(name)  # writers create the file; DuckDB refuses to ATTACH an empty one
+    staged.append((Path(name), path))
+    return Path(name)

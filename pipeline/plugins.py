@@ -1,0 +1,62 @@
+"""The plugin manager: built-in plugins first, then the `irpipe` entry points of installed packages.
+
+`IRPIPE_LOAD_PLUGINS` limits which entry-point plugins load (comma-separated names, empty for none);
+the tests set it to empty so that plugins installed on the machine never change their results.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+import pluggy
+
+from . import hookspecs
+from .errors import PluginError
+
+__all__ = ["DEFAULT_PLUGINS", "get_plugin_manager"]
+
+DEFAULT_PLUGINS = (
+    "pipeline.metrics.counts",
+    "pipeline.metrics.precision",
+    "pipeline.metrics.average_precision",
+    "pipeline.metrics.reciprocal_rank",
+    "pipeline.metrics.cumulative_gain",
+    "pipeline.outputs",
+)
+
+_manager: pluggy.PluginManager | None = None
+
+
+def get_plugin_manager() -> pluggy.PluginManager:
+    """The process-wide plugin manager, created on first use."""
+    global _manager
+    if _manager is None:
+        _manager = _create()
+    return _manager
+
+
+def _create() -> pluggy.PluginManager:
+    pm = pluggy.PluginManager("irpipe")
+    pm.add_hookspecs(hookspecs)
+    for name in DEFAULT_PLUGINS:
+        pm.register(importlib.import_module(name), name=name)
+    _load_entry_points(pm)
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(f"plugin {exc.plugin!r} implements an unknown hook: {exc}") from None
+    return pm
+
+
+def _load_entry_points(pm: pluggy.PluginManager) -> None:
+    allowed = os.environ.get("IRPIPE_LOAD_PLUGINS")
+    if allowed is None:
+        pm.load_setuptools_entrypoints("irpipe")
+        return
+    from importlib.metadata import entry_points
+
+    names = {n.strip() for n in allowed.split(",") if n.strip()}
+    for ep in entry_points(group="irpipe"):
+        if ep.name in names and pm.get_plugin(ep.name) is None:
+            pm.register(ep.load(), name=ep.name)

@@ -1,0 +1,147 @@
+"""Name -> measure resolution: names and aliases from every plugin, duplicates refused, "did you mean".
+
+A spec entry resolves to one `ResolvedMeasure` per cutoff: the measure, its validated parameters, the
+canonical string (ir_measures style, defaults dropped) and the label used in the tables.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from .errors import PluginError, SpecError
+from .metrics.base import Measure, MeasureParams
+from .naming import format_metric, parse_metric
+from .plugins import get_plugin_manager
+
+__all__ = ["Registry", "ResolvedMeasure", "get_registry"]
+
+# trec_eval writes cutoffs after an underscore: P_10, ndcg_cut_10, iprec_at_recall_0.10.
+_TREC_CUTOFF = re.compile(r"^(?P<name>.+?)_(?P<cutoff>\d+(\.\d+)?)$")
+
+
+@dataclass(frozen=True)
+class ResolvedMeasure:
+    """A measure with validated parameters, ready to compile."""
+
+    measure: Measure
+    params: MeasureParams
+    canonical: str
+    label: str
+
+
+@dataclass(frozen=True)
+class _Entry:
+    measure: Measure
+    preset: dict[str, Any]
+    plugin: str
+
+
+class Registry:
+    """Every measure known to the plugin manager, by name and alias."""
+
+    def __init__(self, measures: list[tuple[type[Measure], str]]) -> None:
+        self._entries: dict[str, _Entry] = {}
+        self.measures: list[Measure] = []
+        for cls, plugin in measures:
+            measure = cls()
+            self.measures.append(measure)
+            self._add(measure.name, _Entry(measure, {}, plugin))
+            for alias, preset in measure.aliases.items():
+                self._add(alias, _Entry(measure, dict(preset), plugin))
+
+    def _add(self, name: str, entry: _Entry) -> None:
+        if name in self._entries:
+            other = self._entries[name]
+            raise PluginError(
+                f"metric name '{name}' is registered twice: by {other.plugin} "
+                f"({other.measure.name}) and by {entry.plugin} ({entry.measure.name})"
+            )
+        self._entries[name] = entry
+
+    def resolve(self, text: str, params: dict[str, Any] | None = None, label: str | None = None):
+        """Resolve a metric string plus extra parameters into one measure per cutoff."""
+        name, parsed, cutoff = parse_metric(text)
+        entry, trec_cutoff = self._lookup(name)
+        cutoff = cutoff if cutoff is not None else trec_cutoff
+        merged = {**entry.preset, **parsed, **(params or {})}
+        measure = entry.measure
+        if cutoff is not None:
+            if measure.cutoff is None:
+                raise SpecError(f"'{text}': {measure.name} takes no cutoff")
+            merged[measure.cutoff] = cutoff
+        cutoffs = merged.get(measure.cutoff) if measure.cutoff else None
+        if not isinstance(cutoffs, list):
+            return [self._validated(measure, merged, text, label)]
+        # A list of cutoffs means one measure per cutoff; one label names each: nDCG_exp@5.
+        return [
+            self._validated(
+                measure, {**merged, measure.cutoff: k}, text, label and f"{label}@{k}"
+            )
+            for k in cutoffs
+        ]
+
+    def _lookup(self, name: str) -> tuple[_Entry, Any]:
+        if name in self._entries:
+            return self._entries[name], None
+        match = _TREC_CUTOFF.match(name)
+        if match and match["name"] in self._entries:
+            text = match["cutoff"]
+            return self._entries[match["name"]], float(text) if "." in text else int(text)
+        hint = difflib.get_close_matches(name, list(self._entries), n=3)
+        suggestion = f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
+        raise SpecError(f"unknown metric '{name}'{suggestion} (irpipe metrics lists them all)")
+
+    def _validated(self, measure: Measure, values: dict, text: str, label: str | None):
+        missing = [key for key in measure.required if values.get(key) is None]
+        if missing:
+            example = f"{measure.name}@10" if measure.cutoff in missing else measure.name
+            raise SpecError(f"'{text}': {measure.name} needs {', '.join(missing)} (e.g. {example})")
+        try:
+            params = measure.Params.model_validate(values)
+        except ValidationError as exc:
+            raise SpecError(_param_error(text, measure, exc)) from None
+        canonical = _canonical(measure, params)
+        return ResolvedMeasure(measure, params, canonical, label or canonical)
+
+    def names(self) -> list[str]:
+        """Every name and alias, sorted."""
+        return sorted(self._entries)
+
+
+def _canonical(measure: Measure, params: MeasureParams) -> str:
+    given = params.model_dump(exclude_defaults=True)
+    cutoff = given.pop(measure.cutoff, None) if measure.cutoff else None
+    return format_metric(measure.name, given, cutoff)
+
+
+def _param_error(text: str, measure: Measure, exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors(include_url=False):
+        key = ".".join(str(part) for part in error["loc"])
+        if error["type"] == "extra_forbidden":
+            allowed = ", ".join(measure.Params.model_fields)
+            problems.append(f"unknown parameter '{key}' of {measure.name}; allowed: {allowed}")
+        else:
+            problems.append(f"parameter '{key}': {error['msg']}")
+    return f"'{text}': " + "; ".join(problems)
+
+
+_registry: Registry | None = None
+
+
+def get_registry() -> Registry:
+    """The registry built from the process-wide plugin manager."""
+    global _registry
+    if _registry is None:
+        pm = get_plugin_manager()
+        found = []
+        for impl in pm.hook.register_metrics.get_hookimpls():
+            for cls in impl.function() or []:
+                found.append((cls, impl.plugin_name))
+        _registry = Registry(found)
+    return _registry

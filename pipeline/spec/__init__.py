@@ -1,0 +1,16 @@
+"""The spec: pydantic models of the YAML file and loading with errors that name file and key."""
+
+from .loader import LoadedSpec, load_spec, parse_spec_text
+from .models import Collection, MetricItem, Output, Run, Settings, Spec
+
+__all__ = [
+    "Collection",
+    "LoadedSpec",
+    "MetricItem",
+    "Output",
+    "Run",
+    "Settings",
+    "Spec",
+    "load_spec",
+    "parse_spec_text",
+]

@@ -1,0 +1,143 @@
+"""Load a YAML spec safely: no tags, no duplicate keys, and a line number for every key."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from ..errors import SpecError
+from .models import Spec, did_you_mean
+
+__all__ = ["LoadedSpec", "load_spec", "parse_spec_text"]
+
+
+@dataclass(frozen=True)
+class LoadedSpec:
+    """A validated spec with where it came from: its file, its hash and a key -> line map."""
+
+    spec: Spec
+    path: Path
+    sha256: str
+    lines: dict[tuple, int] = field(default_factory=dict, compare=False)
+
+    def where(self, *key: str | int) -> str:
+        """`file:line: dotted.key` for messages about a key of this spec."""
+        line = self.lines.get(tuple(key))
+        dotted = ".".join(str(k) for k in key)
+        return f"{self.path}:{line}: {dotted}" if line else f"{self.path}: {dotted}"
+
+
+def load_spec(path: str | Path) -> LoadedSpec:
+    """Read, parse and validate the spec at `path`; paths inside resolve relative to it."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SpecError(f"{path}: cannot read the spec ({exc.strerror})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SpecError(f"{path}: the spec is not UTF-8 text") from None
+    return parse_spec_text(text, path, hashlib.sha256(raw).hexdigest())
+
+
+def parse_spec_text(text: str, path: Path, sha256: str = "") -> LoadedSpec:
+    """Parse YAML text as a spec located at `path` (used for relative paths and messages)."""
+    node = _compose(text, path)
+    data = _to_python(node, path, ()) if node is not None else None
+    lines = dict(_key_lines(node, ())) if node is not None else {}
+    if not isinstance(data, dict):
+        raise SpecError(f"{path}: the spec must be a YAML mapping with keys such as 'runs' and 'metrics'")
+    loaded = LoadedSpec(spec=Spec.model_construct(), path=path, sha256=sha256, lines=lines)
+    try:
+        spec = Spec.model_validate(data, context={"base_dir": path.parent.resolve()})
+    except ValidationError as exc:
+        raise SpecError(_first_error(exc, loaded)) from None
+    loaded = LoadedSpec(spec=spec, path=path, sha256=sha256, lines=lines)
+    _check_run_collections(loaded)
+    return loaded
+
+
+def _check_run_collections(loaded: LoadedSpec) -> None:
+    known = list(loaded.spec.collections)
+    for name, run in loaded.spec.runs.items():
+        if run.collection not in known:
+            raise SpecError(
+                f"{loaded.where('runs', name, 'collection')}: unknown collection "
+                f"'{run.collection}'; {did_you_mean(run.collection, known)}"
+                f"defined: {', '.join(known)}"
+            )
+
+
+def _compose(text: str, path: Path) -> yaml.Node | None:
+    try:
+        return yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise SpecError(f"{where}: invalid YAML: {problem}") from None
+
+
+def _to_python(node: yaml.Node, path: Path, key: tuple) -> Any:
+    """Build plain data from a node tree, refusing duplicate keys (PyYAML keeps the last one)."""
+    if isinstance(node, yaml.MappingNode):
+        out: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            name = _scalar(key_node, path)
+            if name in out:
+                dotted = ".".join(str(k) for k in (*key, name))
+                raise SpecError(
+                    f"{path}:{key_node.start_mark.line + 1}: {dotted}: duplicate key "
+                    f"(first given on an earlier line); keep one"
+                )
+            out[name] = _to_python(value_node, path, (*key, name))
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_to_python(item, path, (*key, i)) for i, item in enumerate(node.value)]
+    return _scalar(node, path)
+
+
+def _scalar(node: yaml.Node, path: Path) -> Any:
+    if not isinstance(node, yaml.ScalarNode):
+        raise SpecError(f"{path}:{node.start_mark.line + 1}: a mapping key must be a plain value")
+    try:
+        return _construct(node)
+    except yaml.YAMLError as exc:
+        raise SpecError(f"{path}:{node.start_mark.line + 1}: {exc}") from None
+
+
+def _construct(node: yaml.ScalarNode) -> Any:
+    loader = yaml.SafeLoader("")
+    try:
+        return loader.construct_object(node, deep=True)
+    finally:
+        loader.dispose()
+
+
+def _key_lines(node: yaml.Node, key: tuple):
+    yield key, node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                yield from _key_lines(value_node, (*key, key_node.value))
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            yield from _key_lines(item, (*key, i))
+
+
+def _first_error(exc: ValidationError, loaded: LoadedSpec) -> str:
+    """One line per problem, each `file:line: dotted.key: message`."""
+    messages = []
+    for error in exc.errors(include_url=False):
+        loc = tuple(error["loc"])
+        if error["type"] == "unknown_key":
+            loc = (*loc, error["ctx"]["key"])
+        messages.append(f"{loaded.where(*loc)}: {error['msg']}")
+    return "\n".join(dict.fromkeys(messages))
+

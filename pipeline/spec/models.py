@@ -1,0 +1,149 @@
+"""Pydantic models of the YAML spec. Strict: unknown keys and wrong types are errors."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+__all__ = [
+    "did_you_mean",
+    "Collection", "MetricItem", "Output", "Run", "Settings", "Spec", "StrictModel"]
+
+
+class StrictModel(BaseModel):
+    """Frozen, strict, and unknown keys are reported with the allowed ones."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reject_unknown_keys(cls, data: Any) -> Any:
+        if isinstance(data, dict) and cls.model_config.get("extra") == "forbid":
+            allowed = list(cls.model_fields)
+            for key in data:
+                if key not in allowed:
+                    raise unknown_key_error(key, allowed)
+        return data
+
+
+def unknown_key_error(key: Any, allowed: list[str]) -> PydanticCustomError:
+    """The error for a key the model does not know, with a "did you mean" and the allowed keys."""
+    return PydanticCustomError(
+        "unknown_key",
+        "unknown key; {hint}allowed: {allowed}",
+        {"key": key, "hint": did_you_mean(str(key), allowed), "allowed": ", ".join(allowed)},
+    )
+
+
+def _resolve(path: Path, info: ValidationInfo) -> Path:
+    base = (info.context or {}).get("base_dir")
+    return path if path.is_absolute() or base is None else Path(base) / path
+
+
+class Collection(StrictModel):
+    """A test collection: its qrels file and, optionally, its size (for fallout)."""
+
+    qrels: Path = Field(description="TREC qrels file: qid iter docno rel (plain or .gz)")
+    num_docs: int | None = Field(None, gt=0, description="documents in the collection")
+
+    @field_validator("qrels", mode="before")
+    @classmethod
+    def _path(cls, value: Any, info: ValidationInfo) -> Any:
+        return _resolve(Path(value), info) if isinstance(value, str) else value
+
+
+class Run(StrictModel):
+    """A run file evaluated against one collection."""
+
+    path: Path = Field(description="TREC run file: qid Q0 docno rank score tag (plain or .gz)")
+    collection: str = Field(description="name of a collection in `collections`")
+
+    @field_validator("path", mode="before")
+    @classmethod
+    def _path(cls, value: Any, info: ValidationInfo) -> Any:
+        return _resolve(Path(value), info) if isinstance(value, str) else value
+
+
+class Settings(StrictModel):
+    """Evaluation semantics. Every value is recorded in every output."""
+
+    relevance_level: int = Field(1, description="grade >= this is relevant (trec_eval -l)")
+    ordering: Literal["trec_eval", "rank"] = Field(
+        "trec_eval", description="trec_eval: score desc, docno desc; rank: the file's rank column"
+    )
+    queries: Literal["qrels", "intersection"] | None = Field(
+        None,
+        description="qrels: every qrels query (missing ones score 0); intersection: run and qrels",
+    )
+    compatibility: Literal["trec_eval-10", "trec_eval-9"] = Field(
+        "trec_eval-10", description="trec_eval-9: float32 scores, (long)(p*R+0.9) recall cutoffs"
+    )
+
+    @property
+    def query_set(self) -> str:
+        """The effective query set: trec_eval 9.x skipped missing queries, 10.0 -c scores them 0."""
+        if self.queries is not None:
+            return self.queries
+        return "intersection" if self.compatibility == "trec_eval-9" else "qrels"
+
+    def resolved(self) -> dict[str, Any]:
+        """Every setting with defaults filled in, as recorded in outputs."""
+        return {**self.model_dump(), "queries": self.query_set}
+
+
+class MetricItem(BaseModel):
+    """One metric entry: `metric` plus its parameters (checked later against the metric's model)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    metric: str = Field(description="metric name or ir_measures-style string, e.g. nDCG@10")
+    label: str | None = Field(None, description="column name in the tables")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_string(cls, data: Any) -> Any:
+        return {"metric": data} if isinstance(data, str) else data
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The parameters given beside `metric` and `label`."""
+        return dict(self.model_extra or {})
+
+
+class Output(StrictModel):
+    """A result table written to a file; its format comes from the suffix."""
+
+    path: Path
+    level: Literal["query", "aggregate"] = "aggregate"
+
+    @field_validator("path", mode="before")
+    @classmethod
+    def _path(cls, value: Any, info: ValidationInfo) -> Any:
+        return _resolve(Path(value), info) if isinstance(value, str) else value
+
+
+class Spec(StrictModel):
+    """The whole spec: collections, runs, settings, metrics and outputs."""
+
+    collections: dict[str, Collection] = Field(min_length=1)
+    runs: dict[str, Run] = Field(min_length=1)
+    settings: Settings = Settings()
+    metrics: list[MetricItem] = Field(min_length=1)
+    outputs: list[Output] = []
+
+
+def did_you_mean(word: str, options: list[str]) -> str:
+    """A "did you mean 'x'? " hint, or an empty string when nothing is close."""
+    close = difflib.get_close_matches(word, options, n=1)
+    return f"did you mean '{close[0]}'? " if close else ""
