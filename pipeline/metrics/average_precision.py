@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ..hookspecs import hookimpl
-from .base import Columns, LevelParams, Measure, RankedParams
+from .base import Columns, LevelParams, Measure, RankedParams, Rounding
 
 ELEVEN_POINTS = tuple(i / 10 for i in range(11))
 
@@ -16,15 +16,22 @@ def _precision_here(c: Columns, level: int) -> str:
     return f"({c.relevant_so_far(level)} / rank)"
 
 
-def interpolated_precision(c: Columns, level: int, recall: float, k: int | None) -> str:
+def interpolated_precision(c: Columns, level: int, recall: float, p: Any) -> str:
     """Max precision over ranks whose recall reaches `recall` (trec_eval iprec_at_recall).
 
-    The ranks whose recall reaches c relevant documents are exactly those with at least c relevant
-    at or above them, so no second pass over the ranking is needed. 0 if the run never gets there.
+    The ranks that reach a recall level are exactly those at or after the first that does, so the
+    maximum needs no second pass over the ranking. 0 if the run never gets there.
     """
-    reached = c.recall_cutoff(recall, c.num_rel(level))
-    condition = f"{c.relevant_so_far(level)} >= {reached} AND {c.within(k)}"
+    k = getattr(p, "k", None)
+    condition = f"{c.recall_reached(recall, level, p.rounding)} AND {c.within(k)}"
     return f"coalesce(max({_precision_here(c, level)}) FILTER (WHERE {condition}), 0)"
+
+
+_ROUNDING = Field(
+    "trec_eval",
+    description="recall level reached: trec_eval (lround(r*R); 9.x: (long)(r*R+0.9)) "
+    "or ceil (the textbook recall >= r)",
+)
 
 
 class APParams(RankedParams):
@@ -33,6 +40,7 @@ class APParams(RankedParams):
         description="standard: sum of P@i at relevant ranks / R; capped: / min(k, R); "
         "interpolated_11pt: mean interpolated precision at recall 0.0, 0.1, ..., 1.0",
     )
+    rounding: Rounding = _ROUNDING
 
 
 class AP(Measure):
@@ -52,7 +60,7 @@ class AP(Measure):
     def per_query(self, p: Any, c: Columns) -> str:
         level = c.level(p)
         if p.variant == "interpolated_11pt":
-            points = " + ".join(interpolated_precision(c, level, r, p.k) for r in ELEVEN_POINTS)
+            points = " + ".join(interpolated_precision(c, level, r, p) for r in ELEVEN_POINTS)
             return f"({points}) / 11"
         num_rel = f"any_value({c.num_rel(level)})"
         if p.variant == "capped" and p.k is not None:
@@ -65,6 +73,7 @@ class AP(Measure):
 
 class IPrecParams(LevelParams):
     recall: float = Field(ge=0, le=1, description="recall level in [0, 1]")
+    rounding: Rounding = _ROUNDING
 
 
 class IPrec(Measure):
@@ -78,7 +87,7 @@ class IPrec(Measure):
     required = ("recall",)
 
     def per_query(self, p: Any, c: Columns) -> str:
-        return interpolated_precision(c, c.level(p), p.recall, None)
+        return interpolated_precision(c, c.level(p), p.recall, p)
 
 
 class Bpref(Measure):

@@ -21,11 +21,13 @@ __all__ = [
     "Measure",
     "MeasureParams",
     "RankedParams",
+    "Rounding",
     "double",
 ]
 
 Gain = Literal["linear", "exponential"] | dict[int, float]
 Discount = Literal["standard", "jarvelin"]
+Rounding = Literal["trec_eval", "ceil"]
 
 
 class MeasureParams(BaseModel):
@@ -175,15 +177,19 @@ class Columns:
         """SQL divisor of the gain at `rank`: log2(rank+1), or Järvelin's log2(max(rank, 2))."""
         return f"log2({rank} + 1)" if discount == "standard" else f"log2(greatest({rank}, 2))"
 
-    def recall_cutoff(self, recall: float, num_rel: str) -> str:
-        """SQL count of relevant documents that reaches `recall`, rounded as trec_eval does.
+    def recall_reached(self, recall: float, level: int, rounding: str) -> str:
+        """Predicate: the ranking has reached `recall` at or above this row.
 
-        trec_eval 10.0 uses lround(p*R); 9.x used (long)(p*R + 0.9).
+        rounding 'ceil' is the textbook rule, recall >= r. 'trec_eval' counts relevant documents as
+        trec_eval does: lround(r*R) in 10.0, (long)(r*R + 0.9) in 9.x (the compatibility setting).
         """
+        so_far, num_rel = self.relevant_so_far(level), self.num_rel(level)
+        if rounding == "ceil":
+            return f"({so_far} / {num_rel} >= {double(recall)})"
         x = f"({double(recall)} * {num_rel})"
         if self.recall_rounding == "trec_eval-9":
-            return f"floor({x} + {double(0.9)})"
-        return f"(floor({x}) + CASE WHEN {x} - floor({x}) >= 0.5 THEN 1 ELSE 0 END)"
+            return f"({so_far} >= floor({x} + {double(0.9)}))"
+        return f"({so_far} >= floor({x}) + CASE WHEN {x} - floor({x}) >= 0.5 THEN 1 ELSE 0 END)"
 
 
 def _tag(level: int) -> str:

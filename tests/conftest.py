@@ -1,0 +1,67 @@
+"""Shared fixtures: a clean plugin environment and helpers that write specs and TREC files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+# Plugins installed on the machine must never change test results.
+os.environ["IRPIPE_LOAD_PLUGINS"] = ""
+
+
+@pytest.fixture
+def write_spec(tmp_path: Path):
+    """Write a spec dict as YAML in tmp_path and return its path."""
+
+    def write(spec: dict, name: str = "spec.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+        return path
+
+    return write
+
+
+def trec_files(tmp_path: Path, qrels: str, run: str) -> tuple[Path, Path]:
+    """Write inline qrels and run text to files."""
+    q, r = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    q.write_text(_dedent(qrels), encoding="utf-8")
+    r.write_text(_dedent(run), encoding="utf-8")
+    return q, r
+
+
+def _dedent(text: str) -> str:
+    return "\n".join(line.strip() for line in text.strip().splitlines()) + "\n"
+
+
+@pytest.fixture
+def evaluate_trec(tmp_path: Path, write_spec):
+    """Evaluate inline qrels and run text with metrics; return (per_query, aggregate) dicts.
+
+    per_query[(qid, metric)] = value and aggregate[metric] = (value, n_queries), for one run.
+    """
+    from pipeline import evaluate
+
+    def run(qrels: str, run_text: str, metrics: list, settings: dict | None = None, **collection):
+        trec_files(tmp_path, qrels, run_text)
+        spec = {
+            "collections": {"c": {"qrels": "qrels.txt", **collection}},
+            "runs": {"r": {"path": "run.txt", "collection": "c"}},
+            "settings": settings or {},
+            "metrics": metrics,
+        }
+        evaluation = evaluate(write_spec(spec), write=False)
+        per_query = {(q, m): v for _, _, q, m, v in evaluation.per_query()}
+        aggregate = {m: (v, n) for _, _, m, v, n in evaluation.aggregate()}
+        return per_query, aggregate
+
+    return run
+
+
+def ranking(qid: str, relevant_ranks: set[int], depth: int, prefix: str = "d") -> tuple[str, str]:
+    """qrels and run text for one query whose relevant documents sit at the given ranks."""
+    run = [f"{qid} Q0 {prefix}{qid}_{i} {i} {1000 - i} sys" for i in range(1, depth + 1)]
+    qrels = [f"{qid} 0 {prefix}{qid}_{i} {int(i in relevant_ranks)}" for i in range(1, depth + 1)]
+    return "\n".join(qrels), "\n".join(run)
