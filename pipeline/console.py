@@ -15,22 +15,23 @@ def _console(stderr: bool = False) -> Console:
 
 
 def print_results(rows: list[tuple], metrics: list[dict]) -> None:
-    """The aggregate table: one row per run, one column per metric."""
+    """The aggregate table: one row per metric, one column per run, and the queries averaged."""
     from .outputs import format_value
 
-    labels = [m["label"] for m in metrics]
-    integral = {m["label"] for m in metrics if m["aggregator"] == "sum"}
-    table = Table(show_edge=False, pad_edge=False)
-    for header in ["run", "collection", *labels, "queries"]:
-        table.add_column(header, justify="left" if header in ("run", "collection") else "right")
-    cells: dict[tuple, dict[str, object]] = {}
-    counts: dict[tuple, set] = {}
+    values: dict[str, dict[str, object]] = {}
+    counts: dict[str, set] = {}
     for run, collection, metric, value, n in rows:
-        cells.setdefault((run, collection), {})[metric] = value
-        counts.setdefault((run, collection), set()).add(n)
-    for key, values in cells.items():
-        shown = [format_value(values.get(l), l in integral) for l in labels]
-        table.add_row(*key, *shown, "/".join(str(n) for n in sorted(counts[key])))
+        column = f"{run} ({collection})"
+        values.setdefault(column, {})[metric] = value
+        counts.setdefault(column, set()).add(n)
+    table = Table(show_edge=False, pad_edge=False)
+    table.add_column("metric")
+    for column in values:
+        table.add_column(column, justify="right")
+    for m in metrics:
+        cells = [format_value(v.get(m["label"]), m["aggregator"] == "sum") for v in values.values()]
+        table.add_row(m["label"], *cells)
+    table.add_row("queries", *("/".join(map(str, sorted(counts[c]))) for c in values), style="dim")
     _console().print(table)
 
 

@@ -24,12 +24,18 @@ class Collection:
 
 
 def generate(
-    seed: int, queries: int = 12, runs: int = 2, max_grade: int = 3, float32_ties: bool = True
+    seed: int,
+    queries: int = 12,
+    runs: int = 2,
+    max_grade: int = 3,
+    float32_ties: bool = True,
+    skill: tuple[float, ...] = (),
 ) -> Collection:
     """A random collection; the same seed always gives the same collection.
 
     `float32_ties` adds scores that differ from another by a relative 1e-12: distinct doubles that
-    trec_eval 9.x (which stored float32) sees as ties.
+    trec_eval 9.x (which stored float32) sees as ties. `skill[r]` raises the scores of run r's
+    relevant documents by skill × grade, so that runs differ in quality (default: random runs).
     """
     rng = random.Random(seed)
     qids = [_qid(i) for i in range(queries)]
@@ -39,7 +45,10 @@ def generate(
     for r in range(runs):
         answered = [q for q in qids if rng.random() > 0.15]  # some qrels queries are missing
         answered.append(f"run_only_{r}")
-        collection.runs[f"run{r}"] = {q: _ranking(rng, float32_ties) for q in answered}
+        boost = skill[r] if r < len(skill) else 0.0
+        collection.runs[f"run{r}"] = {
+            q: _ranking(rng, float32_ties, collection.qrels.get(q, {}), boost) for q in answered
+        }
     return collection
 
 
@@ -60,7 +69,9 @@ def _judgments(rng: random.Random, qid: str, max_grade: int) -> dict[str, int]:
     return judged
 
 
-def _ranking(rng: random.Random, float32_ties: bool) -> dict[str, float]:
+def _ranking(
+    rng: random.Random, float32_ties: bool, judged: dict[str, int], boost: float
+) -> dict[str, float]:
     depth = rng.randint(1, 40)
     docs = rng.sample(range(60), depth)  # some judged, some not
     scores: dict[str, float] = {}
@@ -75,6 +86,9 @@ def _ranking(rng: random.Random, float32_ties: bool) -> dict[str, float]:
             level -= rng.uniform(0, 1)
             score = round(level, rng.choice([1, 3, 6]))
         scores[f"d{d}"] = score
+    for docno in scores:
+        if boost and judged.get(docno, 0) > 0:
+            scores[docno] = round(scores[docno] + boost * judged[docno], 6)
     return scores
 
 
@@ -91,3 +105,13 @@ def write_run(run: dict[str, dict[str, float]], path: Path, tag: str = "run") ->
         ordered = sorted(docs.items(), key=lambda item: -item[1])
         lines += [f"{q} Q0 {d} {i} {s!r} {tag}" for i, (d, s) in enumerate(ordered, 1)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def write_sample(directory: str | Path, seed: int = 2026) -> None:
+    """The quickstart's sample data: one collection of 50 queries and two runs."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    collection = generate(seed, queries=50, runs=2, float32_ties=False, skill=(4.0, 6.0))
+    write_qrels(collection.qrels, directory / "qrels.txt")
+    for name, run in zip(("bm25", "dense"), collection.runs.values(), strict=True):
+        write_run(run, directory / f"{name}.trec", tag=name)
