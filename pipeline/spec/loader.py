@@ -84,8 +84,17 @@ def _compose(text: str, path: Path) -> yaml.Node | None:
         raise SpecError(f"{where}: invalid YAML: {problem}") from None
 
 
+_PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq")}
+
+
 def _to_python(node: yaml.Node, path: Path, key: tuple) -> Any:
-    """Build plain data from a node tree, refusing duplicate keys (PyYAML keeps the last one)."""
+    """Build plain data from a node tree, refusing duplicate keys (PyYAML keeps the last one)
+    and tags (a spec is data: no objects, sets or timestamps)."""
+    if node.tag not in _PLAIN_TAGS:
+        raise SpecError(
+            f"{path}:{node.start_mark.line + 1}: invalid YAML: tag '{node.tag}' is not allowed; "
+            "a spec holds plain values, lists and mappings"
+        )
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:

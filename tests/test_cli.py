@@ -1,0 +1,87 @@
+"""The real `irpipe` command, in a subprocess: exit codes, messages, no tracebacks."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def irpipe(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "pipeline.cli", *args]
+    env = {"IRPIPE_LOAD_PLUGINS": "", "PATH": "/usr/bin:/bin", "COLUMNS": "200"}
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd or ROOT, env=env)
+
+
+@pytest.fixture
+def quickstart(tmp_path) -> Path:
+    shutil.copytree(ROOT / "configs", tmp_path / "configs", ignore=shutil.ignore_patterns("out"))
+    return tmp_path / "configs" / "quickstart.yaml"
+
+
+def test_run_writes_outputs_and_prints_summary(quickstart):
+    result = irpipe("run", str(quickstart))
+    assert result.returncode == 0, result.stderr
+    assert "nDCG@10" in result.stdout and "bm25 (sample)" in result.stdout
+    out = quickstart.parent / "out"
+    assert {p.name for p in out.iterdir()} >= {"summary.csv", "summary.md", "per_query.parquet"}
+
+
+def test_validate_reads_no_data(quickstart):
+    (quickstart.parent / "data" / "bm25.trec").write_text("garbage\n")
+    result = irpipe("validate", str(quickstart))
+    assert result.returncode == 0 and "valid" in result.stdout
+
+
+def test_compile_prints_sql_with_bound_paths(quickstart):
+    result = irpipe("compile", str(quickstart))
+    assert result.returncode == 0
+    assert "CREATE TABLE ranked" in result.stdout and "bm25.trec" in result.stdout
+
+
+def test_metrics_lists_the_registry():
+    result = irpipe("metrics")
+    assert result.returncode == 0
+    for name in ("nDCG", "AP", "SearchLength", "Fallout", "ndcg_cut"):
+        assert name in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (("run", "missing.yaml"), 2, "missing.yaml: cannot read the spec"),
+        (("validate", "README.md"), 2, "README.md"),
+    ],
+)
+def test_user_errors_exit_non_zero_with_one_line(args, code, message):
+    result = irpipe(*args)
+    assert result.returncode == code
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr.startswith("Error: ")
+
+
+def test_spec_error_exit_code_and_debug_traceback(quickstart):
+    text = quickstart.read_text().replace("  - RR\n", "  - RRR\n")
+    quickstart.write_text(text)
+    plain = irpipe("run", str(quickstart))
+    assert plain.returncode == 2
+    assert "metrics.3: unknown metric 'RRR'; did you mean 'RR'" in plain.stderr
+    assert "Traceback" not in plain.stderr
+    debug = irpipe("--debug", "run", str(quickstart))
+    assert "Traceback" in debug.stderr
+
+
+def test_input_data_error_exit_code_names_file_and_line(quickstart):
+    run = quickstart.parent / "data" / "bm25.trec"
+    lines = run.read_text().splitlines()
+    lines[4] = "1 Q0 d1 1 2.5"
+    run.write_text("\n".join(lines) + "\n")
+    result = irpipe("run", str(quickstart))
+    assert result.returncode == 3
+    assert f"{run}:5: expected 6 fields (qid Q0 docno rank score tag), found 5" in result.stderr
+    assert not (quickstart.parent / "out").exists()

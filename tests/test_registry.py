@@ -1,0 +1,67 @@
+"""The registry: names, aliases, trec_eval names, duplicates, and plugins through entry points."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline import Measure, PluginError, RankedParams, SpecError
+from pipeline.naming import format_metric, parse_metric
+from pipeline.registry import Registry, get_registry
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("map", "AP"),
+        ("P_10", "P@10"),
+        ("ndcg_cut_10", "nDCG@10"),
+        ("map_cut_100", "AP@100"),
+        ("iprec_at_recall_0.10", "IPrec@0.1"),
+        ("11pt_avg", "AP(variant='interpolated_11pt')"),
+        ("recip_rank", "RR"),
+        ("set_F", "SetF"),
+        ("nDCG(gain=exponential)@10", "nDCG(gain='exponential')@10"),
+        ("AP(rel=1)", "AP(rel=1)"),
+        ("RR(k=10)", "RR@10"),
+    ],
+)
+def test_names_and_aliases_resolve_to_canonical_strings(text, canonical):
+    assert [m.canonical for m in get_registry().resolve(text)] == [canonical]
+
+
+def test_unknown_metric_suggests_close_names():
+    with pytest.raises(SpecError, match=r"unknown metric 'nDGC'; did you mean 'nDCG'"):
+        get_registry().resolve("nDGC@10")
+
+
+@pytest.mark.parametrize("text", ["P@", "P(1)", "P(k=len('x'))", "P@10@5"])
+def test_malformed_metric_strings(text):
+    with pytest.raises(SpecError):
+        get_registry().resolve(text)
+
+
+def test_grammar_round_trips():
+    name, params, cutoff = parse_metric("nDCG(gain={0:0,1:3}, discount='jarvelin')@10")
+    assert (name, params, cutoff) == ("nDCG", {"gain": {0: 0, 1: 3}, "discount": "jarvelin"}, 10)
+    assert format_metric(name, params, cutoff) == "nDCG(discount='jarvelin',gain={0:0,1:3})@10"
+
+
+class Twice(Measure):
+    name = "P"
+    description = "a clash"
+    Params = RankedParams
+
+    def per_query(self, p, c):
+        return "0"
+
+
+def test_duplicate_names_name_both_plugins():
+    with pytest.raises(PluginError, match=r"'P' is registered twice: by one \(P\) and by two \(P\)"):
+        Registry([(Twice, "one"), (Twice, "two")])
+
+
+def test_every_builtin_measure_is_documented():
+    for measure in get_registry().measures:
+        assert measure.description and measure.__doc__
+        for name, field in measure.Params.model_fields.items():
+            assert field.description, (measure.name, name)

@@ -1,0 +1,76 @@
+"""Spec errors: each one names the file, the line and the dotted key, before any data is read."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline import SpecError, validate
+from pipeline.spec import load_spec
+
+
+@pytest.fixture
+def spec_dict(tmp_path):
+    # The data files are garbage on purpose: a spec error must be found before any data is read.
+    (tmp_path / "qrels.txt").write_text("not a qrels file\n")
+    (tmp_path / "run.txt").write_text("not a run\n")
+    return {
+        "collections": {"c": {"qrels": "qrels.txt"}},
+        "runs": {"r": {"path": "run.txt", "collection": "c"}},
+        "metrics": ["P@10"],
+    }
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda s: s.update(metrics=["Pp@10"]), r"spec.yaml:\d+: metrics.0: unknown metric 'Pp'; did you mean 'P'"),
+        (lambda s: s.update(metrics=["AP(variant='x')"]), r"metrics.0: 'AP\(variant='x'\)': parameter 'variant'"),
+        (lambda s: s.update(metrics=[{"metric": "SetF", "beta": -1}]), r"metrics.0: .*'beta': Input should be greater than 0"),
+        (lambda s: s.update(metrics=[{"metric": "RR", "gain": "linear"}]), r"metrics.0: .*unknown parameter 'gain' of RR; allowed: rel, k"),
+        (lambda s: s.update(metrics=["P"]), r"metrics.0: 'P': P needs k \(e.g. P@10\)"),
+        (lambda s: s.update(metrics=["P@10", "P_10"]), r"metric 'P@10' is listed twice"),
+        (lambda s: s.update(metrics=["Fallout@10"]), r"collections.c: Fallout@10 needs 'num_docs'"),
+        (lambda s: s["runs"]["r"].update(collection="x"), r"spec.yaml:\d+: runs.r.collection: unknown collection 'x'"),
+        (lambda s: s["runs"]["r"].update(path="nope.txt"), r"spec.yaml:\d+: runs.r.path: .*nope.txt does not exist"),
+        (lambda s: s["collections"]["c"].update(qrels="."), r"collections.c.qrels: .* is a directory"),
+        (lambda s: s.update(settings={"relevnce_level": 2}), r"settings.relevnce_level: unknown key; did you mean 'relevance_level'"),
+        (lambda s: s.update(settings={"ordering": "score"}), r"settings.ordering: Input should be 'trec_eval' or 'rank'"),
+        (lambda s: s.update(settings={"relevance_level": "1"}), r"settings.relevance_level: Input should be a valid integer"),
+        (lambda s: s.update(outputs=[{"path": "x.xlsx"}]), r"outputs.0.path: .*no writer for '.xlsx'"),
+        (lambda s: s.update(outputs=[{"path": "x.csv", "level": "topic"}]), r"outputs.0.level: Input should be 'query' or 'aggregate'"),
+        (lambda s: s.update(metrics=[]), r"metrics: List should have at least 1 item"),
+        (lambda s: s.update(extra=1), r"spec.yaml:\d+: extra: unknown key"),
+    ],
+)  # fmt: skip
+def test_spec_errors_name_file_line_and_key(write_spec, spec_dict, change, message):
+    change(spec_dict)
+    with pytest.raises(SpecError, match=message):
+        validate(write_spec(spec_dict))
+
+
+def test_duplicate_yaml_key_is_an_error(tmp_path):
+    path = tmp_path / "spec.yaml"
+    path.write_text("collections: {}\nruns: {}\nmetrics: [P@10]\nmetrics: [AP]\n")
+    with pytest.raises(SpecError, match=r"spec.yaml:4: metrics: duplicate key"):
+        load_spec(path)
+
+
+def test_yaml_tags_are_not_constructed(tmp_path):
+    path = tmp_path / "spec.yaml"
+    path.write_text("collections: !!python/object/apply:os.system ['echo hi']\n")
+    with pytest.raises(SpecError, match=r"spec.yaml:1: invalid YAML"):
+        load_spec(path)
+
+
+def test_paths_resolve_relative_to_the_spec(tmp_path, write_spec, spec_dict):
+    loaded = load_spec(write_spec(spec_dict))
+    assert loaded.spec.runs["r"].path == tmp_path / "run.txt"
+
+
+def test_cutoff_list_expands_with_labels(write_spec, spec_dict):
+    spec_dict["metrics"] = [{"metric": "nDCG", "k": [5, 10], "gain": "exponential", "label": "e"}]
+    plan = validate(write_spec(spec_dict))
+    assert [(m.label, m.canonical) for m in plan.metrics] == [
+        ("e@5", "nDCG(gain='exponential')@5"),
+        ("e@10", "nDCG(gain='exponential')@10"),
+    ]
