@@ -28,6 +28,7 @@ def _parser() -> argparse.ArgumentParser:
         if name == "run":
             sub.add_argument("--quiet", action="store_true", help="do not print the results table")
     commands.add_parser("metrics", help="list every metric, its aliases and parameters")
+    commands.add_parser("plugins", help="list the loaded plugins and the hooks they implement")
     return parser
 
 

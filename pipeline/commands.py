@@ -6,7 +6,7 @@ import argparse
 
 from .errors import ExitCode
 
-__all__ = ["compile", "metrics", "run", "validate"]
+__all__ = ["compile", "metrics", "plugins", "run", "validate"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,3 +51,19 @@ def metrics(args: argparse.Namespace) -> int:
         rows.append((measure.name, ", ".join(measure.aliases), params, measure.description))
     print_metrics(rows)
     return ExitCode.OK
+
+
+def plugins(args: argparse.Namespace) -> int:
+    """`irpipe plugins`: every loaded plugin and its hooks."""
+    from .plugins import get_plugin_manager
+
+    pm = get_plugin_manager()
+    for name, plugin in pm.list_name_plugin():
+        hooks = sorted(impl.hook_name for impl in _impls(pm, plugin))
+        print(f"{name}\t{', '.join(hooks)}")
+    return ExitCode.OK
+
+
+def _impls(pm, plugin):
+    for caller in pm.get_hookcallers(plugin) or []:
+        yield from (impl for impl in caller.get_hookimpls() if impl.plugin is plugin)

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import importlib
 import os
+from importlib.metadata import entry_points
 
 import pluggy
 
 from . import hookspecs
 from .errors import PluginError
 
-__all__ = ["DEFAULT_PLUGINS", "get_plugin_manager"]
+__all__ = ["DEFAULT_PLUGINS", "create_plugin_manager", "get_plugin_manager"]
 
 DEFAULT_PLUGINS = (
     "pipeline.metrics.counts",
@@ -32,11 +33,12 @@ def get_plugin_manager() -> pluggy.PluginManager:
     """The process-wide plugin manager, created on first use."""
     global _manager
     if _manager is None:
-        _manager = _create()
+        _manager = create_plugin_manager()
     return _manager
 
 
-def _create() -> pluggy.PluginManager:
+def create_plugin_manager() -> pluggy.PluginManager:
+    """A new plugin manager with the built-in plugins and the allowed entry-point plugins."""
     pm = pluggy.PluginManager("irpipe")
     pm.add_hookspecs(hookspecs)
     for name in DEFAULT_PLUGINS:
@@ -54,8 +56,6 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
     if allowed is None:
         pm.load_setuptools_entrypoints("irpipe")
         return
-    from importlib.metadata import entry_points
-
     names = {n.strip() for n in allowed.split(",") if n.strip()}
     for ep in entry_points(group="irpipe"):
         if ep.name in names and pm.get_plugin(ep.name) is None:

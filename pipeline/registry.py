@@ -108,6 +108,14 @@ class Registry:
         canonical = _canonical(measure, params)
         return ResolvedMeasure(measure, params, canonical, label or canonical)
 
+    @classmethod
+    def from_plugin_manager(cls, pm) -> Registry:
+        """Every measure returned by the plugins' `register_metrics` hooks."""
+        found = []
+        for impl in pm.hook.register_metrics.get_hookimpls():
+            found += [(measure, impl.plugin_name) for measure in impl.function() or []]
+        return cls(found)
+
     def names(self) -> list[str]:
         """Every name and alias, sorted."""
         return sorted(self._entries)
@@ -138,10 +146,5 @@ def get_registry() -> Registry:
     """The registry built from the process-wide plugin manager."""
     global _registry
     if _registry is None:
-        pm = get_plugin_manager()
-        found = []
-        for impl in pm.hook.register_metrics.get_hookimpls():
-            for cls in impl.function() or []:
-                found.append((cls, impl.plugin_name))
-        _registry = Registry(found)
+        _registry = Registry.from_plugin_manager(get_plugin_manager())
     return _registry

@@ -85,3 +85,10 @@ def test_input_data_error_exit_code_names_file_and_line(quickstart):
     assert result.returncode == 3
     assert f"{run}:5: expected 6 fields (qid Q0 docno rank score tag), found 5" in result.stderr
     assert not (quickstart.parent / "out").exists()
+
+
+def test_plugins_lists_builtins_with_their_hooks():
+    result = irpipe("plugins")
+    assert result.returncode == 0
+    assert "pipeline.metrics.precision\tregister_metrics" in result.stdout
+    assert "pipeline.outputs\tregister_writers" in result.stdout

@@ -140,3 +140,21 @@ def test_rr_with_cutoff(evaluate_trec):
     run = "1 Q0 a 1 2 t\n1 Q0 b 2 1 t"
     per_query, _ = evaluate_trec(qrels, run, ["RR@1", "RR@2"])
     assert (per_query["1", "RR@1"], per_query["1", "RR@2"]) == (0, 1 / 2)
+
+
+def test_gzip_inputs_read_like_plain_ones(tmp_path, evaluate_trec):
+    import gzip
+
+    plain, _ = evaluate_trec(QRELS, RUN, ["AP", "nDCG@3"])
+    for name, text in (("q.txt.gz", QRELS), ("r.trec.gz", RUN)):
+        with gzip.open(tmp_path / name, "wt") as handle:
+            handle.write(text.strip() + "\n")
+    from pipeline import evaluate
+
+    spec = tmp_path / "gz.yaml"
+    spec.write_text(
+        "collections: {c: {qrels: q.txt.gz}}\nruns: {r: {path: r.trec.gz, collection: c}}\n"
+        "metrics: [AP, nDCG@3]\n"
+    )
+    zipped = {(q, m): v for _, _, q, m, v in evaluate(spec, write=False).per_query()}
+    assert zipped == plain
