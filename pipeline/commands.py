@@ -59,11 +59,7 @@ def plugins(args: argparse.Namespace) -> int:
 
     pm = get_plugin_manager()
     for name, plugin in pm.list_name_plugin():
-        hooks = sorted(impl.hook_name for impl in _impls(pm, plugin))
+        hooks = sorted(caller.name for caller in pm.get_hookcallers(plugin) or [])
         print(f"{name}\t{', '.join(hooks)}")
     return ExitCode.OK
 
-
-def _impls(pm, plugin):
-    for caller in pm.get_hookcallers(plugin) or []:
-        yield from (impl for impl in caller.get_hookimpls() if impl.plugin is plugin)
