@@ -4,7 +4,7 @@ The plan's shape, for every run and measure at once:
   facts      per (collection, query): counts and ideal DCGs from the qrels, one GROUP BY
   ranked     every run row, ordered once (the `ordering` setting), joined to its judgment and its
              query's facts, with every running count the measures need from one window
-  wide       per (run, query): one aggregate expression per measure, one GROUP BY
+  wide       per (run, query) over ranked: one aggregate expression per measure, one GROUP BY
   per_query  the query set (`queries` setting) in long form: run, collection, qid, metric, value
   aggregate  per (run, metric): the measure's aggregator over the query set, and n_queries
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .errors import SpecError
 from .metrics.base import Columns
-from .readers import TABLES, Check, Statement, load_qrels, load_run
+from .readers import TABLES, Load, Statement, load_qrels, load_run
 from .registry import Registry, ResolvedMeasure
 from .spec import LoadedSpec
 
@@ -32,15 +32,16 @@ ORDERINGS = {
 class Plan:
     """Everything needed to evaluate a spec: loads (with their checks) and the measure SQL."""
 
-    loads: list[tuple[Statement, Check]]
+    loads: list[Load]
     statements: list[Statement]
     metrics: list[ResolvedMeasure]
 
     def sql_text(self) -> str:
         """The whole plan as SQL text, parameters shown in comments (`irpipe compile`)."""
         parts = [_show(s) for s in TABLES]
-        for load, check in self.loads:
-            parts += [_show(Statement(check.sql, check.params)), _show(load)]
+        for load in self.loads:
+            parts += [_show(load.fast), f"-- if {load.path.name} has lines the fast pass cannot split:"]
+            parts.append(_show(load.general))
         parts += [_show(s) for s in self.statements]
         return "\n\n".join(parts) + "\n"
 
@@ -102,8 +103,7 @@ def compile_plan(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> Plan:
     statements = [
         *_name_tables(loaded, metrics),
         Statement(_facts_sql(c)),
-        Statement(_ranked_sql(c, ORDERINGS[ordering])),
-        Statement(_wide_sql(values)),
+        Statement(_wide_sql(values, _ranked_sql(c, ORDERINGS[ordering]))),
         Statement(_per_query_sql(missing, settings.query_set)),
         Statement(_AGGREGATE_SQL),
     ]
@@ -152,7 +152,6 @@ GROUP BY collection, qid"""
 def _ranked_sql(c: Columns, ordering: str) -> str:
     # Negative judgments become -2 and documents missing from the qrels -1, as in trec_eval.
     return f"""
-CREATE TABLE ranked AS
 SELECT *, row_number() OVER ranking AS rank{_select_list(c.windows)}
 FROM (
     SELECT r.run, r.docno, r.score, r.rank AS file_rank, f.*,
@@ -166,10 +165,12 @@ WINDOW ranking AS (PARTITION BY run, qid ORDER BY {ordering}
                    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"""
 
 
-def _wide_sql(values: list[str]) -> str:
+def _wide_sql(values: list[str], ranked: str) -> str:
     columns = {f"m{i}": f"CAST({expr} AS DOUBLE)" for i, expr in enumerate(values)}
     return f"""
 CREATE TABLE wide AS
+WITH ranked AS ({ranked}
+)
 SELECT run, collection, qid{_select_list(columns)}
 FROM ranked
 GROUP BY run, collection, qid"""

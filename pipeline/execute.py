@@ -6,7 +6,7 @@ import duckdb
 
 from .compile import Plan
 from .errors import InputDataError
-from .readers import TABLES, Check
+from .readers import TABLES, Load
 
 __all__ = ["execute"]
 
@@ -15,26 +15,36 @@ def execute(plan: Plan, con: duckdb.DuckDBPyConnection | None = None) -> duckdb.
     """Load the files, compute every measure, and return the connection holding the tables
     `per_query` and `aggregate`."""
     con = con or duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
     for statement in TABLES:
         con.execute(statement.sql, statement.params)
-    for load, check in plan.loads:
-        _check(con, check)
-        con.execute(load.sql, load.params)
+    for load in plan.loads:
+        _load(con, load)
     for statement in plan.statements:
         con.execute(statement.sql, statement.params)
     return con
 
 
-def _check(con: duckdb.DuckDBPyConnection, check: Check) -> None:
+def _load(con: duckdb.DuckDBPyConnection, load: Load) -> None:
+    """Fast pass; the general pass only if a line was flagged; the problem report if still bad."""
     try:
-        bad = con.execute(check.sql, check.params).fetchall()
+        con.execute(load.fast.sql, load.fast.params)
+        if _flagged(con, load):
+            table, column = load.table
+            con.execute(f"DELETE FROM {table} WHERE {column} = ?", load.flagged.params)
+            con.execute(load.general.sql, load.general.params)
+            if _flagged(con, load):
+                bad = con.execute(load.problems.sql, load.problems.params).fetchall()
+                lines = (f"{load.path}:{no}: {problem}: {text!r}" for no, text, problem in bad)
+                raise InputDataError("\n".join(lines))
     except duckdb.IOException as exc:
-        raise InputDataError(f"{check.path}: cannot read: {_first_line(exc)}") from None
+        raise InputDataError(f"{load.path}: cannot read: {_first_line(exc)}") from None
     except duckdb.InvalidInputException as exc:
-        raise InputDataError(f"{check.path}: not a readable text file: {_first_line(exc)}") from None
-    if bad:
-        lines = "\n".join(f"{check.path}:{no}: {problem}: {text!r}" for no, text, problem in bad)
-        raise InputDataError(lines)
+        raise InputDataError(f"{load.path}: not a readable text file: {_first_line(exc)}") from None
+
+
+def _flagged(con: duckdb.DuckDBPyConnection, load: Load) -> int:
+    return con.execute(load.flagged.sql, load.flagged.params).fetchone()[0]
 
 
 def _first_line(exc: Exception) -> str:

@@ -125,7 +125,8 @@ class Columns:
         return self._window(f"cum_grade_{_tag(grade)}", f"(relv = {int(grade)})")
 
     def _window(self, name: str, predicate: str) -> str:
-        self.windows[name] = f"count(*) FILTER (WHERE {predicate}) OVER ranking"
+        # A running sum is much cheaper in DuckDB than a running count(*) FILTER.
+        self.windows[name] = f"CAST(sum(CAST({predicate} AS INTEGER)) OVER ranking AS BIGINT)"
         return name
 
     # -- per-query facts from the qrels ----------------------------------------------------------
