@@ -16,7 +16,9 @@ def run(args: argparse.Namespace) -> int:
 
     evaluation = evaluate(args.spec)
     if not args.quiet:
-        print_results(evaluation.aggregate(), manifest(evaluation.loaded, evaluation.plan)["metrics"])
+        print_results(
+            evaluation.aggregate(), manifest(evaluation.loaded, evaluation.plan)["metrics"]
+        )
     return ExitCode.OK
 
 
@@ -62,4 +64,3 @@ def plugins(args: argparse.Namespace) -> int:
         hooks = sorted(caller.name for caller in pm.get_hookcallers(plugin) or [])
         print(f"{name}\t{', '.join(hooks)}")
     return ExitCode.OK
-

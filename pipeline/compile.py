@@ -40,7 +40,10 @@ class Plan:
         """The whole plan as SQL text, parameters shown in comments (`irpipe compile`)."""
         parts = [_show(s) for s in TABLES]
         for load in self.loads:
-            parts += [_show(load.fast), f"-- if {load.path.name} has lines the fast pass cannot split:"]
+            parts += [
+                _show(load.fast),
+                f"-- if {load.path.name} has lines the fast pass cannot split:",
+            ]
             parts.append(_show(load.general))
         parts += [_show(s) for s in self.statements]
         return "\n\n".join(parts) + "\n"
@@ -119,7 +122,11 @@ def _name_tables(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Sta
     return [
         *_table("runs", "ordinal INTEGER, run VARCHAR, collection VARCHAR", runs),
         *_table("collections", "collection VARCHAR, num_docs BIGINT", collections),
-        *_table("metrics", "ordinal INTEGER, metric VARCHAR, aggregator VARCHAR, canonical VARCHAR", rows),
+        *_table(
+            "metrics",
+            "ordinal INTEGER, metric VARCHAR, aggregator VARCHAR, canonical VARCHAR",
+            rows,
+        ),
     ]
 
 

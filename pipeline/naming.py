@@ -26,7 +26,9 @@ def parse_metric(text: str) -> tuple[str, dict[str, Any], int | float | None]:
     try:
         tree = ast.parse(body, mode="eval").body
     except SyntaxError:
-        raise SpecError(f"'{text}' is not a metric string; expected e.g. P@10 or AP(rel=2)") from None
+        raise SpecError(
+            f"'{text}' is not a metric string; expected e.g. P@10 or AP(rel=2)"
+        ) from None
     if isinstance(tree, ast.Name):
         return tree.id, {}, cutoff
     if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and not tree.args:

@@ -88,11 +88,17 @@ class MarkdownWriter(Writer):
         metrics = [m["label"] for m in manifest["metrics"]]
         keys, rows = pivot(con, table, metrics)
         integral = [False] * len(keys) + [m["aggregator"] == "sum" for m in manifest["metrics"]]
-        lines = ["| " + " | ".join(keys + metrics) + " |", "|" + "---|" * (len(keys) + len(metrics))]
+        lines = [
+            "| " + " | ".join(keys + metrics) + " |",
+            "|" + "---|" * (len(keys) + len(metrics)),
+        ]
         for row in rows:
             lines.append("| " + " | ".join(map(format_value, row, integral)) + " |")
         settings = ", ".join(f"{k}={v}" for k, v in manifest["settings"].items())
-        lines += ["", f"irpipe {manifest['irpipe_version']}; {settings}; spec {manifest['spec_sha256'][:12]}"]
+        lines += [
+            "",
+            f"irpipe {manifest['irpipe_version']}; {settings}; spec {manifest['spec_sha256'][:12]}",
+        ]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -137,12 +143,16 @@ def _writers() -> dict[str, Writer]:
         for cls in impl.function() or []:
             for suffix in cls.suffixes:
                 if suffix in found:
-                    raise SpecError(f"two writers claim '{suffix}': {type(found[suffix]).__name__}, {cls.__name__}")
+                    raise SpecError(
+                        f"two writers claim '{suffix}': {type(found[suffix]).__name__}, {cls.__name__}"
+                    )
                 found[suffix] = cls()
     return found
 
 
-def write_outputs(con: duckdb.DuckDBPyConnection, jobs: list[tuple[str, Path]], manifest: dict) -> None:
+def write_outputs(
+    con: duckdb.DuckDBPyConnection, jobs: list[tuple[str, Path]], manifest: dict
+) -> None:
     """Write each (table, path) and its manifest to temporary files, then rename them all.
 
     Nothing is renamed unless every write succeeded, and temporary files never outlive the call.

@@ -82,7 +82,9 @@ def _load(path: Path, table: str, key: str, select: str, problem: str, bad: str)
         table=(table, _KEYS[table]),
         fast=insert(_FAST_FIELDS),
         general=insert(_ALL_FIELDS),
-        flagged=Statement(f"SELECT count(*) FILTER (WHERE NOT ok) FROM {table} WHERE {_KEYS[table]} = ?", [key]),
+        flagged=Statement(
+            f"SELECT count(*) FILTER (WHERE NOT ok) FROM {table} WHERE {_KEYS[table]} = ?", [key]
+        ),
         problems=Statement(problems, [str(path)]),
     )
 

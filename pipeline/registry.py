@@ -79,9 +79,7 @@ class Registry:
             return [self._validated(measure, merged, text, label)]
         # A list of cutoffs means one measure per cutoff; one label names each: nDCG_exp@5.
         return [
-            self._validated(
-                measure, {**merged, measure.cutoff: k}, text, label and f"{label}@{k}"
-            )
+            self._validated(measure, {**merged, measure.cutoff: k}, text, label and f"{label}@{k}")
             for k in cutoffs
         ]
 

@@ -67,7 +67,10 @@ CASES = [
     ("nDCG@1", 2 / 3),
     ("nDCG(gain='exponential')@2", 3 / (7 + 3 / math.log2(3))),
     ("nDCG(discount='jarvelin')@2", 2 / (3 + 2 / math.log2(2))),
-    ("nDCG(gain={0:0,1:1,2:1,3:1})", (1 + 1 / math.log2(5)) / (1 + 1 / math.log2(3) + 1 / math.log2(4))),
+    (
+        "nDCG(gain={0:0,1:1,2:1,3:1})",
+        (1 + 1 / math.log2(5)) / (1 + 1 / math.log2(3) + 1 / math.log2(4)),
+    ),
     ("Fallout@3", 2 / (100 - 3)),  # c and b are not relevant; num_docs = 100
 ]
 
@@ -131,7 +134,9 @@ def test_compatibility_9_ties_scores_equal_in_float32(evaluate_trec):
 
 
 def test_query_with_no_relevant_documents_scores_zero(evaluate_trec):
-    per_query, _ = evaluate_trec("1 0 a 0", "1 Q0 a 1 1 t", ["AP", "nDCG@5", "R@5", "Rprec", "Bpref"])
+    per_query, _ = evaluate_trec(
+        "1 0 a 0", "1 Q0 a 1 1 t", ["AP", "nDCG@5", "R@5", "Rprec", "Bpref"]
+    )
     assert all(value == 0 for value in per_query.values())
 
 

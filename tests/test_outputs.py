@@ -41,7 +41,9 @@ def test_each_format_round_trips_through_duckdb(tmp_path, spec, suffix):
         assert con.execute("SELECT count(*) FROM a.manifest").fetchone()[0] > 0
     else:
         reader = {".parquet": "read_parquet", ".jsonl": "read_json"}.get(suffix, "read_csv")
-        rows = con.execute(f"SELECT * FROM {reader}(?)", [str(tmp_path / f"out/agg{suffix}")]).fetchall()
+        rows = con.execute(
+            f"SELECT * FROM {reader}(?)", [str(tmp_path / f"out/agg{suffix}")]
+        ).fetchall()
     assert [tuple(r) for r in rows] == [("r", "c", "P@1", 1.0, 2), ("r", "c", "NumRet", 3.0, 2)]
 
 
@@ -56,7 +58,10 @@ def test_manifest_records_settings_hashes_and_version(tmp_path, spec):
         "compatibility": "trec_eval-10",
     }
     assert len(manifest["spec_sha256"]) == 64
-    assert set(manifest["inputs_sha256"]) == {str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")}
+    assert set(manifest["inputs_sha256"]) == {
+        str(tmp_path / "qrels.txt"),
+        str(tmp_path / "run.txt"),
+    }
     assert manifest["metrics"][0]["metric"] == "P@1" and manifest["irpipe_version"]
 
 

@@ -51,7 +51,9 @@ def _evaluate(tmp_path, write_spec, collection, settings):
 
 
 def _pytrec(collection, level):
-    evaluator = pytrec_eval.RelevanceEvaluator(collection.qrels, PYTREC_MEASURES, relevance_level=level)
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        collection.qrels, PYTREC_MEASURES, relevance_level=level
+    )
     return {name: evaluator.evaluate(run) for name, run in collection.runs.items()}
 
 

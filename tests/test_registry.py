@@ -56,7 +56,9 @@ class Twice(Measure):
 
 
 def test_duplicate_names_name_both_plugins():
-    with pytest.raises(PluginError, match=r"'P' is registered twice: by one \(P\) and by two \(P\)"):
+    with pytest.raises(
+        PluginError, match=r"'P' is registered twice: by one \(P\) and by two \(P\)"
+    ):
         Registry([(Twice, "one"), (Twice, "two")])
 
 

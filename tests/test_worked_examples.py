@@ -59,8 +59,12 @@ def test_graded_dcg_and_ndcg_exponential(evaluate_trec):
     dcg = [7.00, 8.89, 12.39, 12.39, 12.39, 12.75, 13.75, 14.70, 16.80, 16.80]
     ndcg = [1.00, 0.78, 0.83, 0.76, 0.71, 0.69, 0.73, 0.78, 0.90, 0.90]
     name = "{}(gain='exponential')@{}"
-    assert [per_query["1", name.format("DCG", k)] for k in range(1, 11)] == pytest.approx(dcg, abs=0.0051)
-    assert [per_query["1", name.format("nDCG", k)] for k in range(1, 11)] == pytest.approx(ndcg, abs=0.0051)
+    assert [per_query["1", name.format("DCG", k)] for k in range(1, 11)] == pytest.approx(
+        dcg, abs=0.0051
+    )
+    assert [per_query["1", name.format("nDCG", k)] for k in range(1, 11)] == pytest.approx(
+        ndcg, abs=0.0051
+    )
 
 
 def test_mrr_over_three_queries(evaluate_trec):
@@ -73,5 +77,7 @@ def test_mrr_over_three_queries(evaluate_trec):
 
 
 def test_recall_at_each_rank(evaluate_trec):
-    per_query, _ = evaluate_trec(*ranking("1", {2, 4, 5, 7}, 8), [{"metric": "R", "k": list(range(1, 9))}])
+    per_query, _ = evaluate_trec(
+        *ranking("1", {2, 4, 5, 7}, 8), [{"metric": "R", "k": list(range(1, 9))}]
+    )
     assert [per_query["1", f"R@{k}"] for k in range(1, 9)] == [0, 0.25, 0.25, 0.5, 0.75, 0.75, 1, 1]

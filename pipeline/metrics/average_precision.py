@@ -65,9 +65,7 @@ class AP(Measure):
         num_rel = f"any_value({c.num_rel(level)})"
         if p.variant == "capped" and p.k is not None:
             num_rel = f"least({num_rel}, {int(p.k)})"
-        precisions = (
-            f"sum({_precision_here(c, level)}) FILTER (WHERE {c.relevant(level)} AND {c.within(p.k)})"
-        )
+        precisions = f"sum({_precision_here(c, level)}) FILTER (WHERE {c.relevant(level)} AND {c.within(p.k)})"
         return f"(CASE WHEN {num_rel} > 0 THEN coalesce({precisions}, 0) / {num_rel} ELSE 0 END)"
 
 

@@ -150,7 +150,9 @@ class Columns:
         """
         g = self.gain(gain, "rel")
         irank = f"irank_{_gain_tag(gain)}"
-        self.judged_windows[irank] = f"row_number() OVER (PARTITION BY collection, qid ORDER BY {g} DESC)"
+        self.judged_windows[irank] = (
+            f"row_number() OVER (PARTITION BY collection, qid ORDER BY {g} DESC)"
+        )
         within = "" if k is None else f" AND {irank} <= {int(k)}"
         expr = f"coalesce(sum({g} / {self.discount(discount, irank)}) FILTER (WHERE {g} > 0{within}), 0)"
         return self._fact(f"idcg_{_gain_tag(gain)}_{discount}_{k or 'all'}", expr)

@@ -52,7 +52,9 @@ def parse_spec_text(text: str, path: Path, sha256: str = "") -> LoadedSpec:
     data = _to_python(node, path, ()) if node is not None else None
     lines = dict(_key_lines(node, ())) if node is not None else {}
     if not isinstance(data, dict):
-        raise SpecError(f"{path}: the spec must be a YAML mapping with keys such as 'runs' and 'metrics'")
+        raise SpecError(
+            f"{path}: the spec must be a YAML mapping with keys such as 'runs' and 'metrics'"
+        )
     loaded = LoadedSpec(spec=Spec.model_construct(), path=path, sha256=sha256, lines=lines)
     try:
         spec = Spec.model_validate(data, context={"base_dir": path.parent.resolve()})
@@ -84,7 +86,9 @@ def _compose(text: str, path: Path) -> yaml.Node | None:
         raise SpecError(f"{where}: invalid YAML: {problem}") from None
 
 
-_PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq")}
+_PLAIN_TAGS = {
+    f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq")
+}
 
 
 def _to_python(node: yaml.Node, path: Path, key: tuple) -> Any:
@@ -149,4 +153,3 @@ def _first_error(exc: ValidationError, loaded: LoadedSpec) -> str:
             loc = (*loc, error["ctx"]["key"])
         messages.append(f"{loaded.where(*loc)}: {error['msg']}")
     return "\n".join(dict.fromkeys(messages))
-

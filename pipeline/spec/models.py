@@ -18,7 +18,14 @@ from pydantic_core import PydanticCustomError
 
 __all__ = [
     "did_you_mean",
-    "Collection", "MetricItem", "Output", "Run", "Settings", "Spec", "StrictModel"]
+    "Collection",
+    "MetricItem",
+    "Output",
+    "Run",
+    "Settings",
+    "Spec",
+    "StrictModel",
+]
 
 
 class StrictModel(BaseModel):

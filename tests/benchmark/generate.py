@@ -17,7 +17,9 @@ DEPTH = 1000
 SIZES = {"1M": 1_000_000, "3.5M": 3_500_000, "7M": 6_980_000, "14M": 13_960_000}
 
 
-def write_collection(directory: Path, rows: int, runs: int = 1, seed: int = 42) -> tuple[Path, list[Path]]:
+def write_collection(
+    directory: Path, rows: int, runs: int = 1, seed: int = 42
+) -> tuple[Path, list[Path]]:
     """Write qrels.txt and run{i}.trec into `directory` (skipped if already there); return paths."""
     directory.mkdir(parents=True, exist_ok=True)
     queries = rows // DEPTH
@@ -32,7 +34,11 @@ def write_collection(directory: Path, rows: int, runs: int = 1, seed: int = 42) 
         _write(con, _qrels_table(rng, offsets, steps), qrels)
     for i, path in enumerate(run_paths):
         if not path.exists():
-            _write(con, _run_table(np.random.default_rng(seed + 1 + i), offsets, steps, f"run{i}"), path)
+            _write(
+                con,
+                _run_table(np.random.default_rng(seed + 1 + i), offsets, steps, f"run{i}"),
+                path,
+            )
     return qrels, run_paths
 
 
@@ -73,7 +79,9 @@ def _qrels_table(rng, offsets, steps) -> pa.Table:
     position = rng.integers(0, 1300, size=qid.size)
     docno = _docnos(np.repeat(offsets, judged), np.repeat(steps, judged), position)
     grade = rng.choice([0, 1, 1, 2, 3], size=qid.size)
-    table = pa.table({"qid": qid, "iter": np.zeros(qid.size, dtype=int), "docno": docno, "rel": grade})
+    table = pa.table(
+        {"qid": qid, "iter": np.zeros(qid.size, dtype=int), "docno": docno, "rel": grade}
+    )
     return table
 
 

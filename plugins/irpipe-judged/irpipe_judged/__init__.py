@@ -25,7 +25,9 @@ class Judged(Measure):
 
     def per_query(self, p: Any, c: Columns) -> str:
         within = c.within(p.k)
-        return f"count(*) FILTER (WHERE {c.relv} >= 0 AND {within}) / count(*) FILTER (WHERE {within})"
+        return (
+            f"count(*) FILTER (WHERE {c.relv} >= 0 AND {within}) / count(*) FILTER (WHERE {within})"
+        )
 
 
 @hookimpl
