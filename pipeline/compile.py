@@ -17,14 +17,14 @@ from .errors import SpecError
 from .metrics.base import Columns
 from .readers import TABLES, Load, Statement, load_qrels, load_run
 from .registry import Registry, ResolvedMeasure
-from .spec import LoadedSpec
+from .spec import LoadedSpec, Settings
 
 __all__ = ["Plan", "compile_plan", "resolve_metrics"]
 
 ORDERINGS = {
-    "trec_eval": "r.score DESC, r.docno DESC",
-    "trec_eval-9": "CAST(r.score AS FLOAT) DESC, r.docno DESC",  # 9.x stored scores as C float
-    "rank": "r.file_rank ASC, r.score DESC, r.docno DESC",
+    "trec_eval": "score DESC, docno DESC",
+    "trec_eval-9": "CAST(score AS FLOAT) DESC, docno DESC",  # 9.x stored scores as C float
+    "rank": "file_rank ASC, score DESC, docno DESC",
 }
 
 
@@ -82,7 +82,7 @@ def _check_labels(loaded: LoadedSpec, resolved: list[ResolvedMeasure]) -> None:
 def _check_needs(loaded: LoadedSpec, resolved: list[ResolvedMeasure]) -> None:
     used = {run.collection for run in loaded.spec.runs.values()}
     for m in resolved:
-        for need in m.measure.needs:
+        for need in m.measure.needed(m.params):
             for name in sorted(used):
                 if getattr(loaded.spec.collections[name], need) is None:
                     raise SpecError(
@@ -98,15 +98,13 @@ def compile_plan(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> Plan:
     loads = [load_qrels(name, c.qrels) for name, c in spec.collections.items()]
     loads += [load_run(name, r.path) for name, r in spec.runs.items()]
     c = Columns(settings.relevance_level, settings.compatibility)
-    values = [m.measure.per_query(m.params, c) for m in metrics]
-    missing = [m.measure.missing(m.params, c) for m in metrics]
-    ordering = settings.ordering
-    if ordering == "trec_eval" and settings.compatibility == "trec_eval-9":
-        ordering = "trec_eval-9"
+    values = [(m.measure.per_query(m.params, c), m.measure.kind) for m in metrics]
+    missing = [(m.measure.missing(m.params, c), m.measure.kind) for m in metrics]
     statements = [
         *_name_tables(loaded, metrics),
         Statement(_facts_sql(c)),
-        Statement(_wide_sql(values, _ranked_sql(c, ORDERINGS[ordering]))),
+        *(Statement(_ideal_sql(tag, gain)) for tag, gain in c.ideal_lists.items()),
+        Statement(_wide_sql(values, _ranked_sql(c, settings))),
         Statement(_per_query_sql(missing, settings.query_set)),
         Statement(_AGGREGATE_SQL),
     ]
@@ -156,40 +154,101 @@ FROM judged
 GROUP BY collection, qid"""
 
 
-def _ranked_sql(c: Columns, ordering: str) -> str:
+def _ordering(settings: Settings) -> str:
+    if settings.ordering == "trec_eval" and settings.compatibility == "trec_eval-9":
+        return ORDERINGS["trec_eval-9"]
+    return ORDERINGS[settings.ordering]
+
+
+def _ranked_sql(c: Columns, settings: Settings) -> str:
+    """Every run row ranked once, with its judgment, its query's facts and the running values."""
+    ordering = _ordering(settings)
+    judged = "WHERE relv >= 0" if settings.judged_only else ""
+    source = "joined"
+    if settings.max_docs is not None:  # -M cuts the ranking before -J drops unjudged documents
+        source = f"""(SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY run, qid ORDER BY
+            {ordering}) AS pre_rank FROM joined) WHERE pre_rank <= {int(settings.max_docs)})"""
+    ranked = f"""
+    SELECT *, row_number() OVER ranking AS rank{_select_list(c.windows)}
+    FROM {source} {judged}
+    WINDOW ranking AS (PARTITION BY run, qid ORDER BY {ordering}
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"""
     # Negative judgments become -2 and documents missing from the qrels -1, as in trec_eval.
-    return f"""
-SELECT *, row_number() OVER ranking AS rank{_select_list(c.windows)}
-FROM (
+    return f"""joined AS (
     SELECT r.run, r.docno, r.score, r.rank AS file_rank, f.*,
         coalesce(CASE WHEN q.rel < 0 THEN -2 ELSE q.rel END, -1) AS relv
     FROM run_rows r
     JOIN runs USING (run)
     JOIN facts f ON f.collection = runs.collection AND f.qid = r.qid
     LEFT JOIN qrels q ON q.collection = runs.collection AND q.qid = r.qid AND q.docno = r.docno
-) r
-WINDOW ranking AS (PARTITION BY run, qid ORDER BY {ordering}
-                   ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"""
+),
+ranked AS ({_with_rank_columns(c, ranked)}
+)"""
 
 
-def _wide_sql(values: list[str], ranked: str) -> str:
-    columns = {f"m{i}": f"CAST({expr} AS DOUBLE)" for i, expr in enumerate(values)}
+def _with_rank_columns(c: Columns, ranked: str) -> str:
+    """Add the values that need the rank: a second ordered window, and the ideal ranking's."""
+    if not c.rank_windows and not c.ideal_lists:
+        return ranked
+    columns = dict(c.rank_windows)
+    joins = ""
+    for tag in c.ideal_lists:
+        for part in ("idcg", "cost", "change", "tail", "tail_count"):
+            columns[f"ideal_{tag}_{part}"] = f"i_{tag}.{part}"
+        joins += f"""
+    LEFT JOIN ideal_{tag} i_{tag}
+        ON i_{tag}.collection = w.collection AND i_{tag}.qid = w.qid AND i_{tag}.pos = w.rank"""
+    return f"""
+    SELECT w.*{_select_list(columns)}
+    FROM ({ranked}) w{joins}
+    WINDOW by_rank AS (PARTITION BY w.run, w.qid ORDER BY w.rank
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"""
+
+
+def _ideal_sql(tag: str, gain: str) -> str:
+    """The ideal ranking of each query: judged documents with positive gain, by gain descending."""
+    return f"""
+CREATE TABLE ideal_{tag} AS
+WITH ordered AS (
+    SELECT collection, qid, g, row_number() OVER (PARTITION BY collection, qid ORDER BY g DESC) AS pos
+    FROM (SELECT collection, qid, {gain} AS g FROM qrels WHERE rel >= 0) WHERE g > 0
+),
+prefix AS (
+    SELECT *, sum(g / log2(pos + 1)) OVER up AS idcg, sum(greatest(g, 1)) OVER up AS cost,
+        lead(g) OVER up IS DISTINCT FROM g AS change
+    FROM ordered
+    WINDOW up AS (PARTITION BY collection, qid ORDER BY pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+)
+SELECT *,
+    coalesce(sum(CASE WHEN change THEN 1 / idcg ELSE 0 END) OVER later, 0) AS tail,
+    coalesce(sum(CASE WHEN change THEN 1 ELSE 0 END) OVER later, 0) AS tail_count
+FROM prefix
+WINDOW later AS (PARTITION BY collection, qid ORDER BY pos DESC
+                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"""
+
+
+def _wide_sql(values: list[tuple[str, str]], ranked: str) -> str:
+    columns = {f"m{i}": _typed(expr, kind) for i, (expr, kind) in enumerate(values)}
     return f"""
 CREATE TABLE wide AS
-WITH ranked AS ({ranked}
-)
+WITH {ranked}
 SELECT run, collection, qid{_select_list(columns)}
 FROM ranked
 GROUP BY run, collection, qid"""
 
 
-def _per_query_sql(missing: list[str], query_set: str) -> str:
+def _typed(expr: str, kind: str) -> str:
+    return f"CAST({expr} AS {'VARCHAR' if kind == 'text' else 'DOUBLE'})"
+
+
+def _per_query_sql(missing: list[tuple[str, str]], query_set: str) -> str:
     columns = {
-        f"m{i}": f"CASE WHEN w.qid IS NULL THEN CAST({expr} AS DOUBLE) ELSE w.m{i} END"
-        for i, expr in enumerate(missing)
+        f"m{i}": f"CASE WHEN w.qid IS NULL THEN {_typed(expr, kind)} ELSE w.m{i} END"
+        for i, (expr, kind) in enumerate(missing)
     }
     join = "LEFT JOIN" if query_set == "qrels" else "JOIN"
-    names = ", ".join(columns)
+    kinds = {kind for _, kind in missing}
+    cells = "".join(f",\n    {_pick(missing, kind)} AS {_COLUMN[kind]}" for kind in sorted(kinds))
     return f"""
 CREATE TABLE per_query AS
 WITH expected AS (
@@ -198,11 +257,19 @@ WITH expected AS (
 filled AS (
     SELECT e.ordinal, e.run, e.collection, e.qid{_select_list(columns)}
     FROM expected e {join} wide w ON w.run = e.run AND w.qid = e.qid
-),
-long AS (SELECT * FROM filled UNPIVOT INCLUDE NULLS (value FOR col IN ({names})))
-SELECT l.run, l.collection, l.qid, m.metric, l.value
-FROM long l JOIN metrics m ON 'm' || m.ordinal = l.col
-ORDER BY l.ordinal, l.qid, m.ordinal"""
+)
+SELECT f.run, f.collection, f.qid, m.metric{cells}
+FROM filled f CROSS JOIN metrics m
+ORDER BY f.ordinal, f.qid, m.ordinal"""
+
+
+_COLUMN = {"number": "value", "text": "text"}
+
+
+def _pick(missing: list[tuple[str, str]], kind: str) -> str:
+    """The column of each metric's ordinal, for the metrics of one kind."""
+    whens = " ".join(f"WHEN {i} THEN f.m{i}" for i, (_, k) in enumerate(missing) if k == kind)
+    return f"CASE m.ordinal {whens} END"
 
 
 # trec_eval sums in query order; so does this, so that means print the same to the last digit.
@@ -218,5 +285,6 @@ SELECT p.run, p.collection, p.metric,
 FROM per_query p
 JOIN metrics m USING (metric)
 JOIN runs USING (run)
+WHERE m.aggregator <> 'none'
 GROUP BY runs.ordinal, p.run, p.collection, p.metric, m.ordinal, m.aggregator
 ORDER BY runs.ordinal, m.ordinal"""

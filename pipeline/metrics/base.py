@@ -60,10 +60,16 @@ class Measure(ABC):
     cutoff: ClassVar[str | None] = None
     #: parameters that must be given (besides the defaults), e.g. ("k",) for P
     required: ClassVar[tuple[str, ...]] = ()
-    #: how per-query values combine: mean, gmean (floor 1e-5, as trec_eval) or sum
-    aggregator: ClassVar[Literal["mean", "gmean", "sum"]] = "mean"
+    #: how per-query values combine: mean, gmean (floor 1e-5, as trec_eval), sum, or none
+    aggregator: ClassVar[Literal["mean", "gmean", "sum", "none"]] = "mean"
+    #: number (a DOUBLE in `value`) or text (a VARCHAR in `text`, e.g. relstring)
+    kind: ClassVar[Literal["number", "text"]] = "number"
     #: collection fields the measure needs, e.g. ("num_docs",)
     needs: ClassVar[tuple[str, ...]] = ()
+
+    def needed(self, p: Any) -> tuple[str, ...]:
+        """Collection fields these parameters need (by default `needs`)."""
+        return self.needs
 
     @abstractmethod
     def per_query(self, p: Any, c: Columns) -> str:
@@ -94,8 +100,10 @@ class Columns:
         self.relevance_level = relevance_level
         self.recall_rounding = recall_rounding
         self.windows: dict[str, str] = {}  # running values over the ranking, one window
+        self.rank_windows: dict[str, str] = {}  # running values that need `rank` itself
         self.judged_windows: dict[str, str] = {}  # per-document values over the qrels
         self.facts: dict[str, str] = {}  # per-query aggregates over the qrels
+        self.ideal_lists: dict[str, str] = {}  # gain tag -> SQL gain of `rel`, joined by rank
 
     # -- row predicates --------------------------------------------------------------------------
     def level(self, p: Any) -> int:
@@ -123,6 +131,46 @@ class Columns:
     def grade_so_far(self, grade: int) -> str:
         """Column: rows with exactly this relv (-1 unjudged, -2 negatively judged) so far."""
         return self._window(f"cum_grade_{_tag(grade)}", f"(relv = {int(grade)})")
+
+    def gain_so_far(self, gain: Gain) -> str:
+        """Column: the sum of gains at or above this rank."""
+        name = f"cum_gain_{_gain_tag(gain)}"
+        self.windows[name] = f"sum({self.gain(gain)}) OVER ranking"
+        return name
+
+    def dcg_so_far(self, gain: Gain) -> str:
+        """Column: DCG (standard discount) at this rank; a second ordered pass, so use sparingly."""
+        name = f"cum_dcg_{_gain_tag(gain)}"
+        self.rank_windows[name] = f"sum({self.gain(gain)} / log2(rank + 1)) OVER by_rank"
+        return name
+
+    def ideal_at_rank(self, gain: Gain) -> dict[str, str]:
+        """Columns of the ideal ranking (positive gains, by gain) at this row's rank, NULL beyond it.
+
+        idcg: ideal DCG up to this position; cost: the sum of max(gain, 1) up to it; change: the
+        ideal gain changes after this position; tail, tail_count: the sum of 1/idcg (and the count)
+        over later positions followed by a change (trec_eval's Rndcg and G walk these).
+        """
+        tag = _gain_tag(gain)
+        self.ideal_lists[tag] = self.gain(gain, "rel")
+        return {part: f"ideal_{tag}_{part}" for part in ("idcg", "cost", "change", "tail", "tail_count")}
+
+    def ideal_totals(self, gain: Gain) -> dict[str, str]:
+        """Facts of the whole ideal ranking: its length, sum of gains, sum of max(gain, 1), DCG."""
+        g = self.gain(gain, "rel")
+        tag = _gain_tag(gain)
+        return {
+            "length": self._fact(f"ideal_len_{tag}", f"count(*) FILTER (WHERE {g} > 0)"),
+            "gain": self._fact(f"ideal_sum_{tag}", f"coalesce(sum({g}) FILTER (WHERE {g} > 0), 0)"),
+            "cost": self._fact(
+                f"ideal_cost_{tag}", f"coalesce(sum(greatest({g}, 1)) FILTER (WHERE {g} > 0), 0)"
+            ),
+            "dcg": self.ideal_dcg(gain, "standard", None),
+        }
+
+    def max_grade(self) -> str:
+        """Fact: the highest non-negative grade judged for the query (-1 if none)."""
+        return self._fact("max_grade", "coalesce(max(rel) FILTER (WHERE rel >= 0), -1)")
 
     def _window(self, name: str, predicate: str) -> str:
         # A running sum is much cheaper in DuckDB than a running count(*) FILTER.

@@ -96,6 +96,12 @@ class Settings(StrictModel):
     compatibility: Literal["trec_eval-10", "trec_eval-9"] = Field(
         "trec_eval-10", description="trec_eval-9: float32 scores, (long)(p*R+0.9) recall cutoffs"
     )
+    max_docs: int | None = Field(
+        None, ge=0, description="keep only the first max_docs of each ranking (trec_eval -M)"
+    )
+    judged_only: bool = Field(
+        False, description="drop unjudged documents and re-rank the rest (trec_eval -J)"
+    )
 
     @property
     def query_set(self) -> str:
