@@ -29,16 +29,25 @@ def _parser() -> argparse.ArgumentParser:
             sub.add_argument("--quiet", action="store_true", help="do not print the results table")
     commands.add_parser("metrics", help="list every metric, its aliases and parameters")
     commands.add_parser("plugins", help="list the loaded plugins and the hooks they implement")
+    commands.add_parser(
+        "trec-eval", help="trec_eval 10.0's command line: irpipe trec-eval [flags] QRELS RUN"
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `irpipe` command; returns the exit code."""
-    args = _parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = argv[:1] == ["--debug"]
     try:
-        return _dispatch(args)
+        if argv[int(debug) : int(debug) + 1] == ["trec-eval"]:
+            # trec_eval's own flags (getopt: -l2, -M100, ...) are parsed by its module, untouched.
+            from .trec_eval import main as trec_eval_main
+
+            return trec_eval_main(argv[int(debug) + 1 :])
+        return _dispatch(_parser().parse_args(argv))
     except IrpipeError as exc:
-        if args.debug:
+        if debug:
             raise
         from .console import print_error
 

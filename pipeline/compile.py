@@ -19,7 +19,7 @@ from .readers import TABLES, Load, Statement, load_qrels, load_run
 from .registry import Registry, ResolvedMeasure
 from .spec import LoadedSpec, Settings
 
-__all__ = ["Plan", "compile_plan", "resolve_metrics"]
+__all__ = ["AGGREGATE_SQL", "Plan", "compile_plan", "resolve_metrics"]
 
 ORDERINGS = {
     "trec_eval": "score DESC, docno DESC",
@@ -100,13 +100,16 @@ def compile_plan(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> Plan:
     c = Columns(settings.relevance_level, settings.compatibility)
     values = [(m.measure.per_query(m.params, c), m.measure.kind) for m in metrics]
     missing = [(m.measure.missing(m.params, c), m.measure.kind) for m in metrics]
+    # -J and -M 0 can empty a ranking the run did give; trec_eval evaluates it as empty.
+    can_empty = settings.judged_only or settings.max_docs == 0
+    empty = [(m.measure.empty(m.params, c), m.measure.kind) for m in metrics] if can_empty else None
     statements = [
         *_name_tables(loaded, metrics),
         Statement(_facts_sql(c)),
         *(Statement(_ideal_sql(tag, gain)) for tag, gain in c.ideal_lists.items()),
         Statement(_wide_sql(values, _ranked_sql(c, settings))),
-        Statement(_per_query_sql(missing, settings.query_set)),
-        Statement(_AGGREGATE_SQL),
+        Statement(_per_query_sql(missing, settings.query_set, empty)),
+        Statement(AGGREGATE_SQL),
     ]
     return Plan(loads, statements, metrics)
 
@@ -241,11 +244,16 @@ def _typed(expr: str, kind: str) -> str:
     return f"CAST({expr} AS {'VARCHAR' if kind == 'text' else 'DOUBLE'})"
 
 
-def _per_query_sql(missing: list[tuple[str, str]], query_set: str) -> str:
-    columns = {
-        f"m{i}": f"CASE WHEN w.qid IS NULL THEN {_typed(expr, kind)} ELSE w.m{i} END"
-        for i, (expr, kind) in enumerate(missing)
-    }
+def _per_query_sql(missing: list, query_set: str, empty: list | None) -> str:
+    """Every expected query in long form; unanswered ones get the measure's `missing` value, or
+    its `empty` value when the run answered but -J or -M left nothing."""
+    present = "EXISTS (SELECT 1 FROM run_rows r WHERE r.run = e.run AND r.qid = e.qid)"
+    columns = {}
+    for i, (expr, kind) in enumerate(missing):
+        absent = _typed(expr, kind)
+        if empty is not None:
+            absent = f"CASE WHEN {present} THEN {_typed(empty[i][0], kind)} ELSE {absent} END"
+        columns[f"m{i}"] = f"CASE WHEN w.qid IS NULL THEN {absent} ELSE w.m{i} END"
     join = "LEFT JOIN" if query_set == "qrels" else "JOIN"
     kinds = {kind for _, kind in missing}
     cells = "".join(f",\n    {_pick(missing, kind)} AS {_COLUMN[kind]}" for kind in sorted(kinds))
@@ -273,7 +281,7 @@ def _pick(missing: list[tuple[str, str]], kind: str) -> str:
 
 
 # trec_eval sums in query order; so does this, so that means print the same to the last digit.
-_AGGREGATE_SQL = """
+AGGREGATE_SQL = """
 CREATE TABLE aggregate AS
 SELECT p.run, p.collection, p.metric,
     CASE m.aggregator

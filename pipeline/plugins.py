@@ -20,9 +20,13 @@ __all__ = ["DEFAULT_PLUGINS", "create_plugin_manager", "get_plugin_manager"]
 DEFAULT_PLUGINS = (
     "pipeline.metrics.counts",
     "pipeline.metrics.precision",
+    "pipeline.metrics.set_based",
     "pipeline.metrics.average_precision",
     "pipeline.metrics.reciprocal_rank",
     "pipeline.metrics.cumulative_gain",
+    "pipeline.metrics.gain_experimental",
+    "pipeline.metrics.rank_biased",
+    "pipeline.metrics.relstring",
     "pipeline.outputs",
 )
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ..hookspecs import hookimpl
-from .base import Columns, LevelParams, Measure, RankedParams, Rounding
+from .base import Columns, LevelParams, Measure, RankedParams, Rounding, double
 
 ELEVEN_POINTS = tuple(i / 10 for i in range(11))
 
@@ -27,6 +27,13 @@ def interpolated_precision(c: Columns, level: int, recall: float, p: Any) -> str
     return f"coalesce(max({_precision_here(c, level)}) FILTER (WHERE {condition}), 0)"
 
 
+def empty_interpolated(c: Columns, level: int, recall: float, p: Any) -> str:
+    """trec_eval on an empty ranking: 0/0 (NaN) where the recall level needs no relevant
+    document, else 0."""
+    count = c.recall_count(recall, c.num_rel(level), p.rounding)
+    return f"CASE WHEN {count} = 0 THEN CAST('NaN' AS DOUBLE) ELSE 0 END"
+
+
 _ROUNDING = Field(
     "trec_eval",
     description="recall level reached: trec_eval (lround(r*R); 9.x: (long)(r*R+0.9)) "
@@ -41,6 +48,9 @@ class APParams(RankedParams):
         "interpolated_11pt: mean interpolated precision at recall 0.0, 0.1, ..., 1.0",
     )
     rounding: Rounding = _ROUNDING
+    recall_levels: list[float] | None = Field(
+        None, description="recall levels averaged by interpolated_11pt (default 0.0, 0.1, ..., 1.0)"
+    )
 
 
 class AP(Measure):
@@ -60,13 +70,22 @@ class AP(Measure):
     def per_query(self, p: Any, c: Columns) -> str:
         level = c.level(p)
         if p.variant == "interpolated_11pt":
-            points = " + ".join(interpolated_precision(c, level, r, p) for r in ELEVEN_POINTS)
-            return f"({points}) / 11"
+            levels = p.recall_levels or ELEVEN_POINTS
+            # trec_eval adds the levels from the last to the first; so does this, to the last bit.
+            points = " + ".join(interpolated_precision(c, level, r, p) for r in reversed(levels))
+            return f"({points}) / {len(levels)}"
         num_rel = f"any_value({c.num_rel(level)})"
         if p.variant == "capped" and p.k is not None:
             num_rel = f"least({num_rel}, {int(p.k)})"
         precisions = f"sum({_precision_here(c, level)}) FILTER (WHERE {c.relevant(level)} AND {c.within(p.k)})"
         return f"(CASE WHEN {num_rel} > 0 THEN coalesce({precisions}, 0) / {num_rel} ELSE 0 END)"
+
+    def empty(self, p: Any, c: Columns) -> str:
+        if p.variant != "interpolated_11pt":
+            return self.missing(p, c)
+        levels = p.recall_levels or ELEVEN_POINTS
+        points = " + ".join(empty_interpolated(c, c.level(p), r, p) for r in levels)
+        return f"({points}) / {len(levels)}"
 
 
 class IPrecParams(LevelParams):
@@ -86,6 +105,9 @@ class IPrec(Measure):
 
     def per_query(self, p: Any, c: Columns) -> str:
         return interpolated_precision(c, c.level(p), p.recall, p)
+
+    def empty(self, p: Any, c: Columns) -> str:
+        return empty_interpolated(c, c.level(p), p.recall, p)
 
 
 class Bpref(Measure):
@@ -107,6 +129,73 @@ class Bpref(Measure):
         return f"(CASE WHEN {denominator} > 0 THEN coalesce({total}, 0) / {denominator} ELSE 0 END)"
 
 
+class GeometricAP(AP):
+    """AP averaged by the geometric mean over queries (trec_eval gm_map; values floored at 1e-5)."""
+
+    name = "gmAP"
+    description = "average precision, geometric mean over queries"
+    aliases = {"gm_map": {}, "GMAP": {}}
+    aggregator = "gmean"
+
+
+class GeometricBpref(Bpref):
+    """bpref averaged by the geometric mean over queries (trec_eval gm_bpref)."""
+
+    name = "gmBpref"
+    description = "bpref, geometric mean over queries"
+    aliases = {"gm_bpref": {}}
+    aggregator = "gmean"
+
+
+INFAP_EPSILON = 1e-5
+
+
+class InfAP(Measure):
+    """Inferred AP (Yilmaz and Aslam): documents not in the pool count as non-relevant, pooled
+    but unjudged ones (negative judgments) are inferred from the judged ones above them."""
+
+    name = "infAP"
+    description = "inferred average precision"
+    Params = RankedParams
+    aliases = {"InfAP": {}}
+
+    def per_query(self, p: Any, c: Columns) -> str:
+        level = c.level(p)
+        k1 = f"({c.relevant_so_far(level)} - 1)"  # relevant above this one
+        nonrel, unjudged = c.nonrelevant_so_far(level), c.grade_so_far(-2)
+        j = "CAST(rank - 1 AS DOUBLE)"
+        eps = double(INFAP_EPSILON)
+        inferred = (
+            f"1.0 / ({j} + 1.0) + ({j} / ({j} + 1.0)) * (({k1} + {nonrel} + {unjudged}) / {j})"
+            f" * (({k1} + {eps}) / ({k1} + {nonrel} + 2 * {eps}))"
+        )
+        term = f"CASE WHEN rank = 1 THEN 1.0 ELSE {inferred} END"
+        total = f"coalesce(sum({term}) FILTER (WHERE {c.relevant(level)} AND {c.within(p.k)}), 0)"
+        return f"(CASE WHEN {num_rel_of(p, c)} > 0 THEN {total} / {num_rel_of(p, c)} ELSE {total} END)"
+
+
+class YAAP(Measure):
+    """Robertson's Yet Another AP: ln((1 + S) / (1 + R − S)), S = the sum of precisions at relevant
+    ranks (AP × R)."""
+
+    name = "YAAP"
+    description = "yet another average precision (Robertson, ECIR 2012)"
+    Params = RankedParams
+    aliases = {"yaap": {}}
+
+    def per_query(self, p: Any, c: Columns) -> str:
+        level = c.level(p)
+        s = f"coalesce(sum({_precision_here(c, level)}) FILTER (WHERE {c.relevant(level)} AND {c.within(p.k)}), 0)"
+        return f"ln((1.0 + {s}) / (1.0 + {num_rel_of(p, c)} - {s}))"
+
+    def missing(self, p: Any, c: Columns) -> str:
+        return f"ln(1.0 / (1.0 + {c.num_rel(c.level(p))}))"
+
+
+def num_rel_of(p: Any, c: Columns) -> str:
+    return f"any_value({c.num_rel(c.level(p))})"
+
+
 @hookimpl
 def register_metrics() -> list[type[Measure]]:
-    return [AP, IPrec, Bpref]
+    return [AP, GeometricAP, IPrec, Bpref, GeometricBpref, InfAP, YAAP]

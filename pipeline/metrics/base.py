@@ -79,6 +79,10 @@ class Measure(ABC):
         """SQL expression over query facts for a query the run did not answer (default 0)."""
         return "0"
 
+    def empty(self, p: Any, c: Columns) -> str:
+        """SQL value for a query the run answered but -J or -M emptied (default: as missing)."""
+        return self.missing(p, c)
+
 
 def double(value: float | int) -> str:
     """A float literal that DuckDB reads as DOUBLE (a bare 0.1 would be DECIMAL)."""
@@ -237,10 +241,16 @@ class Columns:
         so_far, num_rel = self.relevant_so_far(level), self.num_rel(level)
         if rounding == "ceil":
             return f"({so_far} / {num_rel} >= {double(recall)})"
+        return f"({so_far} >= {self.recall_count(recall, num_rel, rounding)})"
+
+    def recall_count(self, recall: float, num_rel: str, rounding: str) -> str:
+        """SQL number of relevant documents that reaches `recall` (see `recall_reached`)."""
         x = f"({double(recall)} * {num_rel})"
+        if rounding == "ceil":
+            return f"ceil({x})"
         if self.recall_rounding == "trec_eval-9":
-            return f"({so_far} >= floor({x} + {double(0.9)}))"
-        return f"({so_far} >= floor({x}) + CASE WHEN {x} - floor({x}) >= 0.5 THEN 1 ELSE 0 END)"
+            return f"floor({x} + {double(0.9)})"
+        return f"(floor({x}) + CASE WHEN {x} - floor({x}) >= 0.5 THEN 1 ELSE 0 END)"
 
 
 def _tag(level: int) -> str:

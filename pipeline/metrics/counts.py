@@ -52,6 +52,36 @@ class NumRelRet(Measure):
         return f"count(*) FILTER (WHERE {c.relevant(c.level(p))} AND {c.within(p.k)})"
 
 
+class NumQ(Measure):
+    """Queries evaluated (trec_eval num_q): 1 per query, summed."""
+
+    name = "NumQ"
+    description = "number of queries evaluated"
+    aliases = {"num_q": {}}
+    aggregator = "sum"
+
+    def per_query(self, p: Any, c: Columns) -> str:
+        return "1"
+
+    def missing(self, p: Any, c: Columns) -> str:
+        return "1"
+
+
+class NumNonRelJudgedRet(Measure):
+    """Judged non-relevant documents retrieved (trec_eval num_nonrel_judged_ret)."""
+
+    name = "NumNonRelJudgedRet"
+    description = "number of judged non-relevant documents retrieved (up to k)"
+    Params = RankedParams
+    aliases = {"num_nonrel_judged_ret": {}}
+    cutoff = "k"
+    aggregator = "sum"
+
+    def per_query(self, p: Any, c: Columns) -> str:
+        judged_nonrel = f"relv >= 0 AND NOT {c.relevant(c.level(p))}"
+        return f"count(*) FILTER (WHERE {judged_nonrel} AND {c.within(p.k)})"
+
+
 @hookimpl
 def register_metrics() -> list[type[Measure]]:
-    return [NumRet, NumRel, NumRelRet]
+    return [NumQ, NumRet, NumRel, NumRelRet, NumNonRelJudgedRet]

@@ -53,6 +53,22 @@ class nDCG(Measure):  # noqa: N801 -- the name users write
         return f"(CASE WHEN {ideal} > 0 THEN {dcg(p, c)} / {ideal} ELSE 0 END)"
 
 
+class IDCG(Measure):
+    """DCG of the ideal ranking: all judged documents with positive gain, sorted by gain."""
+
+    name = "IDCG"
+    description = "ideal DCG (the denominator of nDCG)"
+    Params = GainParams
+    aliases = {"ideal_dcg": {}}
+    cutoff = "k"
+
+    def per_query(self, p: Any, c: Columns) -> str:
+        return f"any_value({c.ideal_dcg(p.gain, p.discount, p.k)})"
+
+    def missing(self, p: Any, c: Columns) -> str:
+        return c.ideal_dcg(p.gain, p.discount, p.k)
+
+
 class CGParams(MeasureParams):
     k: int | None = Field(None, gt=0, description="cutoff: only the first k ranks count")
     gain: Gain = Field("linear", description="linear, exponential or {grade: gain}")
@@ -72,4 +88,4 @@ class CG(Measure):
 
 @hookimpl
 def register_metrics() -> list[type[Measure]]:
-    return [DCG, nDCG, CG]
+    return [DCG, nDCG, IDCG, CG]

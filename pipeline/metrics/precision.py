@@ -1,4 +1,4 @@
-"""Precision and recall at a cutoff, set-based P/R/F, R-precision, success and fallout."""
+"""Precision-like measures at a cutoff: P, R, relative P, R-precision, success, fallout, unjudged."""
 
 from __future__ import annotations
 
@@ -8,15 +8,7 @@ from pydantic import Field
 
 from ..hookspecs import hookimpl
 from .base import Columns, LevelParams, Measure, RankedParams, double
-
-
-def _relevant_within(p: Any, c: Columns) -> str:
-    return f"count(*) FILTER (WHERE {c.relevant(c.level(p))} AND {c.within(p.k)})"
-
-
-def _ratio(numerator: str, denominator: str) -> str:
-    """numerator / denominator, or 0 when the denominator is not positive (trec_eval's rule)."""
-    return f"(CASE WHEN {denominator} > 0 THEN {numerator} / {denominator} ELSE 0 END)"
+from .set_based import num_rel, ratio, relevant_within
 
 
 class P(Measure):
@@ -30,7 +22,7 @@ class P(Measure):
     required = ("k",)
 
     def per_query(self, p: Any, c: Columns) -> str:
-        return f"{_relevant_within(p, c)} / {int(p.k)}"
+        return f"{relevant_within(p, c)} / {int(p.k)}"
 
 
 class R(Measure):
@@ -44,70 +36,45 @@ class R(Measure):
     required = ("k",)
 
     def per_query(self, p: Any, c: Columns) -> str:
-        return _ratio(_relevant_within(p, c), f"any_value({c.num_rel(c.level(p))})")
+        return ratio(relevant_within(p, c), num_rel(p, c))
 
 
-class SetP(Measure):
-    """Precision of the retrieved set (of the first k documents if k is given)."""
+class RelativeP(Measure):
+    """Relevant in the top k divided by min(k, R): precision relative to the best possible."""
 
-    name = "SetP"
-    description = "set precision: relevant retrieved / retrieved"
+    name = "RelativeP"
+    description = "relative precision at k: relevant in the top k / min(k, relevant)"
     Params = RankedParams
-    aliases = {"set_P": {}}
+    aliases = {"relative_P": {}}
     cutoff = "k"
+    required = ("k",)
 
     def per_query(self, p: Any, c: Columns) -> str:
-        return _ratio(_relevant_within(p, c), f"count(*) FILTER (WHERE {c.within(p.k)})")
+        return ratio(relevant_within(p, c), f"least({int(p.k)}, {num_rel(p, c)})")
 
 
-class SetR(Measure):
-    """Recall of the retrieved set (of the first k documents if k is given)."""
-
-    name = "SetR"
-    description = "set recall: relevant retrieved / relevant"
-    Params = RankedParams
-    aliases = {"set_recall": {}}
-    cutoff = "k"
-
-    def per_query(self, p: Any, c: Columns) -> str:
-        return _ratio(_relevant_within(p, c), f"any_value({c.num_rel(c.level(p))})")
-
-
-class FParams(RankedParams):
-    beta: float = Field(1.0, gt=0, description="weight of recall: F = (b²+1)PR / (b²P + R)")
-
-
-class SetF(Measure):
-    """F-measure of the retrieved set: (β²+1)·P·R / (β²·P + R), 0 when nothing relevant is found."""
-
-    name = "SetF"
-    description = "set F-measure with weight beta on recall"
-    Params = FParams
-    aliases = {"F": {}, "set_F": {}}
-    cutoff = "k"
-
-    def per_query(self, p: Any, c: Columns) -> str:
-        hits = _relevant_within(p, c)
-        precision = f"({hits} / count(*) FILTER (WHERE {c.within(p.k)}))"
-        recall = f"({hits} / any_value({c.num_rel(c.level(p))}))"
-        b2 = double(p.beta * p.beta)
-        f = f"({b2} + 1) * {precision} * {recall} / ({b2} * {precision} + {recall})"
-        return f"(CASE WHEN {hits} > 0 THEN {f} ELSE 0 END)"
+class RprecParams(LevelParams):
+    mult: float | None = Field(
+        None, gt=0, description="evaluate at (long)(mult·R + 0.9) documents (trec_eval Rprec_mult)"
+    )
 
 
 class Rprec(Measure):
-    """Precision at rank R, where R is the number of relevant documents."""
+    """Precision at rank R, where R is the number of relevant documents (or at mult·R)."""
 
     name = "Rprec"
     description = "R-precision: relevant documents in the top R / R"
-    Params = LevelParams
-    aliases = {"R-Prec": {}, "RPrec": {}}
+    Params = RprecParams
+    aliases = {"R-Prec": {}, "RPrec": {}, "Rprec_mult": {}}
+    cutoff = "mult"
 
     def per_query(self, p: Any, c: Columns) -> str:
         level = c.level(p)
-        num_rel = c.num_rel(level)
-        hits = f"count(*) FILTER (WHERE {c.relevant(level)} AND rank <= {num_rel})"
-        return _ratio(hits, f"any_value({num_rel})")
+        depth = c.num_rel(level)
+        if p.mult is not None:  # trec_eval kept 9.x's truncation here
+            depth = f"floor({double(p.mult)} * {depth} + {double(0.9)})"
+        hits = f"count(*) FILTER (WHERE {c.relevant(level)} AND rank <= {depth})"
+        return ratio(hits, f"any_value({depth})")
 
 
 class Success(Measure):
@@ -120,7 +87,7 @@ class Success(Measure):
     cutoff = "k"
 
     def per_query(self, p: Any, c: Columns) -> str:
-        return f"(CASE WHEN {_relevant_within(p, c)} > 0 THEN 1 ELSE 0 END)"
+        return f"(CASE WHEN {relevant_within(p, c)} > 0 THEN 1 ELSE 0 END)"
 
 
 class Fallout(Measure):
@@ -141,9 +108,23 @@ class Fallout(Measure):
     def per_query(self, p: Any, c: Columns) -> str:
         level = c.level(p)
         nonrel = f"count(*) FILTER (WHERE NOT {c.relevant(level)} AND {c.within(p.k)})"
-        return _ratio(nonrel, f"any_value({c.num_docs()} - {c.num_rel(level)})")
+        return ratio(nonrel, f"any_value({c.num_docs()} - {c.num_rel(level)})")
+
+
+class Unjudged(Measure):
+    """Share of the top k that is unjudged (not in the qrels, or judged negative), over k."""
+
+    name = "Unjudged"
+    description = "unjudged documents in the top k / k"
+    Params = RankedParams
+    aliases = {"unj": {}}
+    cutoff = "k"
+    required = ("k",)
+
+    def per_query(self, p: Any, c: Columns) -> str:
+        return f"count(*) FILTER (WHERE relv < 0 AND {c.within(p.k)}) / {int(p.k)}"
 
 
 @hookimpl
 def register_metrics() -> list[type[Measure]]:
-    return [P, R, SetP, SetR, SetF, Rprec, Success, Fallout]
+    return [P, R, RelativeP, Rprec, Success, Fallout, Unjudged]

@@ -62,7 +62,7 @@ class Collection(StrictModel):
     """A test collection: its qrels file and, optionally, its size (for fallout)."""
 
     qrels: Path = Field(description="TREC qrels file: qid iter docno rel (plain or .gz)")
-    num_docs: int | None = Field(None, gt=0, description="documents in the collection")
+    num_docs: int | None = Field(None, ge=0, description="documents in the collection")
 
     @field_validator("qrels", mode="before")
     @classmethod

@@ -1,0 +1,85 @@
+"""Rank-biased precision (Moffat and Zobel) and its residual, as trec_eval computes them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from ..hookspecs import hookimpl
+from .base import Columns, Measure, MeasureParams, double
+
+
+class RBPParams(MeasureParams):
+    p: float = Field(0.9, gt=0, lt=1, description="persistence: chance of reading on")
+    gain: dict[int, float] | None = Field(
+        None, description="{grade: gain} replacing grades (trec_eval rbp.1=0.5,...)"
+    )
+
+
+def _scaled_gain(p: Any, c: Columns) -> str:
+    """trec_eval rescales the query's gain table to [0, 1] when a gain leaves it: (g − min)/(max − min),
+    with min and max taken over the table and 0. Grades outside the table (unjudged) gain 0."""
+    mapping = p.gain or {}
+    top = c.max_grade()
+    values = "".join(f", {double(v)}" for v in mapping.values())
+    high = f"greatest(0, {_largest_linear_grade(top, mapping)}{values})"
+    low = f"least(0{values})"
+    whens = " ".join(f"WHEN relv = {int(g)} THEN {double(v)}" for g, v in sorted(mapping.items()))
+    raw = f"(CASE {whens} WHEN relv >= 0 THEN CAST(relv AS DOUBLE) END)"
+    scaled = f"CASE WHEN {low} < 0 OR {high} > 1 THEN ({raw} - {low}) / ({high} - {low}) ELSE {raw} END"
+    return f"coalesce({scaled}, 0)"
+
+
+def _largest_linear_grade(top: str, mapping: dict[int, float]) -> str:
+    """The largest grade in 0..top that the mapping leaves at its linear gain (0 if none)."""
+    if not mapping:
+        return top
+    keys = ", ".join(str(int(k)) for k in mapping)
+    whens = " ".join(
+        f"WHEN {top} - {i} >= 0 AND {top} - {i} NOT IN ({keys}) THEN {top} - {i}"
+        for i in range(len(mapping) + 1)  # at most len(mapping) grades are taken
+    )
+    return f"CASE {whens} ELSE 0 END"
+
+
+class RBP(Measure):
+    """(1 − p) · Σ gain(rank) · p^(rank−1), gains scaled to [0, 1] per query as trec_eval does.
+
+    trec_eval 10.0 reads two uninitialised variables here (its output depends on the measure
+    computed before); irpipe implements the intended definition, min and max over the gains and 0.
+    """
+
+    name = "RBP"
+    description = "rank-biased precision with persistence p"
+    Params = RBPParams
+    aliases = {"rbp": {}}
+
+    def per_query(self, p: Any, c: Columns) -> str:
+        terms = f"{_scaled_gain(p, c)} * pow({double(p.p)}, rank - 1)"
+        return f"(1.0 - {double(p.p)}) * coalesce(sum({terms}), 0)"
+
+
+class RBPResidParams(MeasureParams):
+    p: float = Field(0.9, gt=0, lt=1, description="persistence: chance of reading on")
+
+
+class RBPResid(Measure):
+    """The RBP residual: how much RBP could rise if every unjudged retrieved document (and every
+    document past the end) were fully relevant; 0 when nothing retrieved is unjudged."""
+
+    name = "RBPResid"
+    description = "rank-biased precision residual (unjudged and unseen documents)"
+    Params = RBPResidParams
+    aliases = {"rbp_resid": {}}
+
+    def per_query(self, p: Any, c: Columns) -> str:
+        persistence = double(p.p)
+        unjudged = f"sum(pow({persistence}, rank - 1)) FILTER (WHERE relv < 0)"
+        residual = f"pow({persistence}, count(*)) + (1 - {persistence}) * {unjudged}"
+        return f"(CASE WHEN count(*) FILTER (WHERE relv < 0) > 0 THEN {residual} ELSE 0 END)"
+
+
+@hookimpl
+def register_metrics() -> list[type[Measure]]:
+    return [RBP, RBPResid]

@@ -1,0 +1,39 @@
+"""relstring: the grades of the first k documents as a string (a text measure, no average)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from ..hookspecs import hookimpl
+from .base import Columns, Measure, MeasureParams
+
+
+class RelStringParams(MeasureParams):
+    k: int = Field(10, description="number of leading documents shown")
+
+
+class RelString(Measure):
+    """One character per document: the grade 0–9, '>' above 9, '-' not in the qrels, '.' judged
+    negative (trec_eval relstring). Per query only."""
+
+    name = "RelString"
+    description = "grades of the first k documents as a string (per query only)"
+    Params = RelStringParams
+    aliases = {"relstring": {}}
+    cutoff = "k"
+    kind = "text"
+    aggregator = "none"
+
+    def per_query(self, p: Any, c: Columns) -> str:
+        char = "CASE WHEN relv > 9 THEN '>' WHEN relv >= 0 THEN CAST(relv AS VARCHAR) WHEN relv = -1 THEN '-' ELSE '.' END"
+        return f"coalesce(string_agg({char}, '' ORDER BY rank) FILTER (WHERE rank <= {int(p.k)}), '')"
+
+    def missing(self, p: Any, c: Columns) -> str:
+        return "''"
+
+
+@hookimpl
+def register_metrics() -> list[type[Measure]]:
+    return [RelString]
