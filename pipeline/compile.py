@@ -245,8 +245,8 @@ def _typed(expr: str, kind: str) -> str:
 
 
 def _per_query_sql(missing: list, query_set: str, empty: list | None) -> str:
-    """Every expected query in long form; unanswered ones get the measure's `missing` value, or
-    its `empty` value when the run answered but -J or -M left nothing."""
+    """Every expected query in long form. A query the run lacks gets the measure's `missing`
+    value; one the run has but -J or -M emptied gets its `empty` value (when `empty` is given)."""
     present = "EXISTS (SELECT 1 FROM run_rows r WHERE r.run = e.run AND r.qid = e.qid)"
     columns = {}
     for i, (expr, kind) in enumerate(missing):
@@ -254,7 +254,9 @@ def _per_query_sql(missing: list, query_set: str, empty: list | None) -> str:
         if empty is not None:
             absent = f"CASE WHEN {present} THEN {_typed(empty[i][0], kind)} ELSE {absent} END"
         columns[f"m{i}"] = f"CASE WHEN w.qid IS NULL THEN {absent} ELSE w.m{i} END"
-    join = "LEFT JOIN" if query_set == "qrels" else "JOIN"
+    # The intersection is taken on the run as given, before -J or -M can empty a ranking.
+    join = "JOIN" if query_set == "intersection" and empty is None else "LEFT JOIN"
+    where = f"WHERE {present}" if query_set == "intersection" and empty is not None else ""
     kinds = {kind for _, kind in missing}
     cells = "".join(f",\n    {_pick(missing, kind)} AS {_COLUMN[kind]}" for kind in sorted(kinds))
     return f"""
@@ -265,6 +267,7 @@ WITH expected AS (
 filled AS (
     SELECT e.ordinal, e.run, e.collection, e.qid{_select_list(columns)}
     FROM expected e {join} wide w ON w.run = e.run AND w.qid = e.qid
+    {where}
 )
 SELECT f.run, f.collection, f.qid, m.metric{cells}
 FROM filled f CROSS JOIN metrics m

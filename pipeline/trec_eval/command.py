@@ -20,7 +20,7 @@ from ..evaluate import validate
 from ..execute import execute
 from ..readers import Statement
 from ..spec import LoadedSpec, Spec
-from .measures import Selected, atol, select
+from .measures import MeasureCalcError, MeasureInitError, Selected, atol, select
 from .output import print_report, runid_of
 
 __all__ = ["main"]
@@ -109,8 +109,9 @@ def evaluate(options: Options) -> int:
     """Evaluate and print; the exit code is 0, or trec_eval's for its fatal cases."""
     try:
         selected = select(options.measures)
-    except SpecError as exc:
-        raise TrecEvalExit(str(exc), 1) from None
+    except SpecError as exc:  # trec_eval: 2 for bad parameters, 4 if only computing fails
+        code = 4 if isinstance(exc, MeasureCalcError) else 2 if isinstance(exc, MeasureInitError) else 1
+        raise TrecEvalExit(str(exc), code) from None
     loaded = _spec(options, selected)
     try:
         plan = validate(loaded)

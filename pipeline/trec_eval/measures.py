@@ -14,7 +14,15 @@ from typing import Any
 
 from ..errors import SpecError
 
-__all__ = ["NICKNAMES", "ORDER", "Selected", "TrecMeasure", "select"]
+__all__ = ["NICKNAMES", "ORDER", "MeasureInitError", "Selected", "TrecMeasure", "select"]
+
+
+class MeasureInitError(SpecError):
+    """Bad parameters of a known measure (trec_eval: "Cannot initialize measure", exit 2)."""
+
+
+class MeasureCalcError(SpecError):
+    """Parameters trec_eval accepts but cannot compute with (exit 4)."""
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALLS = tuple(i / 10 for i in range(11))
@@ -57,7 +65,7 @@ def _gains(metric: str, keys: tuple[str, ...] = ("gain",)) -> Build:
 
 def _utility(values: list[float]) -> tuple[str, dict]:
     if len(values) != 4:
-        raise SpecError("utility needs exactly 4 coefficients (a,b,c,d)")
+        raise MeasureCalcError("utility needs exactly 4 coefficients (a,b,c,d)")
     return "Utility", dict(zip("abcd", values, strict=True))
 
 
@@ -140,7 +148,7 @@ def select(arguments: list[str]) -> list[Selected]:
     for argument in arguments or ["official"]:
         name, dot, text = argument.partition(".")
         if dot and not text:
-            raise SpecError(f"empty parameter list in '-m {argument}'")
+            raise SpecError(f"empty parameter list in '-m {argument}' (illegal measure '{name}')")
         for member in NICKNAMES.get(name, [name]):
             if member not in BY_NAME:
                 raise SpecError(f"illegal measure '{name}'")
@@ -171,16 +179,16 @@ def _parse(measure: TrecMeasure, text: str) -> list:
         return _checked_cutoffs(sorted(atof(i) for i in items), positive=False)
     if measure.kind == "pairs":
         if not all("=" in i for i in items):
-            raise SpecError(f"malformed pair parameters in '{text}'")
+            raise MeasureInitError(f"malformed pair parameters in '{text}' (write key=value)")
         return [(k, atof(v)) for k, _, v in (i.partition("=") for i in items)]
     return [atof(i) for i in items]
 
 
 def _checked_cutoffs(values: list, positive: bool) -> list:
     if positive and values[0] <= 0:
-        raise SpecError("Negative cutoff detected")
+        raise MeasureInitError(f"cutoffs must be positive, got {values[0]}")
     if len(set(values)) != len(values):
-        raise SpecError("duplicate cutoffs detected")
+        raise MeasureInitError(f"duplicate cutoffs in {values}")
     return values
 
 
