@@ -68,7 +68,11 @@ def _summary(metric, values):
 @pytest.mark.parametrize("seed", range(12))
 def test_every_shared_measure_equals_pytrec_eval(tmp_path, write_spec, seed, level, judged_only):
     collection = generate(seed)
-    settings = {"compatibility": "trec_eval-9", "relevance_level": level, "judged_only": judged_only}
+    settings = {
+        "compatibility": "trec_eval-9",
+        "relevance_level": level,
+        "judged_only": judged_only,
+    }
     per_query, aggregate = _irpipe(tmp_path, write_spec, collection, settings)
     for run, results in _pytrec(collection, level, judged_only).items():
         assert {q for (r, q, _) in per_query if r == run} == set(results)

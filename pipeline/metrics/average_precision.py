@@ -171,7 +171,9 @@ class InfAP(Measure):
         )
         term = f"CASE WHEN rank = 1 THEN 1.0 ELSE {inferred} END"
         total = f"coalesce(sum({term}) FILTER (WHERE {c.relevant(level)} AND {c.within(p.k)}), 0)"
-        return f"(CASE WHEN {num_rel_of(p, c)} > 0 THEN {total} / {num_rel_of(p, c)} ELSE {total} END)"
+        return (
+            f"(CASE WHEN {num_rel_of(p, c)} > 0 THEN {total} / {num_rel_of(p, c)} ELSE {total} END)"
+        )
 
 
 class YAAP(Measure):

@@ -157,7 +157,9 @@ class Columns:
         """
         tag = _gain_tag(gain)
         self.ideal_lists[tag] = self.gain(gain, "rel")
-        return {part: f"ideal_{tag}_{part}" for part in ("idcg", "cost", "change", "tail", "tail_count")}
+        return {
+            part: f"ideal_{tag}_{part}" for part in ("idcg", "cost", "change", "tail", "tail_count")
+        }
 
     def ideal_totals(self, gain: Gain) -> dict[str, str]:
         """Facts of the whole ideal ranking: its length, sum of gains, sum of max(gain, 1), DCG."""

@@ -97,7 +97,10 @@ class RnDCG(Measure):
         after = f"coalesce(arg_max_null({ideal['tail']}, rank), 0) * {dcg}"
         after_n = f"coalesce(arg_max_null({ideal['tail_count']}, rank), 0)"
         longer = f"max(rank) > any_value({totals['length']}) + 1"
-        extra, extra_n = f"CASE WHEN {longer} THEN {dcg} / {full} ELSE 0 END", f"CASE WHEN {longer} THEN 1 ELSE 0 END"
+        extra, extra_n = (
+            f"CASE WHEN {longer} THEN {dcg} / {full} ELSE 0 END",
+            f"CASE WHEN {longer} THEN 1 ELSE 0 END",
+        )
         value = f"({inside} + {after} + {extra}) / ({inside_n} + {after_n} + {extra_n})"
         return f"(CASE WHEN any_value({c.num_rel(c.level(p))}) = 0 THEN 0 ELSE {value} END)"
 

@@ -27,7 +27,9 @@ def _scaled_gain(p: Any, c: Columns) -> str:
     low = f"least(0{values})"
     whens = " ".join(f"WHEN relv = {int(g)} THEN {double(v)}" for g, v in sorted(mapping.items()))
     raw = f"(CASE {whens} WHEN relv >= 0 THEN CAST(relv AS DOUBLE) END)"
-    scaled = f"CASE WHEN {low} < 0 OR {high} > 1 THEN ({raw} - {low}) / ({high} - {low}) ELSE {raw} END"
+    scaled = (
+        f"CASE WHEN {low} < 0 OR {high} > 1 THEN ({raw} - {low}) / ({high} - {low}) ELSE {raw} END"
+    )
     return f"coalesce({scaled}, 0)"
 
 

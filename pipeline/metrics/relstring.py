@@ -28,7 +28,9 @@ class RelString(Measure):
 
     def per_query(self, p: Any, c: Columns) -> str:
         char = "CASE WHEN relv > 9 THEN '>' WHEN relv >= 0 THEN CAST(relv AS VARCHAR) WHEN relv = -1 THEN '-' ELSE '.' END"
-        return f"coalesce(string_agg({char}, '' ORDER BY rank) FILTER (WHERE rank <= {int(p.k)}), '')"
+        return (
+            f"coalesce(string_agg({char}, '' ORDER BY rank) FILTER (WHERE rank <= {int(p.k)}), '')"
+        )
 
     def missing(self, p: Any, c: Columns) -> str:
         return "''"

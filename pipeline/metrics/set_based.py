@@ -113,7 +113,9 @@ class UtilityParams(RankedParams):
     a: float = Field(1.0, description="gain per relevant retrieved document")
     b: float = Field(-1.0, description="gain per non-relevant retrieved document")
     c: float = Field(0.0, description="gain per relevant document not retrieved")
-    d: float = Field(0.0, description="gain per non-relevant document not retrieved (needs num_docs)")
+    d: float = Field(
+        0.0, description="gain per non-relevant document not retrieved (needs num_docs)"
+    )
 
 
 class Utility(Measure):

@@ -89,7 +89,12 @@ def _apply(options: Options, flag: str, value: str) -> Options | None:
     if flag in ("-v", "--version"):
         sys.stderr.write(f"irpipe {__version__} trec-eval (trec_eval 10.0 semantics)\n")
         return None
-    simple = {"-q": ("per_query", True), "-n": ("summary", False), "-c": ("complete", True), "-J": ("judged_only", True)}
+    simple = {
+        "-q": ("per_query", True),
+        "-n": ("summary", False),
+        "-c": ("complete", True),
+        "-J": ("judged_only", True),
+    }
     if flag in simple:
         setattr(options, *simple[flag])
     elif flag in ("-m", "--measure"):
@@ -110,7 +115,13 @@ def evaluate(options: Options) -> int:
     try:
         selected = select(options.measures)
     except SpecError as exc:  # trec_eval: 2 for bad parameters, 4 if only computing fails
-        code = 4 if isinstance(exc, MeasureCalcError) else 2 if isinstance(exc, MeasureInitError) else 1
+        code = (
+            4
+            if isinstance(exc, MeasureCalcError)
+            else 2
+            if isinstance(exc, MeasureInitError)
+            else 1
+        )
         raise TrecEvalExit(str(exc), code) from None
     loaded = _spec(options, selected)
     try:
@@ -180,7 +191,9 @@ def _reset_bogus(con) -> None:
     """trec_eval -c then zeroes these values of a bogus topic (by exact name, a quirk kept)."""
     bogus = f"qid IN (SELECT qid FROM run_rows WHERE docno = '{BOGUS_DOCNO}')"
     names = ", ".join(f"'{n}'" for n in RESET_BY_NAME)
-    con.execute(f"UPDATE per_query SET value = 0 WHERE {bogus} AND (metric IN ({names}) OR metric LIKE 'unj%')")
+    con.execute(
+        f"UPDATE per_query SET value = 0 WHERE {bogus} AND (metric IN ({names}) OR metric LIKE 'unj%')"
+    )
     if "text" in [c[0] for c in con.execute("DESCRIBE per_query").fetchall()]:
         con.execute(f"UPDATE per_query SET text = '' WHERE {bogus} AND metric = 'relstring'")
     con.execute("DROP TABLE aggregate")

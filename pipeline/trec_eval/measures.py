@@ -24,6 +24,7 @@ class MeasureInitError(SpecError):
 class MeasureCalcError(SpecError):
     """Parameters trec_eval accepts but cannot compute with (exit 4)."""
 
+
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALLS = tuple(i / 10 for i in range(11))
 
@@ -89,11 +90,19 @@ MEASURES = [
     TrecMeasure("recip_rank", "plain", _plain("RR")),
     TrecMeasure("iprec_at_recall", "double_cut", _cut("IPrec", "recall"), RECALLS),
     TrecMeasure("P", "long_cut", _cut("P"), CUTOFFS),
-    TrecMeasure("relstring", "double_list", lambda v: ("RelString", {"k": int(v[0])}), (10.0,), summary=False),
+    TrecMeasure(
+        "relstring",
+        "double_list",
+        lambda v: ("RelString", {"k": int(v[0])}),
+        (10.0,),
+        summary=False,
+    ),
     TrecMeasure("recall", "long_cut", _cut("R"), CUTOFFS),
     TrecMeasure("infAP", "plain", _plain("infAP")),
     TrecMeasure("gm_bpref", "plain", _plain("gmBpref"), per_query=False),
-    TrecMeasure("Rprec_mult", "double_cut", _cut("Rprec", "mult"), tuple(i / 5 for i in range(1, 11))),
+    TrecMeasure(
+        "Rprec_mult", "double_cut", _cut("Rprec", "mult"), tuple(i / 5 for i in range(1, 11))
+    ),
     TrecMeasure("utility", "double_list", _utility, (1.0, -1.0, 0.0, 0.0)),
     TrecMeasure("11pt_avg", "double_list", lambda v: ("AP", _eleven_point(v)), RECALLS),
     TrecMeasure("binG", "plain", _plain("BinG")),
@@ -122,7 +131,9 @@ MEASURES = [
 BY_NAME = {m.name: m for m in MEASURES}
 ORDER = [m.name for m in MEASURES]  # trec_eval prints in this fixed order, not command order
 
-OFFICIAL = "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P"
+OFFICIAL = (
+    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P"
+)
 NICKNAMES = {
     "official": OFFICIAL.split(),
     "all_trec": (
@@ -168,7 +179,9 @@ def _expand(measure: TrecMeasure, text: str | None) -> Selected:
 
 
 def _cut_name(measure: TrecMeasure, value: float) -> str:
-    return f"{measure.name}_{value}" if measure.kind == "long_cut" else f"{measure.name}_{value:3.2f}"
+    return (
+        f"{measure.name}_{value}" if measure.kind == "long_cut" else f"{measure.name}_{value:3.2f}"
+    )
 
 
 def _parse(measure: TrecMeasure, text: str) -> list:

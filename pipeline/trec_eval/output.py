@@ -19,7 +19,12 @@ def print_report(con, selected, options, runid: str, before: list[str]) -> None:
     lines = []
     if options.per_query:
         for qid in qids:
-            lines += [_line(s, name, qid, *values[qid, name]) for s in selected for name, *_ in s.outputs if s.measure.per_query]
+            lines += [
+                _line(s, name, qid, *values[qid, name])
+                for s in selected
+                for name, *_ in s.outputs
+                if s.measure.per_query
+            ]
     if options.summary and not before:
         lines += _summary(con, selected, options, runid)
     print("".join(lines), end="")
@@ -33,7 +38,9 @@ def _per_query(con):
 
 def _summary(con, selected, options, runid: str) -> list[str]:
     totals = dict(con.execute("SELECT metric, value FROM aggregate").fetchall())
-    if options.complete and "num_rel" in totals:  # trec_eval -c: qrels lines with rel > 0, ignoring -l
+    if (
+        options.complete and "num_rel" in totals
+    ):  # trec_eval -c: qrels lines with rel > 0, ignoring -l
         totals["num_rel"] = con.execute("SELECT count(*) FROM qrels WHERE rel > 0").fetchone()[0]
     lines = []
     for s in selected:
