@@ -42,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv[int(debug) : int(debug) + 1] == ["trec-eval"]:
             # trec_eval's own flags (getopt: -l2, -M100, ...) are parsed by its module, untouched.
-            from .trec_eval import main as trec_eval_main
+            from .trec_eval.command import main as trec_eval_main
 
             return trec_eval_main(argv[int(debug) + 1 :])
         return _dispatch(_parser().parse_args(argv))

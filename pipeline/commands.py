@@ -40,17 +40,20 @@ def compile(args: argparse.Namespace) -> int:  # noqa: A001 -- the command's nam
 
 
 def metrics(args: argparse.Namespace) -> int:
-    """`irpipe metrics`: every registered metric, from the registry."""
+    """`irpipe metrics`: every registered metric, from the registry, with its trec_eval names."""
     from .console import print_metrics
     from .registry import get_registry
+    from .trec_eval.measures import trec_names
 
+    trec = trec_names()
     rows = []
     for measure in get_registry().measures:
         params = ", ".join(
             f"{name}={field.default!r}" if not field.is_required() else name
             for name, field in measure.Params.model_fields.items()
         )
-        rows.append((measure.name, ", ".join(measure.aliases), params, measure.description))
+        aliases = ", ".join([*measure.aliases, *trec.get(measure.name, [])])
+        rows.append((measure.name, aliases, params, measure.description))
     print_metrics(rows)
     return ExitCode.OK
 

@@ -38,7 +38,7 @@ def print_results(rows: list[tuple], metrics: list[dict]) -> None:
 def print_metrics(rows: list[tuple[str, str, str, str]]) -> None:
     """`irpipe metrics`: name, aliases, parameters, description."""
     table = Table(show_edge=False, pad_edge=False)
-    for header in ("metric", "aliases", "parameters", "description"):
+    for header in ("metric", "aliases (and trec_eval names)", "parameters", "description"):
         table.add_column(header, overflow="fold")
     for row in rows:
         table.add_row(*row)

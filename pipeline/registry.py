@@ -7,7 +7,6 @@ canonical string (ir_measures style, defaults dropped) and the label used in the
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,11 +16,11 @@ from .errors import PluginError, SpecError
 from .metrics.base import Measure, MeasureParams
 from .naming import format_metric, parse_metric
 from .plugins import get_plugin_manager
+from .trec_eval.measures import ORDER as TREC_NAMES
+from .trec_eval.measures import translate
 
 __all__ = ["Registry", "ResolvedMeasure", "get_registry"]
 
-# trec_eval writes cutoffs after an underscore: P_10, ndcg_cut_10, iprec_at_recall_0.10.
-_TREC_CUTOFF = re.compile(r"^(?P<name>.+?)_(?P<cutoff>\d+(\.\d+)?)$")
 
 
 @dataclass(frozen=True)
@@ -64,12 +63,40 @@ class Registry:
         self._entries[name] = entry
 
     def resolve(self, text: str, params: dict[str, Any] | None = None, label: str | None = None):
-        """Resolve a metric string plus extra parameters into one measure per cutoff."""
-        name, parsed, cutoff = parse_metric(text)
-        entry, trec_cutoff = self._lookup(name)
-        cutoff = cutoff if cutoff is not None else trec_cutoff
-        merged = {**entry.preset, **parsed, **(params or {})}
+        """Resolve a metric string plus extra parameters into one measure per cutoff.
+
+        irpipe's grammar comes first (`nDCG@10`, `AP(rel=2)`); then trec_eval's names and `-m`
+        syntax (`map`, `P_10`, `P.5,10`, `set_F.0.25`), translated as `irpipe trec-eval` does.
+        """
+        try:
+            name, parsed, cutoff = parse_metric(text)
+        except SpecError:
+            name, parsed, cutoff = None, {}, None
+        if name in self._entries:
+            values = {**parsed, **(params or {})}
+            return self._expand(self._entries[name], text, values, cutoff, label)
+        translated = translate(text)
+        if translated is None:
+            if name is None:
+                parse_metric(text)  # raises the grammar's own message
+            hint = difflib.get_close_matches(name, [*self._entries, *TREC_NAMES], n=3)
+            suggestion = f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
+            raise SpecError(f"unknown metric '{name}'{suggestion} (irpipe metrics lists them all)")
+        return [
+            measure
+            for printed, metric, preset in translated
+            for measure in self._expand(
+                self._entries[metric],
+                text,
+                {**preset, **(params or {})},
+                None,
+                label if len(translated) == 1 or label is None else f"{label}_{printed}",
+            )
+        ]
+
+    def _expand(self, entry: _Entry, text: str, values: dict, cutoff: Any, label: str | None):
         measure = entry.measure
+        merged = {**entry.preset, **values}
         if cutoff is not None:
             if measure.cutoff is None:
                 raise SpecError(f"'{text}': {measure.name} takes no cutoff")
@@ -82,17 +109,6 @@ class Registry:
             self._validated(measure, {**merged, measure.cutoff: k}, text, label and f"{label}@{k}")
             for k in cutoffs
         ]
-
-    def _lookup(self, name: str) -> tuple[_Entry, Any]:
-        if name in self._entries:
-            return self._entries[name], None
-        match = _TREC_CUTOFF.match(name)
-        if match and match["name"] in self._entries:
-            text = match["cutoff"]
-            return self._entries[match["name"]], float(text) if "." in text else int(text)
-        hint = difflib.get_close_matches(name, list(self._entries), n=3)
-        suggestion = f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
-        raise SpecError(f"unknown metric '{name}'{suggestion} (irpipe metrics lists them all)")
 
     def _validated(self, measure: Measure, values: dict, text: str, label: str | None):
         missing = [key for key in measure.required if values.get(key) is None]

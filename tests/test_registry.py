@@ -67,3 +67,25 @@ def test_every_builtin_measure_is_documented():
         assert measure.description and measure.__doc__
         for name, field in measure.Params.model_fields.items():
             assert field.description, (measure.name, name)
+
+
+@pytest.mark.parametrize(
+    ("text", "canonicals"),
+    [
+        ("P.5,10", ["P@5", "P@10"]),
+        ("set_F.0.25", ["SetF(beta=0.5)"]),
+        ("set_F_0.25", ["SetF(beta=0.5)"]),
+        ("ndcg.1=3,2=9", ["nDCG(gain={1:3.0,2:9.0})"]),
+        ("utility_2,-1,0,0", ["Utility(a=2.0)"]),
+        ("success", ["Success@1", "Success@5", "Success@10"]),
+        ("Rprec_mult_0.20", ["Rprec(mult=0.2)"]),
+        ("gm_map", ["gmAP"]),
+    ],
+)
+def test_trec_eval_syntax_resolves_in_specs(text, canonicals):
+    assert [m.canonical for m in get_registry().resolve(text)] == canonicals
+
+
+def test_one_label_names_each_trec_eval_expansion():
+    resolved = get_registry().resolve("P.5,10", label="prec")
+    assert [m.label for m in resolved] == ["prec_P_5", "prec_P_10"]

@@ -59,12 +59,7 @@ class AP(Measure):
     name = "AP"
     description = "average precision (variants: standard, capped, interpolated_11pt)"
     Params = APParams
-    aliases = {
-        "map": {},
-        "MAP": {},
-        "map_cut": {},
-        "11pt_avg": {"variant": "interpolated_11pt"},
-    }
+    aliases = {"MAP": {}}
     cutoff = "k"
 
     def per_query(self, p: Any, c: Columns) -> str:
@@ -99,7 +94,6 @@ class IPrec(Measure):
     name = "IPrec"
     description = "interpolated precision at recall r (trec_eval iprec_at_recall)"
     Params = IPrecParams
-    aliases = {"iprec_at_recall": {}}
     cutoff = "recall"
     required = ("recall",)
 
@@ -116,7 +110,7 @@ class Bpref(Measure):
     name = "Bpref"
     description = "bpref: how often relevant documents precede judged non-relevant ones"
     Params = RankedParams
-    aliases = {"bpref": {}, "BPref": {}}
+    aliases = {"BPref": {}}
 
     def per_query(self, p: Any, c: Columns) -> str:
         level = c.level(p)
@@ -134,7 +128,7 @@ class GeometricAP(AP):
 
     name = "gmAP"
     description = "average precision, geometric mean over queries"
-    aliases = {"gm_map": {}, "GMAP": {}}
+    aliases = {"GMAP": {}}
     aggregator = "gmean"
 
 
@@ -143,7 +137,7 @@ class GeometricBpref(Bpref):
 
     name = "gmBpref"
     description = "bpref, geometric mean over queries"
-    aliases = {"gm_bpref": {}}
+    aliases = {}
     aggregator = "gmean"
 
 
@@ -183,7 +177,6 @@ class YAAP(Measure):
     name = "YAAP"
     description = "yet another average precision (Robertson, ECIR 2012)"
     Params = RankedParams
-    aliases = {"yaap": {}}
 
     def per_query(self, p: Any, c: Columns) -> str:
         level = c.level(p)

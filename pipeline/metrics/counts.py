@@ -14,7 +14,6 @@ class NumRet(Measure):
     name = "NumRet"
     description = "number of documents retrieved (up to k)"
     Params = RankedParams
-    aliases = {"num_ret": {}}
     cutoff = "k"
     aggregator = "sum"
 
@@ -28,7 +27,6 @@ class NumRel(Measure):
     name = "NumRel"
     description = "number of judged relevant documents for the query"
     Params = LevelParams
-    aliases = {"num_rel": {}}
     aggregator = "sum"
 
     def per_query(self, p: Any, c: Columns) -> str:
@@ -44,7 +42,6 @@ class NumRelRet(Measure):
     name = "NumRelRet"
     description = "number of relevant documents retrieved (up to k)"
     Params = RankedParams
-    aliases = {"num_rel_ret": {}}
     cutoff = "k"
     aggregator = "sum"
 
@@ -57,7 +54,6 @@ class NumQ(Measure):
 
     name = "NumQ"
     description = "number of queries evaluated"
-    aliases = {"num_q": {}}
     aggregator = "sum"
 
     def per_query(self, p: Any, c: Columns) -> str:
@@ -73,7 +69,6 @@ class NumNonRelJudgedRet(Measure):
     name = "NumNonRelJudgedRet"
     description = "number of judged non-relevant documents retrieved (up to k)"
     Params = RankedParams
-    aliases = {"num_nonrel_judged_ret": {}}
     cutoff = "k"
     aggregator = "sum"
 

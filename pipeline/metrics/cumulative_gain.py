@@ -32,7 +32,6 @@ class DCG(Measure):
     name = "DCG"
     description = "discounted cumulative gain"
     Params = GainParams
-    aliases = {"dcg": {}}
     cutoff = "k"
 
     def per_query(self, p: Any, c: Columns) -> str:
@@ -45,7 +44,7 @@ class nDCG(Measure):  # noqa: N801 -- the name users write
     name = "nDCG"
     description = "normalised DCG (ideal: all judged documents sorted by gain)"
     Params = GainParams
-    aliases = {"ndcg": {}, "ndcg_cut": {}, "NDCG": {}}
+    aliases = {"NDCG": {}}
     cutoff = "k"
 
     def per_query(self, p: Any, c: Columns) -> str:
@@ -59,7 +58,6 @@ class IDCG(Measure):
     name = "IDCG"
     description = "ideal DCG (the denominator of nDCG)"
     Params = GainParams
-    aliases = {"ideal_dcg": {}}
     cutoff = "k"
 
     def per_query(self, p: Any, c: Columns) -> str:

@@ -32,7 +32,6 @@ class BinG(Measure):
     name = "BinG"
     description = "binary G (trec_eval binG)"
     Params = LevelParams
-    aliases = {"binG": {}}
 
     def per_query(self, p: Any, c: Columns) -> str:
         level = c.level(p)
@@ -67,7 +66,6 @@ class nDCGRel(Measure):  # noqa: N801 -- the name users write
     name = "nDCGRel"
     description = "nDCG averaged over relevant documents (trec_eval ndcg_rel)"
     Params = GainOnlyParams
-    aliases = {"ndcg_rel": {}}
 
     def per_query(self, p: Any, c: Columns) -> str:
         ideal, totals = c.ideal_at_rank(p.gain), c.ideal_totals(p.gain)
@@ -85,7 +83,6 @@ class RnDCG(Measure):
     name = "RnDCG"
     description = "nDCG averaged at the R levels of the ideal ranking (trec_eval Rndcg)"
     Params = RndcgParams
-    aliases = {"Rndcg": {}}
 
     def per_query(self, p: Any, c: Columns) -> str:
         ideal, totals = c.ideal_at_rank(p.gain), c.ideal_totals(p.gain)

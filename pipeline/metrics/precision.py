@@ -31,7 +31,7 @@ class R(Measure):
     name = "R"
     description = "recall at k: relevant documents in the top k / relevant documents"
     Params = RankedParams
-    aliases = {"recall": {}, "Recall": {}}
+    aliases = {"Recall": {}}
     cutoff = "k"
     required = ("k",)
 
@@ -45,7 +45,6 @@ class RelativeP(Measure):
     name = "RelativeP"
     description = "relative precision at k: relevant in the top k / min(k, relevant)"
     Params = RankedParams
-    aliases = {"relative_P": {}}
     cutoff = "k"
     required = ("k",)
 
@@ -65,8 +64,7 @@ class Rprec(Measure):
     name = "Rprec"
     description = "R-precision: relevant documents in the top R / R"
     Params = RprecParams
-    aliases = {"R-Prec": {}, "RPrec": {}, "Rprec_mult": {}}
-    cutoff = "mult"
+    aliases = {"R-Prec": {}, "RPrec": {}}
 
     def per_query(self, p: Any, c: Columns) -> str:
         level = c.level(p)
@@ -83,7 +81,6 @@ class Success(Measure):
     name = "Success"
     description = "1 if any relevant document is in the top k"
     Params = RankedParams
-    aliases = {"success": {}}
     cutoff = "k"
 
     def per_query(self, p: Any, c: Columns) -> str:
@@ -117,7 +114,6 @@ class Unjudged(Measure):
     name = "Unjudged"
     description = "unjudged documents in the top k / k"
     Params = RankedParams
-    aliases = {"unj": {}}
     cutoff = "k"
     required = ("k",)
 

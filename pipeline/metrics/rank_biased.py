@@ -55,7 +55,6 @@ class RBP(Measure):
     name = "RBP"
     description = "rank-biased precision with persistence p"
     Params = RBPParams
-    aliases = {"rbp": {}}
 
     def per_query(self, p: Any, c: Columns) -> str:
         terms = f"{_scaled_gain(p, c)} * pow({double(p.p)}, rank - 1)"
@@ -73,7 +72,6 @@ class RBPResid(Measure):
     name = "RBPResid"
     description = "rank-biased precision residual (unjudged and unseen documents)"
     Params = RBPResidParams
-    aliases = {"rbp_resid": {}}
 
     def per_query(self, p: Any, c: Columns) -> str:
         persistence = double(p.p)

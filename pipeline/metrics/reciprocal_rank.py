@@ -18,7 +18,7 @@ class RR(Measure):
     name = "RR"
     description = "reciprocal rank of the first relevant document"
     Params = RankedParams
-    aliases = {"recip_rank": {}, "MRR": {}}
+    aliases = {"MRR": {}}
     cutoff = "k"
 
     def per_query(self, p: Any, c: Columns) -> str:

@@ -21,7 +21,6 @@ class RelString(Measure):
     name = "RelString"
     description = "grades of the first k documents as a string (per query only)"
     Params = RelStringParams
-    aliases = {"relstring": {}}
     cutoff = "k"
     kind = "text"
     aggregator = "none"

@@ -36,7 +36,6 @@ class SetP(Measure):
     name = "SetP"
     description = "set precision: relevant retrieved / retrieved"
     Params = RankedParams
-    aliases = {"set_P": {}}
     cutoff = "k"
 
     def per_query(self, p: Any, c: Columns) -> str:
@@ -49,7 +48,6 @@ class SetR(Measure):
     name = "SetR"
     description = "set recall: relevant retrieved / relevant"
     Params = RankedParams
-    aliases = {"set_recall": {}}
     cutoff = "k"
 
     def per_query(self, p: Any, c: Columns) -> str:
@@ -69,7 +67,7 @@ class SetF(Measure):
     name = "SetF"
     description = "set F-measure with weight beta on recall"
     Params = FParams
-    aliases = {"F": {}, "set_F": {}}
+    aliases = {"F": {}}
     cutoff = "k"
 
     def per_query(self, p: Any, c: Columns) -> str:
@@ -87,7 +85,6 @@ class SetRelativeP(Measure):
     name = "SetRelativeP"
     description = "relative set precision: relevant retrieved / min(retrieved, relevant)"
     Params = RankedParams
-    aliases = {"set_relative_P": {}}
     cutoff = "k"
 
     def per_query(self, p: Any, c: Columns) -> str:
@@ -100,7 +97,6 @@ class SetAP(Measure):
     name = "SetAP"
     description = "set AP: relevant retrieved² / (retrieved × relevant)"
     Params = RankedParams
-    aliases = {"set_map": {}}
     cutoff = "k"
 
     def per_query(self, p: Any, c: Columns) -> str:
@@ -124,7 +120,6 @@ class Utility(Measure):
     name = "Utility"
     description = "linear set utility with coefficients a, b, c, d"
     Params = UtilityParams
-    aliases = {"utility": {}}
     cutoff = "k"
 
     def needed(self, p: Any) -> tuple[str, ...]:

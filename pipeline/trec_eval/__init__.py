@@ -1,5 +1,2 @@
-"""`irpipe trec-eval`: trec_eval 10.0's command line on irpipe's registry and executor."""
-
-from .command import main
-
-__all__ = ["main"]
+"""trec_eval 10.0 on irpipe: its measure names and `-m` syntax (`measures`, used by the registry
+too), and its command line (`command`, `irpipe trec-eval`)."""

@@ -14,7 +14,16 @@ from typing import Any
 
 from ..errors import SpecError
 
-__all__ = ["NICKNAMES", "ORDER", "MeasureInitError", "Selected", "TrecMeasure", "select"]
+__all__ = [
+    "NICKNAMES",
+    "ORDER",
+    "MeasureInitError",
+    "Selected",
+    "TrecMeasure",
+    "select",
+    "translate",
+    "trec_names",
+]
 
 
 class MeasureInitError(SpecError):
@@ -166,6 +175,40 @@ def select(arguments: list[str]) -> list[Selected]:
             if params.get(member) is None:  # the first parameters given win
                 params[member] = text if dot and member == name else None
     return [_expand(BY_NAME[n], params[n]) for n in ORDER if n in params]
+
+
+def translate(text: str) -> list[tuple[str, str, dict]] | None:
+    """The metrics a trec_eval name stands for in a spec, or None if it is not one.
+
+    Both spellings work: `-m` syntax (`P.5,10`, `set_F.0.25`, `ndcg.1=3,2=9`) and printed names
+    (`P_10`, `iprec_at_recall_0.10`, `set_F_0.25`, `utility_2,-1,0,0`); a bare name gives
+    trec_eval's defaults (`map_cut` is map_cut_5 ... map_cut_1000).
+    """
+    name, dot, params = text.partition(".")
+    if name not in BY_NAME:
+        name, params = _split_printed(text)
+        if name is None:
+            return None
+    if name == "runid" or (dot and not params):
+        return None
+    return _expand(BY_NAME[name], params or None).outputs
+
+
+def trec_names() -> dict[str, list[str]]:
+    """irpipe metric name -> the trec_eval names that translate to it (for `irpipe metrics`)."""
+    names: dict[str, list[str]] = {}
+    for measure in MEASURES[1:]:  # runid is not a metric
+        metric = _expand(measure, None).outputs[0][1]
+        names.setdefault(metric, []).append(measure.name)
+    return names
+
+
+def _split_printed(text: str) -> tuple[str | None, str]:
+    """`P_10` -> ("P", "10"): the longest trec_eval name followed by '_' and parameters."""
+    for end in range(len(text) - 1, 0, -1):
+        if text[end] == "_" and text[:end] in BY_NAME and BY_NAME[text[:end]].kind != "plain":
+            return text[:end], text[end + 1 :]
+    return None, ""
 
 
 def _expand(measure: TrecMeasure, text: str | None) -> Selected:
