@@ -22,7 +22,6 @@ from .trec_eval.measures import translate
 __all__ = ["Registry", "ResolvedMeasure", "get_registry"]
 
 
-
 @dataclass(frozen=True)
 class ResolvedMeasure:
     """A measure with validated parameters, ready to compile."""

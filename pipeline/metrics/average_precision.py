@@ -8,6 +8,7 @@ from pydantic import Field
 
 from ..hookspecs import hookimpl
 from .base import Columns, LevelParams, Measure, RankedParams, Rounding, double
+from .set_based import num_rel
 
 ELEVEN_POINTS = tuple(i / 10 for i in range(11))
 
@@ -165,9 +166,7 @@ class InfAP(Measure):
         )
         term = f"CASE WHEN rank = 1 THEN 1.0 ELSE {inferred} END"
         total = f"coalesce(sum({term}) FILTER (WHERE {c.relevant(level)} AND {c.within(p.k)}), 0)"
-        return (
-            f"(CASE WHEN {num_rel_of(p, c)} > 0 THEN {total} / {num_rel_of(p, c)} ELSE {total} END)"
-        )
+        return f"(CASE WHEN {num_rel(p, c)} > 0 THEN {total} / {num_rel(p, c)} ELSE {total} END)"
 
 
 class YAAP(Measure):
@@ -181,14 +180,10 @@ class YAAP(Measure):
     def per_query(self, p: Any, c: Columns) -> str:
         level = c.level(p)
         s = f"coalesce(sum({_precision_here(c, level)}) FILTER (WHERE {c.relevant(level)} AND {c.within(p.k)}), 0)"
-        return f"ln((1.0 + {s}) / (1.0 + {num_rel_of(p, c)} - {s}))"
+        return f"ln((1.0 + {s}) / (1.0 + {num_rel(p, c)} - {s}))"
 
     def missing(self, p: Any, c: Columns) -> str:
         return f"ln(1.0 / (1.0 + {c.num_rel(c.level(p))}))"
-
-
-def num_rel_of(p: Any, c: Columns) -> str:
-    return f"any_value({c.num_rel(c.level(p))})"
 
 
 @hookimpl

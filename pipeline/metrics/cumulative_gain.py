@@ -20,10 +20,10 @@ class GainParams(MeasureParams):
     )
 
 
-def dcg(p: Any, c: Columns) -> str:
-    """SQL DCG of the ranking up to p.k."""
-    term = f"{c.gain(p.gain)} / {c.discount(p.discount)}"
-    return f"coalesce(sum({term}) FILTER (WHERE {c.within(p.k)}), 0)"
+def dcg_sql(c: Columns, gain: Gain, discount: str = "standard", k: int | None = None) -> str:
+    """SQL DCG of the ranking, up to rank k if given."""
+    term = f"{c.gain(gain)} / {c.discount(discount)}"
+    return f"coalesce(sum({term}) FILTER (WHERE {c.within(k)}), 0)"
 
 
 class DCG(Measure):
@@ -35,7 +35,7 @@ class DCG(Measure):
     cutoff = "k"
 
     def per_query(self, p: Any, c: Columns) -> str:
-        return dcg(p, c)
+        return dcg_sql(c, p.gain, p.discount, p.k)
 
 
 class nDCG(Measure):  # noqa: N801 -- the name users write
@@ -49,7 +49,7 @@ class nDCG(Measure):  # noqa: N801 -- the name users write
 
     def per_query(self, p: Any, c: Columns) -> str:
         ideal = f"any_value({c.ideal_dcg(p.gain, p.discount, p.k)})"
-        return f"(CASE WHEN {ideal} > 0 THEN {dcg(p, c)} / {ideal} ELSE 0 END)"
+        return f"(CASE WHEN {ideal} > 0 THEN {dcg_sql(c, p.gain, p.discount, p.k)} / {ideal} ELSE 0 END)"
 
 
 class IDCG(Measure):

@@ -12,6 +12,7 @@ from pydantic import Field
 
 from ..hookspecs import hookimpl
 from .base import Columns, Gain, LevelParams, Measure, MeasureParams
+from .cumulative_gain import dcg_sql
 
 
 class GainOnlyParams(MeasureParams):
@@ -20,10 +21,6 @@ class GainOnlyParams(MeasureParams):
 
 class RndcgParams(GainOnlyParams, LevelParams):
     pass
-
-
-def _gain_sum(c: Columns, p: Any) -> str:
-    return f"coalesce(sum({c.gain(p.gain)} / log2(rank + 1)), 0)"
 
 
 class BinG(Measure):
@@ -72,7 +69,9 @@ class nDCGRel(Measure):  # noqa: N801 -- the name users write
         g, dcg = c.gain(p.gain), c.dcg_so_far(p.gain)
         length, full = f"any_value({totals['length']})", f"any_value({totals['dcg']})"
         at_relevant = f"coalesce(sum({dcg} / coalesce({ideal['idcg']}, {totals['dcg']})) FILTER (WHERE {g} > 0), 0)"
-        unretrieved = f"({length} - count(*) FILTER (WHERE {g} > 0)) * {_gain_sum(c, p)} / {full}"
+        unretrieved = (
+            f"({length} - count(*) FILTER (WHERE {g} > 0)) * {dcg_sql(c, p.gain)} / {full}"
+        )
         total = f"({at_relevant} + {unretrieved})"
         return f"(CASE WHEN NOT isnan({total}) AND {total} > 0 THEN {total} / {length} ELSE 0 END)"
 
@@ -86,7 +85,7 @@ class RnDCG(Measure):
 
     def per_query(self, p: Any, c: Columns) -> str:
         ideal, totals = c.ideal_at_rank(p.gain), c.ideal_totals(p.gain)
-        dcg, full = _gain_sum(c, p), f"any_value({totals['dcg']})"
+        dcg, full = dcg_sql(c, p.gain), f"any_value({totals['dcg']})"
         # A level change after rank r <= n records DCG(r)/IDCG(r); changes after the run's end
         # record DCG(n)/IDCG; a run longer than the ideal list records DCG(n)/IDCG(full) once more.
         inside = f"coalesce(sum({c.dcg_so_far(p.gain)} / {ideal['idcg']}) FILTER (WHERE {ideal['change']}), 0)"
