@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import traceback
+import warnings
 from collections.abc import Sequence
 
-from .errors import ExitCode, IrpipeError
+from .errors import ExitCode, IrpipeError, IrpipeWarning
 
 __all__ = ["main"]
 
@@ -33,19 +36,49 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `irpipe` command; returns the exit code."""
-    args = _parser().parse_args(argv)
-    try:
-        return _dispatch(args)
-    except IrpipeError as exc:
-        if args.debug:
-            raise
-        from .console import print_error
+    """Entry point of the `irpipe` command; returns the exit code.
 
-        print_error(str(exc))
-        return exc.exit_code
-    except KeyboardInterrupt:
-        return 130
+    The one error boundary: a user error prints `Error: ...` and exits with its class's code; any
+    other exception is a bug (exit 1). `--debug` adds the traceback but keeps the exit code, so a
+    scheduler reads the same codes either way.
+    """
+    args = _parser().parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", IrpipeWarning)
+        warnings.showwarning = _show_warning
+        try:
+            return _dispatch(args)
+        except IrpipeError as exc:
+            return _fail(args, str(exc), exc.exit_code)
+        except KeyboardInterrupt:
+            return 130
+        except BrokenPipeError:
+            # `irpipe run spec | head`: the reader left after the outputs were written.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return ExitCode.OK
+        except Exception as exc:
+            return _fail(args, _internal(exc, args.debug), ExitCode.INTERNAL)
+
+
+def _internal(exc: Exception, debug: bool) -> str:
+    first = (str(exc).strip().splitlines() or [""])[0]
+    hint = "please report it" if debug else "rerun with --debug to see the traceback and report it"
+    return f"internal error (a bug in irpipe or a plugin): {type(exc).__name__}: {first}\n{hint}"
+
+
+def _fail(args: argparse.Namespace, message: str, code: int) -> int:
+    from .console import print_error
+
+    if args.debug:
+        traceback.print_exc()
+    print_error(message)
+    return code
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    from .console import print_warning
+
+    print_warning(str(message))
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ __all__ = [
     "PluginError",
     "InputDataError",
     "OutputError",
+    "IrpipeWarning",
 ]
 
 
@@ -48,3 +49,7 @@ class OutputError(IrpipeError):
     """An output cannot be written."""
 
     exit_code = ExitCode.OUTPUT
+
+
+class IrpipeWarning(UserWarning):
+    """Something worth saying that does not stop an evaluation (the CLI prints `Warning: ...`)."""

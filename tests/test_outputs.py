@@ -56,6 +56,7 @@ def test_manifest_records_settings_hashes_and_version(tmp_path, spec):
         "ordering": "trec_eval",
         "queries": "qrels",
         "compatibility": "trec_eval-10",
+        "input": "strict",
     }
     assert len(manifest["spec_sha256"]) == 64
     assert set(manifest["inputs_sha256"]) == {

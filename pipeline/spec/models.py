@@ -96,6 +96,11 @@ class Settings(StrictModel):
     compatibility: Literal["trec_eval-10", "trec_eval-9"] = Field(
         "trec_eval-10", description="trec_eval-9: float32 scores, (long)(p*R+0.9) recall cutoffs"
     )
+    input: Literal["strict", "lenient"] = Field(
+        "strict",
+        description="strict: reject scores and grades that are not plainly numbers; "
+        "lenient: read them as trec_eval does (C atof/atol: '1,5' is 1)",
+    )
 
     @property
     def query_set(self) -> str:

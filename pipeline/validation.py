@@ -1,0 +1,126 @@
+"""File-level input checks over the loaded tables, and the messages that input errors print.
+
+Pure like the readers: SQL builders and message text; `execute` runs the SQL. In the normal path a
+file costs one aggregate over its loaded rows (`summary`) beyond the load itself; the reports with
+line numbers (`Load.problems`, `duplicates`) read a file again only once it is known to be bad.
+"""
+
+from __future__ import annotations
+
+from .readers import Load, Statement, literal_path, numbered_lines
+from .sql import quote_identifier
+
+__all__ = [
+    "MAX_REPORTED",
+    "discard",
+    "duplicates",
+    "duplicates_message",
+    "empty_message",
+    "no_shared_queries_message",
+    "problems_message",
+    "shared_queries",
+    "summary",
+]
+
+MAX_REPORTED = 5
+
+
+def _where(load: Load) -> str:
+    return f"FROM {quote_identifier(load.table)} WHERE {quote_identifier(load.key)} = ?"
+
+
+def summary(load: Load) -> Statement:
+    """(rows, bad rows, distinct (qid, docno) hashes) of one loaded file, in one scan.
+
+    Counting 64-bit hashes is cheaper than counting string pairs. A hash collision can only make
+    `duplicates` look for a duplicate it then does not find; it can never hide one.
+    """
+    sql = f"""SELECT count(*), count(*) FILTER (WHERE NOT ok), count(DISTINCT hash(qid, docno))
+        {_where(load)}"""
+    return Statement(sql, [load.name])
+
+
+def discard(load: Load) -> Statement:
+    """Remove a file's rows (before it is read again by the general pass)."""
+    return Statement(f"DELETE {_where(load)}", [load.name])
+
+
+def duplicates(load: Load) -> Statement:
+    """The first duplicate (qid, docno) pairs, each with its line numbers, and how many there are."""
+    sql = f"""
+WITH dup AS (SELECT qid, docno {_where(load)} GROUP BY qid, docno HAVING count(*) > 1)
+SELECT d.qid, d.docno, list(n.line_no ORDER BY n.line_no), (SELECT count(*) FROM dup)
+FROM dup d JOIN ({numbered_lines()}) n ON n.f[1] = d.qid AND n.f[3] = d.docno
+GROUP BY d.qid, d.docno
+ORDER BY min(n.line_no)
+LIMIT {MAX_REPORTED}"""
+    return Statement(sql, [load.name, literal_path(load.path)])
+
+
+def shared_queries(load: Load) -> Statement:
+    """For a run: (queries it shares with its collection's qrels, a few of its queries, a few of
+    the qrels' queries)."""
+    sql = """
+WITH run AS (SELECT DISTINCT qid FROM run_rows WHERE run = ?),
+judged AS (SELECT DISTINCT qid FROM qrels WHERE collection = ?)
+SELECT (SELECT count(*) FROM run SEMI JOIN judged USING (qid)),
+    (SELECT list(qid ORDER BY qid)[1:3] FROM run),
+    (SELECT list(qid ORDER BY qid)[1:3] FROM judged)"""
+    return Statement(sql, [load.name, load.collection])
+
+
+_LENIENT_HINT = (
+    "hint: trec_eval reads a number by its numeric prefix ('1,5' as 1, 'abc' as 0, 'nan' as NaN); "
+    "`settings: {input: lenient}` reads them the same way"
+)
+
+
+def problems_message(load: Load, rows: list[tuple], bad_lines: int) -> str:
+    """One line per reported bad line (`file:line: problem: 'text'`), then how many more."""
+    lines = [
+        f"{load.path}:{no}: {problem}: {text!r}{_nul_hint(text)}" for no, text, problem in rows
+    ]
+    if bad_lines > len(rows):
+        lines.append(f"{load.path}: {bad_lines - len(rows)} more bad lines")
+    if any(" must be a" in problem for _, _, problem in rows):
+        lines.append(_LENIENT_HINT)
+    return "\n".join(lines)
+
+
+def _nul_hint(text: str) -> str:
+    return " (NUL bytes: is the file UTF-16 or binary?)" if "\x00" in text else ""
+
+
+def duplicates_message(load: Load, rows: list[tuple]) -> str:
+    """Each duplicate pair at its first line, with the lines that repeat it."""
+    what = "judged" if load.table == "qrels" else "retrieved"
+    lines = [
+        f"{load.path}:{numbers[0]}: document {docno!r} is {what} twice for query {qid!r} "
+        f"(again on line {', '.join(map(str, numbers[1:]))})"
+        for qid, docno, numbers, _ in rows
+    ]
+    total = rows[0][3]
+    lines.append(
+        f"{load.path}: {total} duplicate (qid, docno) pair{'s' * (total != 1)}; "
+        "a document may appear once per query (trec_eval stops on duplicates too)"
+    )
+    return "\n".join(lines)
+
+
+def empty_message(load: Load) -> str:
+    """A file with no data line."""
+    return f"{load.path}: no data: the file is empty or holds only blank and comment lines"
+
+
+def no_shared_queries_message(load: Load, row: tuple) -> str:
+    """A run none of whose queries is judged in its collection: almost always the wrong file."""
+    _, run_qids, qrels_qids = row
+    return (
+        f"{load.path}: run '{load.name}' shares no query with collection '{load.collection}' "
+        f"(run queries: {_examples(run_qids)}; qrels queries: {_examples(qrels_qids)}); "
+        "is it the right run file, or the right collection?"
+    )
+
+
+def _examples(qids: list[str] | None) -> str:
+    return ", ".join(map(repr, qids or [])) + ", ..."
