@@ -151,6 +151,8 @@ def _field_count(op: str, n: int, names: str) -> Rule:
 # Only the fast pass can see an empty field (two separators in a row); it sends the line to the
 # general pass, which cannot produce one.
 _EMPTY_FIELD = Rule("list_contains(f, '')", "'an empty field'")
+# Valid UTF-8 can still be binary, or UTF-16 without a byte-order mark: NUL never occurs in text.
+_NUL = Rule("contains(line, chr(0))", "'a NUL byte: not a text file (UTF-16, or binary?)'")
 
 
 def _atol(expr: str, sql_type: str) -> str:
@@ -187,12 +189,12 @@ _LENIENT_SCORE = f"""CASE WHEN {_PLAIN_SCORE} THEN {_STRICT_SCORE}
 
 
 def _load(path: Path, table: str, key: str, name: str, select: str, rules: list[Rule]) -> Load:
-    rules = [_EMPTY_FIELD, *rules]
+    rules = [_NUL, _EMPTY_FIELD, *rules]
     bad = "coalesce(" + " OR ".join(f"({r.bad})" for r in rules) + ", true)"
     explain = " ".join(f"WHEN {r.bad} THEN {r.problem}" for r in rules)
 
     def insert(fields: str) -> Statement:
-        lines = f"SELECT {fields} AS f FROM {_READ} WHERE NOT ({_SKIP})"
+        lines = f"SELECT line, {fields} AS f FROM {_READ} WHERE NOT ({_SKIP})"
         sql = f"INSERT INTO {quote_identifier(table)} SELECT ?, {select}, NOT {bad} FROM ({lines})"
         return Statement(sql, [name, literal_path(path)])
 

@@ -78,25 +78,30 @@ _LENIENT_HINT = (
 def problems_message(load: Load, rows: list[tuple], bad_lines: int) -> str:
     """One line per reported bad line (`file:line: problem: 'text'`), then how many more."""
     lines = [
-        f"{load.path}:{no}: {problem}: {text!r}{_nul_hint(text)}" for no, text, problem in rows
+        f"{load.path}:{no}: {_printable(problem)}: {_clip(text)!r}" for no, text, problem in rows
     ]
-    if bad_lines > len(rows):
-        lines.append(f"{load.path}: {bad_lines - len(rows)} more bad lines")
-    if any(" must be a" in problem for _, _, problem in rows):
+    more = bad_lines - len(rows)
+    if more:
+        lines.append(f"{load.path}: {more} more bad line{'s' * (more != 1)}")
+    if any(p.startswith(("the score must", "the relevance grade must")) for _, _, p in rows):
         lines.append(_LENIENT_HINT)
     return "\n".join(lines)
 
 
-def _nul_hint(text: str) -> str:
-    return " (NUL bytes: is the file UTF-16 or binary?)" if "\x00" in text else ""
+def _clip(text: str, width: int = 160) -> str:
+    return text if len(text) <= width else text[:width] + "..."
+
+
+def _printable(text: str) -> str:
+    # A field quoted in a message may hold control characters: show them escaped, never raw.
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def duplicates_message(load: Load, rows: list[tuple]) -> str:
     """Each duplicate pair at its first line, with the lines that repeat it."""
-    what = "judged" if load.table == "qrels" else "retrieved"
     lines = [
-        f"{load.path}:{numbers[0]}: document {docno!r} is {what} twice for query {qid!r} "
-        f"(again on line {', '.join(map(str, numbers[1:]))})"
+        f"{load.path}:{numbers[0]}: query {qid!r} has document {docno!r} again on "
+        f"line{'s' * (len(numbers) > 2)} {', '.join(map(str, numbers[1:]))}"
         for qid, docno, numbers, _ in rows
     ]
     total = rows[0][3]
