@@ -101,7 +101,7 @@ def duplicates_message(load: Load, rows: list[tuple]) -> str:
     """Each duplicate pair at its first line, with the lines that repeat it."""
     lines = [
         f"{load.path}:{numbers[0]}: query {qid!r} has document {docno!r} again on "
-        f"line{'s' * (len(numbers) > 2)} {', '.join(map(str, numbers[1:]))}"
+        f"line{'s' * (len(numbers) > 2)} {_numbers(numbers[1:])}"
         for qid, docno, numbers, _ in rows
     ]
     total = rows[0][3]
@@ -110,6 +110,12 @@ def duplicates_message(load: Load, rows: list[tuple]) -> str:
         "a document may appear once per query (trec_eval stops on duplicates too)"
     )
     return "\n".join(lines)
+
+
+def _numbers(numbers: list[int]) -> str:
+    shown = ", ".join(map(str, numbers[:MAX_REPORTED]))
+    more = len(numbers) - MAX_REPORTED
+    return f"{shown} and {more} more" if more > 0 else shown
 
 
 def empty_message(load: Load) -> str:
