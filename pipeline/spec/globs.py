@@ -28,13 +28,14 @@ def expand_run_globs(data: Any, base_dir: Path, lines: dict[tuple, int], spec_pa
     expanded: dict[Any, Any] = {}
     for name, run in runs.items():
         pattern = run.get("path") if isinstance(run, dict) else None
+        where = _where(spec_path, lines, name)
         if not _is_pattern(pattern, base_dir):
-            _add(expanded, name, run, spec_path, lines)
+            _add(expanded, name, run, where)
             continue
-        for file in _matches(pattern, base_dir, _where(spec_path, lines, name)):
+        for file in _matches(pattern, base_dir, where):
             new = f"{name}/{_stem(file)}"
+            _add(expanded, new, {**run, "path": file}, f"{where}: {file}")
             _copy_lines(lines, name, new)
-            _add(expanded, new, {**run, "path": file}, spec_path, lines)
     return {**data, "runs": expanded}
 
 
@@ -58,10 +59,10 @@ def _stem(file: str) -> str:
     return Path(name[:-3] if name.endswith(".gz") else name).stem
 
 
-def _add(runs: dict, name: Any, run: Any, spec_path: Path, lines: dict[tuple, int]) -> None:
+def _add(runs: dict, name: Any, run: Any, where: str) -> None:
     if name in runs:
         raise SpecError(
-            f"{_where(spec_path, lines, name)}: two runs are named '{name}' "
+            f"{where}: two runs are named '{name}' "
             "(a pattern's files are named <run>/<file name without suffix>); rename one"
         )
     runs[name] = run
