@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 import traceback
 import warnings
 from collections.abc import Sequence
+from contextlib import contextmanager
 
 from .errors import ExitCode, IrpipeError, IrpipeWarning
 
@@ -43,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     scheduler reads the same codes either way.
     """
     args = _parser().parse_args(argv)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _terminate_cleanly():
         warnings.simplefilter("always", IrpipeWarning)
         warnings.showwarning = _show_warning
         try:
@@ -52,12 +55,35 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _fail(args, str(exc), exc.exit_code)
         except KeyboardInterrupt:
             return 130
+        except _Terminated:
+            return _fail(args, "terminated (SIGTERM); temporary files were removed", 143)
         except BrokenPipeError:
             # `irpipe run spec | head`: the reader left after the outputs were written.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return ExitCode.OK
         except Exception as exc:
             return _fail(args, _internal(exc, args.debug), ExitCode.INTERNAL)
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised where the program is, so that `finally` blocks remove temporary files."""
+
+
+@contextmanager
+def _terminate_cleanly():
+    # A scheduler stops a job with SIGTERM, which by default ends Python without unwinding.
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise _Terminated
 
 
 def _internal(exc: Exception, debug: bool) -> str:

@@ -109,15 +109,10 @@ def load_run(
     """
     strict = mode == "strict"
     rank = "TRY_CAST(f[4] AS BIGINT)" if strict else _atol("f[4]", "BIGINT")
-    score = _STRICT_SCORE if strict else _LENIENT_SCORE
-    rules = [_field_count("<", 6, RUN_FIELDS), *(_STRICT_SCORE_RULES if strict else [])]
-    if not strict:
-        rules.append(
-            Rule(
-                f"{score} IS NULL",
-                f"'hexadecimal scores are not read, found ' || {_quoted('f[5]')}",
-            )
-        )
+    score, score_rules = (
+        (_STRICT_SCORE, _STRICT_SCORE_RULES) if strict else (_LENIENT_SCORE, _LENIENT_SCORE_RULES)
+    )
+    rules = [_field_count("<", 6, RUN_FIELDS), *score_rules]
     if use_rank:
         rules += _integer_rules("f[4]", rank, "the rank (settings.ordering: rank)", strict)
     load = _load(path, "run_rows", "run", run, f"f[1], f[3], {rank}, {score}", rules)
@@ -186,6 +181,12 @@ _ATOF_PREFIX = "'^[+-]?(([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?|(?i:inf(i
 _LENIENT_SCORE = f"""CASE WHEN {_PLAIN_SCORE} THEN {_STRICT_SCORE}
     WHEN regexp_matches(f[5], '^[+-]?0[xX]') THEN NULL
     ELSE coalesce(TRY_CAST(nullif(regexp_extract(f[5], {_ATOF_PREFIX}), '') AS DOUBLE), 0.0) END"""
+_LENIENT_SCORE_RULES = [
+    Rule(
+        f"({_LENIENT_SCORE}) IS NULL",
+        f"'hexadecimal scores are not read, found ' || {_quoted('f[5]')}",
+    )
+]
 
 
 def _load(path: Path, table: str, key: str, name: str, select: str, rules: list[Rule]) -> Load:

@@ -196,6 +196,8 @@ CASES = [
     Case("spec_unknown_collection", spec(lambda s: s["runs"]["r"].update(collection="d")), SPEC_ERROR, r"/spec\.yaml:\d+: runs\.r\.collection: unknown collection 'd'"),
     Case("spec_output_twice", spec(add_output("out/summary.csv")), SPEC_ERROR, r"/spec\.yaml:\d+: outputs\.3\.path: .*summary\.csv is also outputs\.0"),
     Case("spec_output_replaces_input", spec(lambda s: (add_output("run.txt.csv")(s), qrels_path("run.txt.csv")(s)), write("run.txt.csv", QRELS)), SPEC_ERROR, r"/spec\.yaml:\d+: outputs\.3\.path: .*run\.txt\.csv is an input of this spec"),
+    Case("spec_run_not_a_mapping", spec(lambda s: s["runs"].update(r=["run.txt"])), SPEC_ERROR, r"/spec\.yaml:\d+: runs\.r: expected a mapping with the keys: path, collection"),
+    Case("spec_path_not_a_string", spec(run_path(3)), SPEC_ERROR, r"/spec\.yaml:\d+: runs\.r\.path: expected a file path \(a string\)"),
     Case("spec_unknown_metric", spec(lambda s: s["metrics"].append("nDGC@10")), SPEC_ERROR, r"/spec\.yaml:\d+: metrics\.2: unknown metric 'nDGC'; did you mean 'nDCG'"),
     Case("spec_duplicate_key", write("spec.yaml", yaml.safe_dump(SPEC) + "metrics: [AP]\n"), SPEC_ERROR, r"/spec\.yaml:\d+: metrics: duplicate key"),
     Case("spec_yaml_tag", write("spec.yaml", "collections: !!python/object/apply:os.system ['true']\n"), SPEC_ERROR, r"/spec\.yaml:1: invalid YAML: tag"),

@@ -125,3 +125,21 @@ def test_warnings_are_one_line_and_do_not_fail_the_run(quickstart):
         and "collections.spare: no run is evaluated" in result.stderr
     )
     assert "warnings.warn" not in result.stderr
+
+
+def test_sigterm_unwinds_and_exits_143(monkeypatch, capsys):
+    import os
+    import signal
+    import time
+
+    from pipeline import cli, commands
+
+    def stopped_by_the_scheduler(args):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the signal arrives long before this ends
+        return 0
+
+    monkeypatch.setattr(commands, "metrics", stopped_by_the_scheduler)
+    assert cli.main(["metrics"]) == 143
+    assert "Error: terminated (SIGTERM)" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGTERM) is not cli._raise_terminated

@@ -12,6 +12,7 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import IrpipeWarning, SpecError
+from . import models
 from .globs import expand_run_globs
 from .models import Spec, did_you_mean
 
@@ -53,9 +54,9 @@ def parse_spec_text(text: str, path: Path, sha256: str = "") -> LoadedSpec:
     try:
         node = _compose(text, path)
         data = _to_python(node, path, (), _Budget()) if node is not None else None
+        lines = dict(_key_lines(node, ())) if node is not None else {}
     except RecursionError:
         raise SpecError(f"{path}: invalid YAML: nested too deeply to be a spec") from None
-    lines = dict(_key_lines(node, ())) if node is not None else {}
     if not isinstance(data, dict):
         raise SpecError(
             f"{path}: the spec must be a YAML mapping with keys such as 'runs' and 'metrics'"
@@ -190,5 +191,16 @@ def _first_error(exc: ValidationError, loaded: LoadedSpec) -> str:
         loc = tuple(error["loc"])
         if error["type"] == "unknown_key":
             loc = (*loc, error["ctx"]["key"])
-        messages.append(f"{loaded.where(*loc)}: {error['msg']}")
+        messages.append(f"{loaded.where(*loc)}: {_message(error)}")
     return "\n".join(dict.fromkeys(messages))
+
+
+def _message(error: dict) -> str:
+    """pydantic's message, in the spec's terms where pydantic speaks of Python classes."""
+    if error["type"] == "model_type":
+        model = getattr(models, error["ctx"]["class_name"], None)
+        if model is not None:
+            return f"expected a mapping with the keys: {', '.join(model.model_fields)}"
+    if error["type"] == "is_instance_of" and error["ctx"].get("class") == "Path":
+        return "expected a file path (a string)"
+    return error["msg"]
