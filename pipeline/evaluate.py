@@ -51,7 +51,8 @@ def _check_files(loaded: LoadedSpec) -> None:
     inputs += [(("runs", n, "path"), r.path) for n, r in spec.runs.items()]
     for key, path in inputs:
         if not path.is_file():
-            problem = "is a directory" if path.is_dir() else "does not exist"
+            problem = "does not exist" if not path.exists() else "is not a regular file"
+            problem = "is a directory" if path.is_dir() else problem
             raise SpecError(f"{loaded.where(*key)}: {path} {problem}")
 
 

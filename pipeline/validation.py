@@ -85,7 +85,21 @@ def problems_message(load: Load, rows: list[tuple], bad_lines: int) -> str:
         lines.append(f"{load.path}: {more} more bad line{'s' * (more != 1)}")
     if any(p.startswith(("the score must", "the relevance grade must")) for _, _, p in rows):
         lines.append(_LENIENT_HINT)
+    swapped = _swapped(load, [p for _, _, p in rows])
+    if swapped:
+        lines.append(f"hint: the lines look like a {swapped} file; are the qrels and run swapped?")
     return "\n".join(lines)
+
+
+def _swapped(load: Load, problems: list[str]) -> str | None:
+    """'run' or 'qrels' when every bad line has the other file's field count."""
+    found = [p.rpartition("found ")[2] for p in problems if p.startswith("expected ")]
+    if not found or len(found) != len(problems) or not all(f.isdigit() for f in found):
+        return None
+    counts = {int(f) for f in found}
+    if load.table == "qrels" and min(counts) >= 6:
+        return "run"
+    return "qrels" if load.table == "run_rows" and counts == {4} else None
 
 
 def _clip(text: str, width: int = 160) -> str:

@@ -174,6 +174,7 @@ CASES = [
     # qrels files
     Case("qrels_3_fields", line("qrels.txt", 2, "1 0 b"), DATA_ERROR, r"/qrels\.txt:2: expected 4 fields \(qid iter docno rel\), found 3"),
     Case("qrels_5_fields", line("qrels.txt", 3, "1 0 c 1 extra"), DATA_ERROR, r"/qrels\.txt:3: expected 4 fields .*found 5"),
+    Case("qrels_and_run_swapped", spec(lambda s: (run_path("qrels.txt")(s), qrels_path("run.txt")(s))), DATA_ERROR, r"/run\.txt:1: expected 4 fields .*found 6(.|\n)*hint: the lines look like a run file; are the qrels and run swapped\?"),
     Case("qrels_grade_decimal", line("qrels.txt", 1, "1 0 a 1.7"), DATA_ERROR, r"/qrels\.txt:1: the relevance grade must be an integer, found '1\.7'"),
     Case("qrels_grade_suffix", line("qrels.txt", 1, "1 0 a 2x"), DATA_ERROR, r"/qrels\.txt:1: the relevance grade must be an integer, found '2x'"),
     Case("qrels_grade_text", line("qrels.txt", 4, "2 0 d high"), DATA_ERROR, r"/qrels\.txt:4: the relevance grade must be an integer, found 'high'"),
