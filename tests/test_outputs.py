@@ -160,3 +160,25 @@ def test_names_labels_and_paths_are_data_never_sql(tmp_path, write_spec):
     assert rows.fetchall() == [(run, collection, label, 1.0, 2)]
     markdown = (tmp_path / "out/s.md").read_text().splitlines()
     assert markdown[0] == "| run | collection | P@1 \\| \"x' |"
+
+
+def test_signals_wait_until_every_output_is_renamed(tmp_path, spec, monkeypatch):
+    import os
+    import signal
+
+    events: list[str] = []
+    real_replace = os.replace
+
+    def replace(source, target):
+        if not events:
+            os.kill(os.getpid(), signal.SIGTERM)  # the scheduler stops the job mid-rename
+        events.append("rename")
+        real_replace(source, target)
+
+    previous = signal.signal(signal.SIGTERM, lambda *_: events.append("signal"))
+    try:
+        monkeypatch.setattr(os, "replace", replace)
+        evaluate(spec([{"path": "out/a.csv"}, {"path": "out/b.csv"}]))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert events == ["rename"] * 4 + ["signal"]
