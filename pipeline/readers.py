@@ -3,7 +3,7 @@
 Readers are pure: they return SQL (with bound parameters) and `execute` runs it. A file is read by
 DuckDB line by line (plain or gzip-compressed) in up to three steps:
   fast      split each line on single spaces or tabs: one parallel pass, right for nearly every file;
-  general   only if the fast pass flagged a line: split on any run of spaces and tabs (slower);
+  general   only if the fast pass flagged a line: split on any run of C whitespace (slower);
   problems  only if lines are still bad: number the lines and report the first few.
 Lines that are blank or whose first non-blank character is '#' are skipped. What a line must hold is
 a list of `Rule`s over its fields `f` (README "Input rules"): the `strict` mode rejects numbers that
@@ -81,9 +81,12 @@ RUN_FIELDS = "qid Q0 docno rank score tag"
 
 _READ = """read_csv(?, columns = {'line': 'VARCHAR'}, header = false, delim = '\\x1f', quote = '',
                     escape = '', auto_detect = false, strict_mode = false)"""
-_SKIP = "line IS NULL OR regexp_matches(line, '^[ \\t]*(#|$)')"
+_SKIP = "line IS NULL OR regexp_matches(line, '^[ \\t\\v\\f]*(#|$)')"
 _FAST_FIELDS = "string_split(replace(line, '\\t', ' '), ' ')"
-_ALL_FIELDS = "string_split(trim(regexp_replace(line, '[ \\t]+', ' ', 'g')), ' ')"
+_ALL_FIELDS = "string_split(trim(regexp_replace(line, '[ \\t\\v\\f]+', ' ', 'g')), ' ')"
+# Lines the fast split cannot take: two separators in a row (an empty field), or a vertical tab or
+# form feed, which C's isspace (and so trec_eval) also counts as separators. The general pass can.
+_NOT_FAST = "list_contains(f, '') OR contains(line, chr(11)) OR contains(line, chr(12))"
 
 
 def load_qrels(collection: str, path: Path, mode: str = "strict") -> Load:
@@ -143,9 +146,6 @@ def _field_count(op: str, n: int, names: str) -> Rule:
     return Rule(f"len(f) {op} {n}", f"'expected {n} fields ({names}), found ' || len(f)")
 
 
-# Only the fast pass can see an empty field (two separators in a row); it sends the line to the
-# general pass, which cannot produce one.
-_EMPTY_FIELD = Rule("list_contains(f, '')", "'an empty field'")
 # Valid UTF-8 can still be binary, or UTF-16 without a byte-order mark: NUL never occurs in text.
 _NUL = Rule("contains(line, chr(0))", "'a NUL byte: not a text file (UTF-16, or binary?)'")
 
@@ -190,11 +190,11 @@ _LENIENT_SCORE_RULES = [
 
 
 def _load(path: Path, table: str, key: str, name: str, select: str, rules: list[Rule]) -> Load:
-    rules = [_NUL, _EMPTY_FIELD, *rules]
+    rules = [_NUL, *rules]
     bad = "coalesce(" + " OR ".join(f"({r.bad})" for r in rules) + ", true)"
     explain = " ".join(f"WHEN {r.bad} THEN {r.problem}" for r in rules)
 
-    def insert(fields: str) -> Statement:
+    def insert(fields: str, bad: str) -> Statement:
         lines = f"SELECT line, {fields} AS f FROM {_READ} WHERE NOT ({_SKIP})"
         sql = f"INSERT INTO {quote_identifier(table)} SELECT ?, {select}, NOT {bad} FROM ({lines})"
         return Statement(sql, [name, literal_path(path)])
@@ -206,7 +206,7 @@ def _load(path: Path, table: str, key: str, name: str, select: str, rules: list[
         table=table,
         key=key,
         name=name,
-        fast=insert(_FAST_FIELDS),
-        general=insert(_ALL_FIELDS),
+        fast=insert(_FAST_FIELDS, f"({_NOT_FAST} OR {bad})"),
+        general=insert(_ALL_FIELDS, bad),
         problems=Statement(problems, [literal_path(path)]),
     )

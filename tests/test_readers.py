@@ -109,3 +109,20 @@ def test_a_path_with_glob_characters_reads_exactly_that_file(tmp_path, write_spe
         "metrics": ["RR"],
     }
     assert evaluate(write_spec(spec), write=False).aggregate()[0][3] == 1.0
+
+
+def test_vertical_tabs_and_form_feeds_separate_fields_as_in_c(tmp_path, write_spec):
+    from pipeline import evaluate
+
+    def per_query(run_text: str) -> list[tuple]:
+        (tmp_path / "qrels.txt").write_text(QRELS)
+        (tmp_path / "run.txt").write_text(run_text)  # not via trec_files: splitlines splits on \v
+        spec = {
+            "collections": {"c": {"qrels": "qrels.txt"}},
+            "runs": {"r": {"path": "run.txt", "collection": "c"}},
+            "metrics": METRICS,
+        }
+        return evaluate(write_spec(spec), write=False).per_query()
+
+    expected = per_query(RUN)
+    assert per_query(RUN.replace(" 2.5 ", "\x0b2.5\x0c ") + "\x0c\n") == expected
