@@ -37,17 +37,17 @@ def execute(plan: Plan, con: duckdb.DuckDBPyConnection | None = None) -> duckdb.
 def _load(con: duckdb.DuckDBPyConnection, load: Load) -> None:
     """Fast pass; the general pass only if a line was flagged; then the file-level checks."""
     con.execute(load.fast.sql, load.fast.params)
-    rows, bad, pairs = _one(con, check.summary(load))
+    rows, bad = _one(con, check.summary(load))
     if bad:
         _run(con, check.discard(load))
         con.execute(load.general.sql, load.general.params)
-        rows, bad, pairs = _one(con, check.summary(load))
+        rows, bad = _one(con, check.summary(load))
         if bad:
             found = con.execute(load.problems.sql, load.problems.params).fetchall()
             raise InputDataError(check.problems_message(load, found, bad))
     if rows == 0:
         raise InputDataError(check.empty_message(load))
-    if pairs < rows:
+    if _one(con, check.maybe_duplicates(load))[0]:
         found = _all(con, check.duplicates(load))
         if found:
             raise InputDataError(check.duplicates_message(load, found))

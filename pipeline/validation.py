@@ -16,6 +16,7 @@ __all__ = [
     "duplicates",
     "duplicates_message",
     "empty_message",
+    "maybe_duplicates",
     "no_shared_queries_message",
     "problems_message",
     "shared_queries",
@@ -30,13 +31,20 @@ def _where(load: Load) -> str:
 
 
 def summary(load: Load) -> Statement:
-    """(rows, bad rows, distinct (qid, docno) hashes) of one loaded file, in one scan.
+    """(rows, bad rows) of one loaded file."""
+    return Statement(f"SELECT count(*), count(*) FILTER (WHERE NOT ok) {_where(load)}", [load.name])
 
-    Counting 64-bit hashes is cheaper than counting string pairs. A hash collision can only make
-    `duplicates` look for a duplicate it then does not find; it can never hide one.
+
+def maybe_duplicates(load: Load) -> Statement:
+    """How many rows share their (qid, docno) hash with the row before, in hash order.
+
+    0 proves there is no duplicate: equal pairs have equal hashes, which sorting makes neighbours.
+    Sorting 64-bit hashes is cheaper than a hash table of string pairs (or of hashes). A collision
+    can only send `duplicates` looking for a duplicate it then does not find.
     """
-    sql = f"""SELECT count(*), count(*) FILTER (WHERE NOT ok), count(DISTINCT hash(qid, docno))
-        {_where(load)}"""
+    sql = f"""SELECT count(*) FILTER (WHERE h = previous) FROM (
+        SELECT h, lag(h) OVER (ORDER BY h) AS previous
+        FROM (SELECT hash(qid, docno) AS h {_where(load)}))"""
     return Statement(sql, [load.name])
 
 
