@@ -1,8 +1,10 @@
 """File-level input checks over the loaded tables, and the messages that input errors print.
 
 Pure like the readers: SQL builders and message text; `execute` runs the SQL. In the normal path a
-file costs one aggregate over its loaded rows (`summary`) beyond the load itself; the reports with
-line numbers (`Load.problems`, `duplicates`) read a file again only once it is known to be bad.
+file costs, beyond the load itself, a count (`summary`), a sort of one 64-bit hash per row
+(`maybe_duplicates`) and, for a run, its distinct queries (`shared_queries`), all over the loaded
+table. The reports with line numbers (`Load.problems`, `duplicates`) read a file again only once it
+is known to be bad.
 """
 
 from __future__ import annotations
