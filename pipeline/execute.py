@@ -36,14 +36,14 @@ def execute(plan: Plan, con: duckdb.DuckDBPyConnection | None = None) -> duckdb.
 
 def _load(con: duckdb.DuckDBPyConnection, load: Load) -> None:
     """Fast pass; the general pass only if a line was flagged; then the file-level checks."""
-    con.execute(load.fast.sql, load.fast.params)
+    _run(con, load.fast)
     rows, bad = _one(con, check.summary(load))
     if bad:
         _run(con, check.discard(load))
-        con.execute(load.general.sql, load.general.params)
+        _run(con, load.general)
         rows, bad = _one(con, check.summary(load))
         if bad:
-            found = con.execute(load.problems.sql, load.problems.params).fetchall()
+            found = _all(con, load.problems)
             raise InputDataError(check.problems_message(load, found, bad))
     if rows == 0:
         raise InputDataError(check.empty_message(load))
