@@ -54,9 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except IrpipeError as exc:
             return _fail(args, str(exc), exc.exit_code)
         except KeyboardInterrupt:
-            return 130
+            return ExitCode.INTERRUPTED
         except _Terminated:
-            return _fail(args, "terminated (SIGTERM); temporary files were removed", 143)
+            message = "terminated (SIGTERM); temporary files were removed"
+            return _fail(args, message, ExitCode.TERMINATED)
         except BrokenPipeError:
             # `irpipe run spec | head`: the reader left after the outputs were written.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

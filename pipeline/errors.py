@@ -21,6 +21,8 @@ class ExitCode:
     SPEC = 2
     INPUT_DATA = 3
     OUTPUT = 4
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
+    TERMINATED = 143  # SIGTERM (128 + 15), how schedulers stop a job
 
 
 class IrpipeError(Exception):
