@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import threading
+import traceback
+import warnings
 from collections.abc import Sequence
+from contextlib import contextmanager
 
-from .errors import ExitCode, IrpipeError
+from .errors import ExitCode, IrpipeError, IrpipeWarning
 
 __all__ = ["main"]
 
@@ -36,25 +42,84 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `irpipe` command; returns the exit code."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Entry point of the `irpipe` command; returns the exit code.
+
+    The one error boundary: a user error prints `Error: ...` and exits with its class's code; any
+    other exception is a bug (exit 1). `--debug` adds the traceback but keeps the exit code, so a
+    scheduler reads the same codes either way.
+    """
+    args = _trec_eval_args(list(sys.argv[1:] if argv is None else argv))
+    args = args or _parser().parse_args(argv)
+    with warnings.catch_warnings(), _terminate_cleanly():
+        warnings.simplefilter("always", IrpipeWarning)
+        warnings.showwarning = _show_warning
+        try:
+            return _dispatch(args)
+        except IrpipeError as exc:
+            return _fail(args, str(exc), exc.exit_code)
+        except KeyboardInterrupt:
+            return ExitCode.INTERRUPTED
+        except _Terminated:
+            message = "terminated (SIGTERM); temporary files were removed"
+            return _fail(args, message, ExitCode.TERMINATED)
+        except BrokenPipeError:
+            # `irpipe run spec | head`: the reader left after the outputs were written.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return ExitCode.OK
+        except Exception as exc:
+            return _fail(args, _internal(exc, args.debug), ExitCode.INTERNAL)
+
+
+def _trec_eval_args(argv: list[str]) -> argparse.Namespace | None:
+    """`irpipe [--debug] trec-eval ...`: trec_eval's own flags (getopt: -l2, -M100, ...) go to its
+    module untouched, so argparse never sees them."""
     debug = argv[:1] == ["--debug"]
+    if argv[int(debug) : int(debug) + 1] != ["trec-eval"]:
+        return None
+    rest = argv[int(debug) + 1 :]
+    return argparse.Namespace(command="trec_eval", debug=debug, version=False, arguments=rest)
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised where the program is, so that `finally` blocks remove temporary files."""
+
+
+@contextmanager
+def _terminate_cleanly():
+    # A scheduler stops a job with SIGTERM, which by default ends Python without unwinding.
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
-        if argv[int(debug) : int(debug) + 1] == ["trec-eval"]:
-            # trec_eval's own flags (getopt: -l2, -M100, ...) are parsed by its module, untouched.
-            from .trec_eval.command import main as trec_eval_main
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
-            return trec_eval_main(argv[int(debug) + 1 :])
-        return _dispatch(_parser().parse_args(argv))
-    except IrpipeError as exc:
-        if debug:
-            raise
-        from .console import print_error
 
-        print_error(str(exc))
-        return exc.exit_code
-    except KeyboardInterrupt:
-        return 130
+def _raise_terminated(signum, frame) -> None:
+    raise _Terminated
+
+
+def _internal(exc: Exception, debug: bool) -> str:
+    first = (str(exc).strip().splitlines() or [""])[0]
+    hint = "please report it" if debug else "rerun with --debug to see the traceback and report it"
+    return f"internal error (a bug in irpipe or a plugin): {type(exc).__name__}: {first}\n{hint}"
+
+
+def _fail(args: argparse.Namespace, message: str, code: int) -> int:
+    from .console import print_error
+
+    if args.debug:
+        traceback.print_exc()
+    print_error(message)
+    return code
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    from .console import print_warning
+
+    print_warning(str(message))
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -6,7 +6,7 @@ import argparse
 
 from .errors import ExitCode
 
-__all__ = ["compile", "metrics", "plugins", "run", "validate"]
+__all__ = ["compile", "metrics", "plugins", "run", "trec_eval", "validate"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,3 +67,10 @@ def plugins(args: argparse.Namespace) -> int:
         hooks = sorted(caller.name for caller in pm.get_hookcallers(plugin) or [])
         print(f"{name}\t{', '.join(hooks)}")
     return ExitCode.OK
+
+
+def trec_eval(args: argparse.Namespace) -> int:
+    """`irpipe trec-eval [flags] QRELS RUN`: trec_eval 10.0's command line and exit codes."""
+    from .trec_eval.command import main
+
+    return main(args.arguments)

@@ -95,8 +95,9 @@ def compile_plan(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> Plan:
     """The plan for a validated spec and its resolved metrics."""
     spec = loaded.spec
     settings = spec.settings
-    loads = [load_qrels(name, c.qrels) for name, c in spec.collections.items()]
-    loads += [load_run(name, r.path) for name, r in spec.runs.items()]
+    mode, use_rank = settings.input, settings.ordering == "rank"
+    loads = [load_qrels(name, c.qrels, mode) for name, c in spec.collections.items()]
+    loads += [load_run(n, r.path, r.collection, mode, use_rank) for n, r in spec.runs.items()]
     c = Columns(settings.relevance_level, settings.compatibility)
     values = [(m.measure.per_query(m.params, c), m.measure.kind) for m in metrics]
     missing = [(m.measure.missing(m.params, c), m.measure.kind) for m in metrics]

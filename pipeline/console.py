@@ -7,7 +7,7 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["print_error", "print_metrics", "print_results"]
+__all__ = ["print_error", "print_metrics", "print_results", "print_warning"]
 
 
 def _console(stderr: bool = False) -> Console:
@@ -48,3 +48,8 @@ def print_metrics(rows: list[tuple[str, str, str, str]]) -> None:
 def print_error(message: str) -> None:
     """One clear error on stderr (several lines only when several problems were found)."""
     sys.stderr.write(f"Error: {message}\n")
+
+
+def print_warning(message: str) -> None:
+    """A warning on stderr: the evaluation goes on."""
+    sys.stderr.write(f"Warning: {message}\n")

@@ -9,6 +9,7 @@ __all__ = [
     "PluginError",
     "InputDataError",
     "OutputError",
+    "IrpipeWarning",
 ]
 
 
@@ -20,6 +21,8 @@ class ExitCode:
     SPEC = 2
     INPUT_DATA = 3
     OUTPUT = 4
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
+    TERMINATED = 143  # SIGTERM (128 + 15), how schedulers stop a job
 
 
 class IrpipeError(Exception):
@@ -48,3 +51,7 @@ class OutputError(IrpipeError):
     """An output cannot be written."""
 
     exit_code = ExitCode.OUTPUT
+
+
+class IrpipeWarning(UserWarning):
+    """Something worth saying that does not stop an evaluation (the CLI prints `Warning: ...`)."""

@@ -41,11 +41,7 @@ def validate(spec: str | Path | LoadedSpec) -> Plan:
     loaded = spec if isinstance(spec, LoadedSpec) else load_spec(spec)
     metrics = resolve_metrics(loaded, get_registry())
     _check_files(loaded)
-    for i, output in enumerate(loaded.spec.outputs):
-        try:
-            writer_for(output.path)
-        except SpecError as exc:
-            raise SpecError(f"{loaded.where('outputs', i, 'path')}: {exc}") from None
+    _check_outputs(loaded)
     return compile_plan(loaded, metrics)
 
 
@@ -55,8 +51,33 @@ def _check_files(loaded: LoadedSpec) -> None:
     inputs += [(("runs", n, "path"), r.path) for n, r in spec.runs.items()]
     for key, path in inputs:
         if not path.is_file():
-            problem = "is a directory" if path.is_dir() else "does not exist"
+            problem = "does not exist" if not path.exists() else "is not a regular file"
+            problem = "is a directory" if path.is_dir() else problem
             raise SpecError(f"{loaded.where(*key)}: {path} {problem}")
+
+
+def _check_outputs(loaded: LoadedSpec) -> None:
+    """A writer for every output, no output written twice, and no output replacing an input."""
+    spec = loaded.spec
+    inputs = {c.qrels.resolve() for c in spec.collections.values()}
+    inputs |= {r.path.resolve() for r in spec.runs.values()}
+    seen: dict[Path, int] = {}
+    for i, output in enumerate(spec.outputs):
+        where = loaded.where("outputs", i, "path")
+        try:
+            writer_for(output.path)
+        except SpecError as exc:
+            raise SpecError(f"{where}: {exc}") from None
+        target = output.path.resolve()
+        if target in inputs or target.with_name(target.name + ".manifest.json") in inputs:
+            raise SpecError(
+                f"{where}: {output.path} is an input of this spec; writing it would replace the data"
+            )
+        if target in seen:
+            raise SpecError(
+                f"{where}: {output.path} is also outputs.{seen[target]}; name each output once"
+            )
+        seen[target] = i
 
 
 def evaluate(spec: str | Path | LoadedSpec, write: bool = True) -> Evaluation:

@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import signal
 import tempfile
+import threading
 from abc import ABC, abstractmethod
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,6 +24,7 @@ import duckdb
 
 from .errors import OutputError, SpecError
 from .hookspecs import hookimpl
+from .sql import quote_identifier
 
 __all__ = ["Writer", "format_value", "write_outputs", "writer_for"]
 
@@ -33,6 +38,13 @@ class Writer(ABC):
     def write(self, con: duckdb.DuckDBPyConnection, table: str, path: Path, manifest: dict) -> None:
         """Write `table` (ordered as it should appear) to `path`."""
 
+    def check_target(self, con: duckdb.DuckDBPyConnection, path: Path) -> None:
+        """Raise OutputError if the existing file at `path` must not be replaced.
+
+        Called for every output before anything is written; the default accepts any file.
+        """
+        return None  # most formats are plain files that nothing holds open
+
 
 class CopyWriter(Writer):
     """Formats DuckDB's COPY writes itself."""
@@ -40,7 +52,9 @@ class CopyWriter(Writer):
     options: ClassVar[str]
 
     def write(self, con, table, path, manifest):
-        con.execute(f"COPY (SELECT * FROM {table}) TO ? ({self.options})", [str(path)])
+        con.execute(
+            f"COPY (SELECT * FROM {quote_identifier(table)}) TO ? ({self.options})", [str(path)]
+        )
 
 
 class CsvWriter(CopyWriter):
@@ -71,12 +85,32 @@ class DuckDBWriter(Writer):
     def write(self, con, table, path, manifest):
         con.execute("ATTACH ? AS irpipe_out", [str(path)])
         try:
-            con.execute(f"CREATE TABLE irpipe_out.{table} AS SELECT * FROM {table}")
+            name = quote_identifier(table)
+            con.execute(f"CREATE TABLE irpipe_out.{name} AS SELECT * FROM {name}")
             con.execute("CREATE TABLE irpipe_out.manifest (key VARCHAR, value VARCHAR)")
             rows = [(key, json.dumps(value)) for key, value in manifest.items()]
             con.executemany("INSERT INTO irpipe_out.manifest VALUES (?, ?)", rows)
         finally:
             con.execute("DETACH irpipe_out")
+
+    def check_target(self, con, path):
+        """Refuse to replace a database another process has open: it would go on writing to the
+        old file and lose its work. DuckDB's lock fails at once, so this never waits."""
+        if path.exists():
+            try:
+                con.execute("ATTACH ? AS irpipe_check", [str(path)])
+                con.execute("DETACH irpipe_check")
+            except duckdb.IOException as exc:
+                if "lock" not in str(exc):
+                    return  # not a database we can open: it is simply replaced
+                held = re.search(r"\(PID (\d+)\)", str(exc))
+                by = f"process {held.group(1)}" if held else "another process"
+                raise OutputError(
+                    f"{path}: the database is open in {by}; close it there and rerun"
+                ) from None
+            except duckdb.Error:
+                return
+        Path(f"{path}.wal").unlink(missing_ok=True)  # a stale log would replay into the new file
 
 
 class MarkdownWriter(Writer):
@@ -89,11 +123,11 @@ class MarkdownWriter(Writer):
         keys, rows = pivot(con, table, metrics)
         integral = [False] * len(keys) + [m["aggregator"] == "sum" for m in manifest["metrics"]]
         lines = [
-            "| " + " | ".join(keys + metrics) + " |",
+            _markdown_row(keys + metrics),
             "|" + "---|" * (len(keys) + len(metrics)),
         ]
         for row in rows:
-            lines.append("| " + " | ".join(map(format_value, row, integral)) + " |")
+            lines.append(_markdown_row(map(format_value, row, integral)))
         settings = ", ".join(f"{k}={v}" for k, v in manifest["settings"].items())
         lines += [
             "",
@@ -102,13 +136,20 @@ class MarkdownWriter(Writer):
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def _markdown_row(cells) -> str:
+    # A name is data: a '|' or a line break in a run name or label must not break the table.
+    escaped = (str(c).replace("|", "\\|").replace("\n", " ") for c in cells)
+    return "| " + " | ".join(escaped) + " |"
+
+
 def pivot(con: duckdb.DuckDBPyConnection, table: str, metrics: list[str]):
     """Rows of `table` as (key columns, rows): one row per key, one cell per metric in order."""
-    columns = [row[0] for row in con.execute(f"DESCRIBE {table}").fetchall()]
+    columns = [row[0] for row in con.execute(f"DESCRIBE {quote_identifier(table)}").fetchall()]
     keys = [c for c in columns if c not in ("metric", "value", "n_queries")]
     cells = ", ".join("any_value(value) FILTER (WHERE metric = ?)" for _ in metrics)
-    key_list = ", ".join(keys)
-    query = f"SELECT {key_list}, {cells} FROM {table} GROUP BY {key_list} ORDER BY {key_list}"
+    key_list = ", ".join(map(quote_identifier, keys))
+    source = quote_identifier(table)
+    query = f"SELECT {key_list}, {cells} FROM {source} GROUP BY {key_list} ORDER BY {key_list}"
     return keys, con.execute(query, metrics).fetchall()
 
 
@@ -159,19 +200,50 @@ def write_outputs(
     """
     staged: list[tuple[Path, Path]] = []
     try:
-        for table, path in jobs:
-            writer = writer_for(path)
-            path.parent.mkdir(parents=True, exist_ok=True)
+        writers = [_checked(con, path) for _, path in jobs]
+        for (table, path), writer in zip(jobs, writers, strict=True):
             writer.write(con, table, _reserve(path, staged), manifest)
             sidecar = _reserve(path.with_name(path.name + ".manifest.json"), staged)
             sidecar.write_text(json.dumps({**manifest, "table": table}, indent=2) + "\n", "utf-8")
-        for temp, final in staged:
-            os.replace(temp, final)
+        with _signals_deferred():
+            for temp, final in staged:
+                os.replace(temp, final)
     except (OSError, duckdb.Error) as exc:
         raise OutputError(f"cannot write outputs: {exc}") from None
     finally:
         for temp, _ in staged:
             temp.unlink(missing_ok=True)
+            Path(f"{temp}.wal").unlink(missing_ok=True)
+
+
+@contextmanager
+def _signals_deferred():
+    """Hold Ctrl-C and SIGTERM for the renames (microseconds), so that an interrupted run leaves
+    either every new output or none; a signal that came meanwhile is delivered afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers; an embedding program handles its signals
+        return
+    caught: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {s: signal.signal(s, lambda signum, _: caught.append(signum)) for s in held}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, signal.SIG_DFL if handler is None else handler)
+        for s in caught:
+            signal.raise_signal(s)
+
+
+def _checked(con: duckdb.DuckDBPyConnection, path: Path) -> Writer:
+    """The writer for `path`, once the target is known to be replaceable (checked before any
+    output is written, so a refusal leaves every output as it was)."""
+    writer = writer_for(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        raise OutputError(f"{path}: is a directory")
+    writer.check_target(con, path)
+    return writer
 
 
 def _reserve(path: Path, staged: list[tuple[Path, Path]]) -> Path:

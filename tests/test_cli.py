@@ -92,3 +92,54 @@ def test_plugins_lists_builtins_with_their_hooks():
     assert result.returncode == 0
     assert "pipeline.metrics.precision\tregister_metrics" in result.stdout
     assert "pipeline.outputs\tregister_writers" in result.stdout
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_an_unexpected_exception_is_an_internal_error(monkeypatch, capsys, debug):
+    from pipeline import cli, commands
+
+    def broken(args):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(commands, "metrics", broken)
+    code = cli.main(["--debug", "metrics"] if debug else ["metrics"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert (
+        "Error: internal error (a bug in irpipe or a plugin): ZeroDivisionError: division by zero"
+        in err
+    )
+    assert ("Traceback" in err) == debug
+    assert ("rerun with --debug" in err) != debug
+
+
+def test_warnings_are_one_line_and_do_not_fail_the_run(quickstart):
+    text = quickstart.read_text().replace(
+        "collections:\n", "collections:\n  spare: {qrels: data/qrels.txt}\n", 1
+    )
+    quickstart.write_text(text)
+    result = irpipe("run", "--quiet", str(quickstart))
+    assert result.returncode == 0, result.stderr
+    assert (
+        result.stderr.startswith("Warning: ")
+        and "collections.spare: no run is evaluated" in result.stderr
+    )
+    assert "warnings.warn" not in result.stderr
+
+
+def test_sigterm_unwinds_and_exits_143(monkeypatch, capsys):
+    import os
+    import signal
+    import time
+
+    from pipeline import cli, commands
+
+    def stopped_by_the_scheduler(args):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the signal arrives long before this ends
+        return 0
+
+    monkeypatch.setattr(commands, "metrics", stopped_by_the_scheduler)
+    assert cli.main(["metrics"]) == 143
+    assert "Error: terminated (SIGTERM)" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGTERM) is not cli._raise_terminated

@@ -74,3 +74,49 @@ def test_cutoff_list_expands_with_labels(write_spec, spec_dict):
         ("e@5", "nDCG(gain='exponential')@5"),
         ("e@10", "nDCG(gain='exponential')@10"),
     ]
+
+
+def test_a_run_glob_expands_to_one_run_per_file(tmp_path, write_spec, spec_dict):
+    (tmp_path / "runs").mkdir()
+    for name in ("dense.trec.gz", "bm25.trec", ".hidden.trec"):
+        (tmp_path / "runs" / name).write_bytes(b"")
+    spec_dict["runs"] = {
+        "sys": {"path": "runs/*.trec*", "collection": "c"},
+        "r": spec_dict["runs"]["r"],
+    }
+    loaded = load_spec(write_spec(spec_dict))
+    assert list(loaded.spec.runs) == ["sys/bm25", "sys/dense", "r"]
+    assert loaded.spec.runs["sys/dense"].path == tmp_path / "runs" / "dense.trec.gz"
+    assert loaded.where("runs", "sys/bm25", "collection").startswith(f"{tmp_path / 'spec.yaml'}:")
+
+
+@pytest.mark.parametrize(
+    ("files", "pattern", "message"),
+    [
+        ([], "runs/*.trec", r"spec.yaml:\d+: runs.sys.path: no file matches the pattern 'runs/\*.trec'"),
+        (["a.trec", "a.txt"], "runs/a.*", r"spec.yaml:\d+: runs.sys.path: runs/a.txt: two runs are named 'sys/a'"),
+    ],
+)  # fmt: skip
+def test_run_glob_errors_name_the_key(tmp_path, write_spec, spec_dict, files, pattern, message):
+    (tmp_path / "runs").mkdir()
+    for name in files:
+        (tmp_path / "runs" / name).write_bytes(b"")
+    spec_dict["runs"] = {"sys": {"path": pattern, "collection": "c"}}
+    with pytest.raises(SpecError, match=message):
+        load_spec(write_spec(spec_dict))
+
+
+def test_a_file_named_like_a_pattern_is_a_file(tmp_path, write_spec, spec_dict):
+    (tmp_path / "run[1].txt").write_text("1 Q0 a 1 1 t\n")
+    spec_dict["runs"]["r"]["path"] = "run[1].txt"
+    assert list(load_spec(write_spec(spec_dict)).spec.runs) == ["r"]
+
+
+def test_a_collection_without_runs_is_a_warning(write_spec, spec_dict):
+    from pipeline.errors import IrpipeWarning
+
+    spec_dict["collections"]["unused"] = {"qrels": "qrels.txt"}
+    with pytest.warns(
+        IrpipeWarning, match=r"spec.yaml:\d+: collections.unused: no run is evaluated"
+    ):
+        load_spec(write_spec(spec_dict))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,9 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from ..errors import SpecError
+from ..errors import IrpipeWarning, SpecError
+from . import models
+from .globs import expand_run_globs
 from .models import Spec, did_you_mean
 
 __all__ = ["LoadedSpec", "load_spec", "parse_spec_text"]
@@ -48,20 +51,26 @@ def load_spec(path: str | Path) -> LoadedSpec:
 
 def parse_spec_text(text: str, path: Path, sha256: str = "") -> LoadedSpec:
     """Parse YAML text as a spec located at `path` (used for relative paths and messages)."""
-    node = _compose(text, path)
-    data = _to_python(node, path, ()) if node is not None else None
-    lines = dict(_key_lines(node, ())) if node is not None else {}
+    try:
+        node = _compose(text, path)
+        data = _to_python(node, path, (), _Budget()) if node is not None else None
+        lines = dict(_key_lines(node, ())) if node is not None else {}
+    except RecursionError:
+        raise SpecError(f"{path}: invalid YAML: nested too deeply to be a spec") from None
     if not isinstance(data, dict):
         raise SpecError(
             f"{path}: the spec must be a YAML mapping with keys such as 'runs' and 'metrics'"
         )
+    base_dir = path.parent.resolve()
+    data = expand_run_globs(data, base_dir, lines, path)
     loaded = LoadedSpec(spec=Spec.model_construct(), path=path, sha256=sha256, lines=lines)
     try:
-        spec = Spec.model_validate(data, context={"base_dir": path.parent.resolve()})
+        spec = Spec.model_validate(data, context={"base_dir": base_dir})
     except ValidationError as exc:
         raise SpecError(_first_error(exc, loaded)) from None
     loaded = LoadedSpec(spec=spec, path=path, sha256=sha256, lines=lines)
     _check_run_collections(loaded)
+    _warn_unused_collections(loaded)
     return loaded
 
 
@@ -73,6 +82,20 @@ def _check_run_collections(loaded: LoadedSpec) -> None:
                 f"{loaded.where('runs', name, 'collection')}: unknown collection "
                 f"'{run.collection}'; {did_you_mean(run.collection, known)}"
                 f"defined: {', '.join(known)}"
+            )
+
+
+def _warn_unused_collections(loaded: LoadedSpec) -> None:
+    # Not an error: a spec may keep a collection for later; but it is worth a word in a nightly log.
+    used = {run.collection for run in loaded.spec.runs.values()}
+    for name in loaded.spec.collections:
+        if name not in used:
+            warnings.warn(
+                IrpipeWarning(
+                    f"{loaded.where('collections', name)}: no run is evaluated against collection "
+                    f"'{name}'; its qrels are checked, nothing else"
+                ),
+                stacklevel=3,
             )
 
 
@@ -91,9 +114,26 @@ _PLAIN_TAGS = {
 }
 
 
-def _to_python(node: yaml.Node, path: Path, key: tuple) -> Any:
+class _Budget:
+    """Counts the nodes built: YAML aliases can make a short text expand exponentially."""
+
+    LIMIT = 100_000
+
+    def __init__(self) -> None:
+        self.left = self.LIMIT
+
+    def spend(self, path: Path) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise SpecError(
+                f"{path}: invalid YAML: more than {self.LIMIT:,} values once aliases are expanded"
+            )
+
+
+def _to_python(node: yaml.Node, path: Path, key: tuple, budget: _Budget) -> Any:
     """Build plain data from a node tree, refusing duplicate keys (PyYAML keeps the last one)
     and tags (a spec is data: no objects, sets or timestamps)."""
+    budget.spend(path)
     if node.tag not in _PLAIN_TAGS:
         raise SpecError(
             f"{path}:{node.start_mark.line + 1}: invalid YAML: tag '{node.tag}' is not allowed; "
@@ -109,10 +149,10 @@ def _to_python(node: yaml.Node, path: Path, key: tuple) -> Any:
                     f"{path}:{key_node.start_mark.line + 1}: {dotted}: duplicate key "
                     f"(first given on an earlier line); keep one"
                 )
-            out[name] = _to_python(value_node, path, (*key, name))
+            out[name] = _to_python(value_node, path, (*key, name), budget)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_to_python(item, path, (*key, i)) for i, item in enumerate(node.value)]
+        return [_to_python(item, path, (*key, i), budget) for i, item in enumerate(node.value)]
     return _scalar(node, path)
 
 
@@ -151,5 +191,16 @@ def _first_error(exc: ValidationError, loaded: LoadedSpec) -> str:
         loc = tuple(error["loc"])
         if error["type"] == "unknown_key":
             loc = (*loc, error["ctx"]["key"])
-        messages.append(f"{loaded.where(*loc)}: {error['msg']}")
+        messages.append(f"{loaded.where(*loc)}: {_message(error)}")
     return "\n".join(dict.fromkeys(messages))
+
+
+def _message(error: dict) -> str:
+    """pydantic's message, in the spec's terms where pydantic speaks of Python classes."""
+    if error["type"] == "model_type":
+        model = getattr(models, error["ctx"]["class_name"], None)
+        if model is not None:
+            return f"expected a mapping with the keys: {', '.join(model.model_fields)}"
+    if error["type"] == "is_instance_of" and error["ctx"].get("class") == "Path":
+        return "expected a file path (a string)"
+    return error["msg"]

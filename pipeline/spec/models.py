@@ -102,6 +102,11 @@ class Settings(StrictModel):
     judged_only: bool = Field(
         False, description="drop unjudged documents and re-rank the rest (trec_eval -J)"
     )
+    input: Literal["strict", "lenient"] = Field(
+        "strict",
+        description="strict: reject scores and grades that are not plainly numbers; "
+        "lenient: read them as trec_eval does (C atof/atol: '1,5' is 1)",
+    )
 
     @property
     def query_set(self) -> str:

@@ -1,0 +1,161 @@
+"""File-level input checks over the loaded tables, and the messages that input errors print.
+
+Pure like the readers: SQL builders and message text; `execute` runs the SQL. In the normal path a
+file costs, beyond the load itself, a count (`summary`), a sort of one 64-bit hash per row
+(`maybe_duplicates`) and, for a run, its distinct queries (`shared_queries`), all over the loaded
+table. The reports with line numbers (`Load.problems`, `duplicates`) read a file again only once it
+is known to be bad.
+"""
+
+from __future__ import annotations
+
+from .readers import Load, Statement, literal_path, numbered_lines
+from .sql import quote_identifier
+
+__all__ = [
+    "MAX_REPORTED",
+    "discard",
+    "duplicates",
+    "duplicates_message",
+    "empty_message",
+    "maybe_duplicates",
+    "no_shared_queries_message",
+    "problems_message",
+    "shared_queries",
+    "summary",
+]
+
+MAX_REPORTED = 5
+
+
+def _where(load: Load) -> str:
+    return f"FROM {quote_identifier(load.table)} WHERE {quote_identifier(load.key)} = ?"
+
+
+def summary(load: Load) -> Statement:
+    """(rows, bad rows) of one loaded file."""
+    return Statement(f"SELECT count(*), count(*) FILTER (WHERE NOT ok) {_where(load)}", [load.name])
+
+
+def maybe_duplicates(load: Load) -> Statement:
+    """How many rows share their (qid, docno) hash with the row before, in hash order.
+
+    0 proves there is no duplicate: equal pairs have equal hashes, which sorting makes neighbours.
+    Sorting 64-bit hashes is cheaper than a hash table of string pairs (or of hashes). A collision
+    can only send `duplicates` looking for a duplicate it then does not find.
+    """
+    sql = f"""SELECT count(*) FILTER (WHERE h = previous) FROM (
+        SELECT h, lag(h) OVER (ORDER BY h) AS previous
+        FROM (SELECT hash(qid, docno) AS h {_where(load)}))"""
+    return Statement(sql, [load.name])
+
+
+def discard(load: Load) -> Statement:
+    """Remove a file's rows (before it is read again by the general pass)."""
+    return Statement(f"DELETE {_where(load)}", [load.name])
+
+
+def duplicates(load: Load) -> Statement:
+    """The first duplicate (qid, docno) pairs, each with its line numbers, and how many there are."""
+    sql = f"""
+WITH dup AS (SELECT qid, docno {_where(load)} GROUP BY qid, docno HAVING count(*) > 1)
+SELECT d.qid, d.docno, list(n.line_no ORDER BY n.line_no), (SELECT count(*) FROM dup)
+FROM dup d JOIN ({numbered_lines()}) n ON n.f[1] = d.qid AND n.f[3] = d.docno
+GROUP BY d.qid, d.docno
+ORDER BY min(n.line_no)
+LIMIT {MAX_REPORTED}"""
+    return Statement(sql, [load.name, literal_path(load.path)])
+
+
+def shared_queries(load: Load) -> Statement:
+    """For a run: (queries it shares with its collection's qrels, a few of its queries, a few of
+    the qrels' queries)."""
+    sql = """
+WITH run AS (SELECT DISTINCT qid FROM run_rows WHERE run = ?),
+judged AS (SELECT DISTINCT qid FROM qrels WHERE collection = ?)
+SELECT (SELECT count(*) FROM run SEMI JOIN judged USING (qid)),
+    (SELECT list(qid ORDER BY qid)[1:3] FROM run),
+    (SELECT list(qid ORDER BY qid)[1:3] FROM judged)"""
+    return Statement(sql, [load.name, load.collection])
+
+
+_LENIENT_HINT = (
+    "hint: trec_eval reads a number by its numeric prefix ('1,5' as 1, 'abc' as 0, 'nan' as NaN); "
+    "`settings: {input: lenient}` reads them the same way"
+)
+
+
+def problems_message(load: Load, rows: list[tuple], bad_lines: int) -> str:
+    """One line per reported bad line (`file:line: problem: 'text'`), then how many more."""
+    lines = [
+        f"{load.path}:{no}: {_printable(problem)}: {_clip(text)!r}" for no, text, problem in rows
+    ]
+    more = bad_lines - len(rows)
+    if more:
+        lines.append(f"{load.path}: {more} more bad line{'s' * (more != 1)}")
+    if any(p.startswith(("the score must", "the relevance grade must")) for _, _, p in rows):
+        lines.append(_LENIENT_HINT)
+    swapped = _swapped(load, [p for _, _, p in rows])
+    if swapped:
+        lines.append(f"hint: the lines look like a {swapped} file; are the qrels and run swapped?")
+    return "\n".join(lines)
+
+
+def _swapped(load: Load, problems: list[str]) -> str | None:
+    """'run' or 'qrels' when every bad line has the other file's field count."""
+    found = [p.rpartition("found ")[2] for p in problems if p.startswith("expected ")]
+    if not found or len(found) != len(problems) or not all(f.isdigit() for f in found):
+        return None
+    counts = {int(f) for f in found}
+    if load.table == "qrels" and min(counts) >= 6:
+        return "run"
+    return "qrels" if load.table == "run_rows" and counts == {4} else None
+
+
+def _clip(text: str, width: int = 160) -> str:
+    return text if len(text) <= width else text[:width] + "..."
+
+
+def _printable(text: str) -> str:
+    # A field quoted in a message may hold control characters: show them escaped, never raw.
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def duplicates_message(load: Load, rows: list[tuple]) -> str:
+    """Each duplicate pair at its first line, with the lines that repeat it."""
+    lines = [
+        f"{load.path}:{numbers[0]}: query {qid!r} has document {docno!r} again on "
+        f"line{'s' * (len(numbers) > 2)} {_numbers(numbers[1:])}"
+        for qid, docno, numbers, _ in rows
+    ]
+    total = rows[0][3]
+    lines.append(
+        f"{load.path}: {total} duplicate (qid, docno) pair{'s' * (total != 1)}; "
+        "a document may appear once per query (trec_eval stops on duplicates too)"
+    )
+    return "\n".join(lines)
+
+
+def _numbers(numbers: list[int]) -> str:
+    shown = ", ".join(map(str, numbers[:MAX_REPORTED]))
+    more = len(numbers) - MAX_REPORTED
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def empty_message(load: Load) -> str:
+    """A file with no data line."""
+    return f"{load.path}: no data: the file is empty or holds only blank and comment lines"
+
+
+def no_shared_queries_message(load: Load, row: tuple) -> str:
+    """A run none of whose queries is judged in its collection: almost always the wrong file."""
+    _, run_qids, qrels_qids = row
+    return (
+        f"{load.path}: run '{load.name}' shares no query with collection '{load.collection}' "
+        f"(run queries: {_examples(run_qids)}; qrels queries: {_examples(qrels_qids)}); "
+        "is it the right run file, or the right collection?"
+    )
+
+
+def _examples(qids: list[str] | None) -> str:
+    return ", ".join(map(repr, qids or [])) + ", ..."

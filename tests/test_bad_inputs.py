@@ -1,0 +1,296 @@
+"""Bad input never crashes, never lies, never half-writes: the real `irpipe run` on every bad input.
+
+Each case starts from a good evaluation whose outputs exist, breaks one thing, and runs the command
+in a subprocess. It must exit with the documented code (2 spec, 3 input data, 4 output), name the
+file and line (or the spec key) on stderr, print no traceback, and leave every earlier output
+byte-for-byte as it was, with no temporary file beside it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 d 1\n2 0 e 0\n"
+RUN = "1 Q0 a 1 3.5 sys\n1 Q0 b 2 2.5 sys\n1 Q0 c 3 1.5 sys\n2 Q0 d 1 1 sys\n2 Q0 e 2 0.5 sys\n"
+SPEC = {
+    "collections": {"c": {"qrels": "qrels.txt"}},
+    "runs": {"r": {"path": "run.txt", "collection": "c"}},
+    "metrics": ["AP", "P@2"],
+    "outputs": [
+        {"path": "out/summary.csv"},
+        {"path": "out/per_query.parquet", "level": "query"},
+        {"path": "out/all.duckdb"},
+    ],
+}
+SPEC_ERROR, DATA_ERROR, OUTPUT_ERROR = 2, 3, 4
+
+
+def irpipe(*args: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "pipeline.cli", *args]
+    env = {"IRPIPE_LOAD_PLUGINS": "", "PATH": "/usr/bin:/bin", "COLUMNS": "200"}
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env)
+
+
+# --- how a case breaks the good setup (each returns nothing, or a cleanup to call afterwards) ---
+
+
+def write(name: str, data: str | bytes) -> Callable[[Path], None]:
+    def change(d: Path) -> None:
+        path = d / name
+        path.write_bytes(data if isinstance(data, bytes) else data.encode())
+
+    return change
+
+
+def line(name: str, number: int, text: str) -> Callable[[Path], None]:
+    """Replace line `number` (1-based) of the good qrels or run file."""
+    lines = (QRELS if name == "qrels.txt" else RUN).splitlines()
+    lines[number - 1] = text
+    return write(name, "\n".join(lines) + "\n")
+
+
+def append(name: str, text: str) -> Callable[[Path], None]:
+    return write(name, (QRELS if name == "qrels.txt" else RUN) + text)
+
+
+def spec(change: Callable[[dict], None], *more: Callable[[Path], None]) -> Callable[[Path], None]:
+    """Change the spec dict (and apply further changes to the directory)."""
+
+    def apply(d: Path) -> None:
+        data = yaml.safe_load((d / "spec.yaml").read_text())
+        change(data)
+        (d / "spec.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+        for other in more:
+            other(d)
+
+    return apply
+
+
+def settings(**values) -> Callable[[dict], None]:
+    return lambda s: s.setdefault("settings", {}).update(values)
+
+
+def lenient(*changes: Callable[[Path], None]) -> Callable[[Path], None]:
+    return spec(settings(input="lenient"), *changes)
+
+
+def run_path(path: str) -> Callable[[dict], None]:
+    return lambda s: s["runs"]["r"].update(path=path)
+
+
+def qrels_path(path: str) -> Callable[[dict], None]:
+    return lambda s: s["collections"]["c"].update(qrels=path)
+
+
+def add_output(path: str) -> Callable[[dict], None]:
+    return lambda s: s["outputs"].append({"path": path})
+
+
+def hold_database(name: str) -> Callable[[Path], Callable[[], None]]:
+    """Another process opens the output database and keeps it open."""
+
+    def change(d: Path) -> Callable[[], None]:
+        code = "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True); time.sleep(60)"
+        holder = subprocess.Popen(
+            [sys.executable, "-c", code, str(d / name)], stdout=subprocess.PIPE, text=True
+        )
+        assert holder.stdout.readline().strip() == "held"
+
+        def release() -> None:
+            holder.kill()
+            holder.wait()
+
+        return release
+
+    return change
+
+
+GZ_RUN = gzip.compress(RUN.encode())
+BIG_RUN = "".join(f"{q} Q0 d{q}_{i} {i} {1000 - i} sys\n" for q in (1, 2) for i in range(1, 2000))
+BIG_QRELS = "".join(f"{q} 0 d{q}_{i} {i % 3}\n" for q in (1, 2) for i in range(1, 2000))
+BINARY = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8
+ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{n}: &{n} [{', '.join([f'*{p}'] * 10)}]\n" for p, n in zip("abcdefg", "bcdefgh", strict=True)
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    change: Callable[[Path], object]
+    code: int
+    message: str  # a regular expression that stderr must contain
+
+
+CASES = [
+    # run files: fields
+    Case("run_5_fields", line("run.txt", 2, "1 Q0 b 2 2.5"), DATA_ERROR, r"/run\.txt:2: expected 6 fields \(qid Q0 docno rank score tag\), found 5: '1 Q0 b 2 2\.5'"),
+    Case("run_1_field", line("run.txt", 4, "garbage"), DATA_ERROR, r"/run\.txt:4: expected 6 fields .*found 1"),
+    Case("run_tabs_5_fields", line("run.txt", 3, "1\tQ0\tc\t3\t1.5"), DATA_ERROR, r"/run\.txt:3: expected 6 fields .*found 5"),
+    Case("run_lone_cr_splits_line", line("run.txt", 2, "1 Q0 b\r2 2.5 sys"), DATA_ERROR, r"/run\.txt:2: expected 6 fields .*found 3"),
+    # run files: scores
+    Case("run_score_comma", line("run.txt", 2, "1 Q0 b 2 1,5 sys"), DATA_ERROR, r"/run\.txt:2: the score must be a number, found '1,5'.*\nhint: .*input: lenient"),
+    Case("run_score_text", line("run.txt", 5, "2 Q0 e 2 high sys"), DATA_ERROR, r"/run\.txt:5: the score must be a number, found 'high'"),
+    Case("run_score_nan", line("run.txt", 1, "1 Q0 a 1 nan sys"), DATA_ERROR, r"/run\.txt:1: the score must be a finite number, found 'nan'"),
+    Case("run_score_inf", line("run.txt", 1, "1 Q0 a 1 inf sys"), DATA_ERROR, r"/run\.txt:1: the score must be a finite number, found 'inf'"),
+    Case("run_score_minus_inf", line("run.txt", 3, "1 Q0 c 3 -Infinity sys"), DATA_ERROR, r"/run\.txt:3: the score must be a finite number, found '-Infinity'"),
+    Case("run_score_overflow", line("run.txt", 3, "1 Q0 c 3 1e400 sys"), DATA_ERROR, r"/run\.txt:3: the score must be a finite number, found '1e400'"),
+    Case("run_score_underscore", line("run.txt", 2, "1 Q0 b 2 2_5 sys"), DATA_ERROR, r"/run\.txt:2: the score must be a number, found '2_5'"),
+    Case("run_score_hex", line("run.txt", 2, "1 Q0 b 2 0x10 sys"), DATA_ERROR, r"/run\.txt:2: the score must be a number, found '0x10'"),
+    Case("run_many_bad_lines", write("run.txt", RUN.replace(" sys", "")), DATA_ERROR, r"/run\.txt:1: expected 6 fields(.|\n)*/run\.txt:5: expected(.|\n)*$"),
+    Case("run_rank_not_integer", spec(settings(ordering="rank"), line("run.txt", 2, "1 Q0 b 2.0 2.5 sys")), DATA_ERROR, r"/run\.txt:2: the rank \(settings\.ordering: rank\) must be an integer, found '2\.0'"),
+    # run files: whole-file problems
+    Case("run_duplicate_doc", append("run.txt", "1 Q0 a 4 0.5 sys\n"), DATA_ERROR, r"/run\.txt:1: query '1' has document 'a' again on line 6\n.*1 duplicate \(qid, docno\) pair"),
+    Case("run_many_duplicates", write("run.txt", RUN * 20), DATA_ERROR, r"/run\.txt:1: query '1' has document 'a' again on lines 6, 11, 16, 21, 26 and 14 more\n(.*\n){4}.*: 5 duplicate"),
+    Case("run_empty", write("run.txt", ""), DATA_ERROR, r"/run\.txt: no data: the file is empty"),
+    Case("run_only_comments", write("run.txt", "# a header\n\n   \n# another\n"), DATA_ERROR, r"/run\.txt: no data"),
+    Case("run_no_shared_queries", write("run.txt", RUN.replace("1 Q0", "7 Q0").replace("2 Q0", "8 Q0")), DATA_ERROR, r"/run\.txt: run 'r' shares no query with collection 'c' \(run queries: '7', '8'"),
+    Case("run_gz_truncated", spec(run_path("run.txt.gz"), write("run.txt.gz", gzip.compress(BIG_RUN.encode())[:2000])), DATA_ERROR, r"/run\.txt\.gz: the gzip file is truncated"),
+    Case("run_gz_not_gzip", spec(run_path("run.gz"), write("run.gz", RUN)), DATA_ERROR, r"/run\.gz: the name ends in \.gz but the file is not gzip-compressed"),
+    Case("run_gzip_without_suffix", write("run.txt", GZ_RUN), DATA_ERROR, r"/run\.txt:1: the file is gzip-compressed; name it \*\.gz"),
+    Case("run_binary", write("run.txt", BINARY), DATA_ERROR, r"/run\.txt:1: not UTF-8 text"),
+    Case("run_latin1", write("run.txt", RUN.encode() + b"2 Q0 caf\xe9 3 0.1 sys\n"), DATA_ERROR, r"/run\.txt:6: not UTF-8 text"),
+    Case("run_utf16", write("run.txt", RUN.encode("utf-16")), DATA_ERROR, r"/run\.txt:1: not UTF-8 text"),
+    Case("run_utf16_no_bom", write("run.txt", RUN.encode("utf-16-le")), DATA_ERROR, r"/run\.txt:1: a NUL byte: not a text file"),
+    Case("run_nul_in_docno", line("run.txt", 2, "1 Q0 b\x00 2 2.5 sys"), DATA_ERROR, r"/run\.txt:2: a NUL byte"),
+    Case("run_line_too_long", append("run.txt", "x" * 2_100_000 + "\n"), DATA_ERROR, r"/run\.txt:6: a line longer than 2 MB"),
+    # lenient mode keeps what trec_eval itself refuses
+    Case("lenient_run_duplicate_doc", lenient(append("run.txt", "2 Q0 d 9 0 sys\n")), DATA_ERROR, r"/run\.txt:4: query '2' has document 'd' again on line 6"),
+    Case("lenient_run_5_fields", lenient(line("run.txt", 2, "1 Q0 b 2 2.5")), DATA_ERROR, r"/run\.txt:2: expected 6 fields"),
+    Case("lenient_run_hex_score", lenient(line("run.txt", 2, "1 Q0 b 2 0x1p3 sys")), DATA_ERROR, r"/run\.txt:2: hexadecimal scores are not read, found '0x1p3'"),
+    Case("lenient_run_empty", lenient(write("run.txt", "\n")), DATA_ERROR, r"/run\.txt: no data"),
+    # qrels files
+    Case("qrels_3_fields", line("qrels.txt", 2, "1 0 b"), DATA_ERROR, r"/qrels\.txt:2: expected 4 fields \(qid iter docno rel\), found 3"),
+    Case("qrels_5_fields", line("qrels.txt", 3, "1 0 c 1 extra"), DATA_ERROR, r"/qrels\.txt:3: expected 4 fields .*found 5"),
+    Case("qrels_and_run_swapped", spec(lambda s: (run_path("qrels.txt")(s), qrels_path("run.txt")(s))), DATA_ERROR, r"/run\.txt:1: expected 4 fields .*found 6(.|\n)*hint: the lines look like a run file; are the qrels and run swapped\?"),
+    Case("qrels_grade_decimal", line("qrels.txt", 1, "1 0 a 1.7"), DATA_ERROR, r"/qrels\.txt:1: the relevance grade must be an integer, found '1\.7'"),
+    Case("qrels_grade_suffix", line("qrels.txt", 1, "1 0 a 2x"), DATA_ERROR, r"/qrels\.txt:1: the relevance grade must be an integer, found '2x'"),
+    Case("qrels_grade_text", line("qrels.txt", 4, "2 0 d high"), DATA_ERROR, r"/qrels\.txt:4: the relevance grade must be an integer, found 'high'"),
+    Case("qrels_grade_exponent", line("qrels.txt", 4, "2 0 d 1e2"), DATA_ERROR, r"/qrels\.txt:4: the relevance grade must be an integer, found '1e2'"),
+    Case("qrels_grade_hex", line("qrels.txt", 4, "2 0 d 0x1"), DATA_ERROR, r"/qrels\.txt:4: the relevance grade must be an integer, found '0x1'"),
+    Case("qrels_grade_too_large", line("qrels.txt", 2, "1 0 b 99999999999"), DATA_ERROR, r"/qrels\.txt:2: the relevance grade '99999999999' is out of range"),
+    Case("qrels_duplicate", append("qrels.txt", "1 0 b 1\n"), DATA_ERROR, r"/qrels\.txt:2: query '1' has document 'b' again on line 6"),
+    Case("qrels_empty", write("qrels.txt", b""), DATA_ERROR, r"/qrels\.txt: no data"),
+    Case("qrels_only_comments", write("qrels.txt", "# judged by nobody\n"), DATA_ERROR, r"/qrels\.txt: no data"),
+    Case("qrels_gz_truncated", spec(qrels_path("qrels.gz"), write("qrels.gz", gzip.compress(BIG_QRELS.encode())[:2000])), DATA_ERROR, r"/qrels\.gz: the gzip file is truncated"),
+    Case("qrels_binary", write("qrels.txt", BINARY), DATA_ERROR, r"/qrels\.txt:1: not UTF-8 text"),
+    Case("lenient_qrels_grade_too_large", lenient(line("qrels.txt", 2, "1 0 b 99999999999")), DATA_ERROR, r"/qrels\.txt:2: the relevance grade '99999999999' is out of range"),
+    Case("lenient_qrels_3_fields", lenient(line("qrels.txt", 2, "1 0 b")), DATA_ERROR, r"/qrels\.txt:2: expected 4 fields"),
+    Case("lenient_qrels_duplicate", lenient(append("qrels.txt", "2 0 e 1\n")), DATA_ERROR, r"/qrels\.txt:5: query '2' has document 'e' again on line 6"),
+    # the spec
+    Case("spec_unknown_setting", spec(settings(inptu="lenient")), SPEC_ERROR, r"/spec\.yaml:\d+: settings\.inptu: unknown key; did you mean 'input'\?"),
+    Case("spec_bad_input_mode", spec(settings(input="loose")), SPEC_ERROR, r"/spec\.yaml:\d+: settings\.input: Input should be 'strict' or 'lenient'"),
+    Case("spec_glob_matches_nothing", spec(run_path("runs/*.trec")), SPEC_ERROR, r"/spec\.yaml:\d+: runs\.r\.path: no file matches the pattern 'runs/\*\.trec'"),
+    Case("spec_missing_run_file", spec(run_path("nope.trec")), SPEC_ERROR, r"/spec\.yaml:\d+: runs\.r\.path: .*nope\.trec does not exist"),
+    Case("spec_unknown_collection", spec(lambda s: s["runs"]["r"].update(collection="d")), SPEC_ERROR, r"/spec\.yaml:\d+: runs\.r\.collection: unknown collection 'd'"),
+    Case("spec_output_twice", spec(add_output("out/summary.csv")), SPEC_ERROR, r"/spec\.yaml:\d+: outputs\.3\.path: .*summary\.csv is also outputs\.0"),
+    Case("spec_output_replaces_input", spec(lambda s: (add_output("run.txt.csv")(s), qrels_path("run.txt.csv")(s)), write("run.txt.csv", QRELS)), SPEC_ERROR, r"/spec\.yaml:\d+: outputs\.3\.path: .*run\.txt\.csv is an input of this spec"),
+    Case("spec_run_not_a_mapping", spec(lambda s: s["runs"].update(r=["run.txt"])), SPEC_ERROR, r"/spec\.yaml:\d+: runs\.r: expected a mapping with the keys: path, collection"),
+    Case("spec_path_not_a_string", spec(run_path(3)), SPEC_ERROR, r"/spec\.yaml:\d+: runs\.r\.path: expected a file path \(a string\)"),
+    Case("spec_unknown_metric", spec(lambda s: s["metrics"].append("nDGC@10")), SPEC_ERROR, r"/spec\.yaml:\d+: metrics\.2: unknown metric 'nDGC'; did you mean 'nDCG'"),
+    Case("spec_duplicate_key", write("spec.yaml", yaml.safe_dump(SPEC) + "metrics: [AP]\n"), SPEC_ERROR, r"/spec\.yaml:\d+: metrics: duplicate key"),
+    Case("spec_yaml_tag", write("spec.yaml", "collections: !!python/object/apply:os.system ['true']\n"), SPEC_ERROR, r"/spec\.yaml:1: invalid YAML: tag"),
+    Case("spec_alias_bomb", write("spec.yaml", ALIAS_BOMB), SPEC_ERROR, r"/spec\.yaml: invalid YAML: more than 100,000 values"),
+    Case("spec_nested_too_deeply", write("spec.yaml", "x: " + "[" * 3000 + "]" * 3000 + "\n"), SPEC_ERROR, r"/spec\.yaml: invalid YAML: nested too deeply"),
+    Case("spec_not_a_mapping", write("spec.yaml", "- runs\n- metrics\n"), SPEC_ERROR, r"/spec\.yaml: the spec must be a YAML mapping"),
+    Case("spec_not_utf8", write("spec.yaml", b"metrics: [caf\xe9]\n"), SPEC_ERROR, r"/spec\.yaml: the spec is not UTF-8 text"),
+    Case("spec_bad_yaml", write("spec.yaml", "runs: {r: [\n"), SPEC_ERROR, r"/spec\.yaml:\d+: invalid YAML"),
+    # outputs
+    Case("output_directory_is_a_file", spec(add_output("blocked/x.csv"), write("blocked", "a file")), OUTPUT_ERROR, r"cannot write outputs: .*/blocked"),
+    Case("output_target_is_a_directory", spec(add_output("out/sub.csv"), lambda d: (d / "out/sub.csv").mkdir()), OUTPUT_ERROR, r"/out/sub\.csv: is a directory"),
+    Case("output_database_held", hold_database("out/all.duckdb"), OUTPUT_ERROR, r"/out/all\.duckdb: the database is open in process \d+; close it there and rerun"),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory) -> Path:
+    """A directory with good inputs, a spec, and the outputs of a successful run."""
+    d = tmp_path_factory.mktemp("good")
+    (d / "qrels.txt").write_text(QRELS)
+    (d / "run.txt").write_text(RUN)
+    (d / "spec.yaml").write_text(yaml.safe_dump(SPEC, sort_keys=False))
+    result = irpipe("run", "--quiet", str(d / "spec.yaml"))
+    assert result.returncode == 0, result.stderr
+    return d
+
+
+def snapshot(directory: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(directory)): p.read_bytes() for p in directory.rglob("*") if p.is_file()
+    }
+
+
+@dataclass
+class Outcome:
+    result: subprocess.CompletedProcess | None = None
+    before: dict[str, bytes] | None = None
+    after: dict[str, bytes] | None = None
+    error: BaseException | None = None
+
+
+@pytest.fixture(scope="module")
+def outcomes(good, tmp_path_factory, request) -> dict[str, Outcome]:
+    """Every selected case, run at once: each command is mostly Python start-up, so the battery
+    takes seconds in parallel rather than half a minute in a row."""
+    selected = {
+        item.callspec.params["case"].id
+        for item in request.session.items
+        if getattr(item, "originalname", "") == "test_bad_input"
+    }
+
+    def run(case: Case) -> Outcome:
+        try:
+            d = tmp_path_factory.mktemp(case.id) / "case"
+            shutil.copytree(good, d)
+            before = snapshot(d / "out")
+            cleanup = case.change(d)
+            try:
+                result = irpipe("run", "--quiet", str(d / "spec.yaml"))
+            finally:
+                if callable(cleanup):
+                    cleanup()
+            return Outcome(result, before, snapshot(d / "out"))
+        except Exception as exc:  # reported by the case's own test
+            return Outcome(error=exc)
+
+    cases = [c for c in CASES if c.id in selected]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        return dict(zip([c.id for c in cases], pool.map(run, cases), strict=True))
+
+
+def test_there_are_enough_cases():
+    assert len(CASES) >= 40 and len({c.id for c in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input(outcomes, case):
+    outcome = outcomes[case.id]
+    if outcome.error:
+        raise outcome.error
+    result = outcome.result
+    assert result.returncode == case.code, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.startswith("Error: ")
+    assert re.search(case.message, result.stderr), result.stderr
+    assert outcome.after == outcome.before  # nothing changed, no temporary file left
+
+
+def test_debug_shows_the_traceback_and_keeps_the_exit_code(good, tmp_path):
+    d = tmp_path / "case"
+    shutil.copytree(good, d)
+    line("run.txt", 2, "1 Q0 b 2 1,5 sys")(d)
+    result = irpipe("--debug", "run", "--quiet", str(d / "spec.yaml"))
+    assert result.returncode == DATA_ERROR
+    assert "Traceback" in result.stderr and "the score must be a number" in result.stderr
