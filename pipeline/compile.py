@@ -30,23 +30,31 @@ ORDERINGS = {
 
 @dataclass(frozen=True)
 class Plan:
-    """Everything needed to evaluate a spec: loads (with their checks) and the measure SQL."""
+    """Everything needed to evaluate a spec, in order: the qrels loads and `statements` (tables
+    of names, query facts); then, one run at a time, its load and `per_run` (rank it into `wide`,
+    then drop its rows, so memory holds one run); then `finish` (per-query and aggregate tables)."""
 
     loads: list[Load]
     statements: list[Statement]
+    per_run: list[Statement]
+    finish: list[Statement]
     metrics: list[ResolvedMeasure]
 
     def sql_text(self) -> str:
         """The whole plan as SQL text, parameters shown in comments (`irpipe compile`)."""
         parts = [_show(s) for s in TABLES]
-        for load in self.loads:
-            parts += [
-                _show(load.fast),
-                f"-- if {load.path.name} has lines the fast pass cannot split:",
-            ]
-            parts.append(_show(load.general))
+        runs = [load for load in self.loads if load.collection is not None]
+        parts += [_show_load(load) for load in self.loads if load.collection is None]
         parts += [_show(s) for s in self.statements]
+        for load in runs:
+            parts += [_show_load(load), *(_show(s) for s in self.per_run)]
+        parts += [_show(s) for s in self.finish]
         return "\n\n".join(parts) + "\n"
+
+
+def _show_load(load: Load) -> str:
+    general = f"-- if {load.path.name} has lines the fast pass cannot split:\n{_show(load.general)}"
+    return f"{_show(load.fast)}\n\n{general}"
 
 
 def _show(statement: Statement) -> str:
@@ -104,15 +112,25 @@ def compile_plan(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> Plan:
     # -J and -M 0 can empty a ranking the run did give; trec_eval evaluates it as empty.
     can_empty = settings.judged_only or settings.max_docs == 0
     empty = [(m.measure.empty(m.params, c), m.measure.kind) for m in metrics] if can_empty else None
+    wide = _wide_sql(values, _ranked_sql(c, settings))
     statements = [
         *_name_tables(loaded, metrics),
         Statement(_facts_sql(c)),
         *(Statement(_ideal_sql(tag, gain)) for tag, gain in c.ideal_lists.items()),
-        Statement(_wide_sql(values, _ranked_sql(c, settings))),
+        Statement(f"CREATE TABLE wide AS {wide} LIMIT 0"),  # run_rows is still empty here
+        Statement("CREATE TABLE present (run VARCHAR, qid VARCHAR)"),
+    ]
+    per_run = [
+        Statement(f"INSERT INTO wide {wide}"),
+        Statement("INSERT INTO present SELECT DISTINCT run, qid FROM run_rows"),
+        Statement("DROP TABLE run_rows"),
+        TABLES[1],  # an empty run_rows for the next run
+    ]
+    finish = [
         Statement(_per_query_sql(missing, settings.query_set, empty)),
         Statement(AGGREGATE_SQL),
     ]
-    return Plan(loads, statements, metrics)
+    return Plan(loads, statements, per_run, finish, metrics)
 
 
 def _name_tables(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Statement]:
@@ -234,7 +252,6 @@ WINDOW later AS (PARTITION BY collection, qid ORDER BY pos DESC
 def _wide_sql(values: list[tuple[str, str]], ranked: str) -> str:
     columns = {f"m{i}": _typed(expr, kind) for i, (expr, kind) in enumerate(values)}
     return f"""
-CREATE TABLE wide AS
 WITH {ranked}
 SELECT run, collection, qid{_select_list(columns)}
 FROM ranked
@@ -248,7 +265,7 @@ def _typed(expr: str, kind: str) -> str:
 def _per_query_sql(missing: list, query_set: str, empty: list | None) -> str:
     """Every expected query in long form. A query the run lacks gets the measure's `missing`
     value; one the run has but -J or -M emptied gets its `empty` value (when `empty` is given)."""
-    present = "EXISTS (SELECT 1 FROM run_rows r WHERE r.run = e.run AND r.qid = e.qid)"
+    present = "EXISTS (SELECT 1 FROM present p WHERE p.run = e.run AND p.qid = e.qid)"
     columns = {}
     for i, (expr, kind) in enumerate(missing):
         absent = _typed(expr, kind)

@@ -22,16 +22,26 @@ def execute(plan: Plan, con: duckdb.DuckDBPyConnection | None = None) -> duckdb.
     con = con or duckdb.connect()
     con.execute("SET enable_progress_bar = false")
     for statement in TABLES:
-        con.execute(statement.sql, statement.params)
+        _run(con, statement)
     for load in plan.loads:
-        with _reading(load):
-            _load(con, load)
-    for load in plan.loads:
-        if load.collection is not None:
-            _check_shared_queries(con, load)
+        if load.collection is None:
+            _load_file(con, load)
     for statement in plan.statements:
-        con.execute(statement.sql, statement.params)
+        _run(con, statement)
+    for load in plan.loads:  # one run at a time: memory holds one run, not all of them
+        if load.collection is not None:
+            _load_file(con, load)
+            _check_shared_queries(con, load)
+            for statement in plan.per_run:
+                _run(con, statement)
+    for statement in plan.finish:
+        _run(con, statement)
     return con
+
+
+def _load_file(con: duckdb.DuckDBPyConnection, load: Load) -> None:
+    with _reading(load):
+        _load(con, load)
 
 
 def _load(con: duckdb.DuckDBPyConnection, load: Load) -> None:

@@ -127,7 +127,7 @@ def evaluate(options: Options) -> int:
     try:
         plan = validate(loaded)
         if options.complete:
-            plan = replace(plan, statements=[_bogus_rows(), *plan.statements])
+            plan = replace(plan, per_run=[*_bogus_rows(), *plan.per_run])
         con = execute(plan)
     except (SpecError, InputDataError) as exc:
         raise TrecEvalExit(str(exc), 4 if "duplicate" in str(exc) else 2) from None
@@ -169,27 +169,28 @@ def _spec(options: Options, selected: list[Selected]) -> LoadedSpec:
     return LoadedSpec(spec=spec, path=Path("<trec-eval>"), sha256="")
 
 
-def _bogus_rows() -> Statement:
+def _bogus_rows() -> list[Statement]:
     """trec_eval -c evaluates a topic missing from the run as a one-document ranking that is not
     in the pool; doing the same gives its values by construction."""
-    sql = """INSERT INTO run_rows
-        SELECT DISTINCT 'run', qid, ?, 1, 1.0, true FROM qrels
-        WHERE qid NOT IN (SELECT qid FROM run_rows)"""
-    return Statement(sql, [BOGUS_DOCNO])
+    missing = "SELECT DISTINCT qid FROM qrels WHERE qid NOT IN (SELECT qid FROM run_rows)"
+    return [
+        Statement(f"CREATE TABLE bogus AS {missing}"),
+        Statement("INSERT INTO run_rows SELECT 'run', qid, ?, 1, 1.0, true FROM bogus", [BOGUS_DOCNO]),
+    ]
 
 
 def _missing_topics(con, options: Options) -> list[str]:
     if options.complete or options.compatibility == "trec_eval-9":
         return []
     rows = con.execute(
-        "SELECT qid FROM facts WHERE qid NOT IN (SELECT qid FROM run_rows) ORDER BY qid"
+        "SELECT qid FROM facts WHERE qid NOT IN (SELECT qid FROM present) ORDER BY qid"
     ).fetchall()
     return [qid for (qid,) in rows]
 
 
 def _reset_bogus(con) -> None:
     """trec_eval -c then zeroes these values of a bogus topic (by exact name, a quirk kept)."""
-    bogus = f"qid IN (SELECT qid FROM run_rows WHERE docno = '{BOGUS_DOCNO}')"
+    bogus = "qid IN (SELECT qid FROM bogus)"
     names = ", ".join(f"'{n}'" for n in RESET_BY_NAME)
     con.execute(
         f"UPDATE per_query SET value = 0 WHERE {bogus} AND (metric IN ({names}) OR metric LIKE 'unj%')"
