@@ -9,6 +9,7 @@ __all__ = [
     "PluginError",
     "InputDataError",
     "OutputError",
+    "DuplicateError",
     "IrpipeWarning",
 ]
 
@@ -45,6 +46,10 @@ class InputDataError(IrpipeError):
     """A qrels or run file cannot be read or breaks the input rules."""
 
     exit_code = ExitCode.INPUT_DATA
+
+
+class DuplicateError(InputDataError):
+    """A document listed twice for one query, in a run or in qrels (trec_eval stops too)."""
 
 
 class OutputError(IrpipeError):

@@ -10,7 +10,7 @@ import duckdb
 
 from . import validation as check
 from .compile import Plan
-from .errors import InputDataError
+from .errors import DuplicateError, InputDataError
 from .readers import TABLES, Load, Statement
 
 __all__ = ["execute"]
@@ -60,7 +60,7 @@ def _load(con: duckdb.DuckDBPyConnection, load: Load) -> None:
     if _one(con, check.maybe_duplicates(load))[0]:
         found = _all(con, check.duplicates(load))
         if found:
-            raise InputDataError(check.duplicates_message(load, found))
+            raise DuplicateError(check.duplicates_message(load, found))
 
 
 def _check_shared_queries(con: duckdb.DuckDBPyConnection, load: Load) -> None:

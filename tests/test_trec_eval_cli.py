@@ -119,3 +119,10 @@ def test_runid_is_the_tag_of_the_last_data_line(capsys, tmp_path):
     assert (
         code == 0 and out == "runid                 \tall\tlast\nnum_q                 \tall\t1\n"
     )
+
+
+def test_duplicate_documents_exit_4_as_trec_eval(capsys, tmp_path):
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r.trec").write_text("1 Q0 a 1 2 t\n1 Q0 a 2 1 t\n")
+    code, out, err = trec_eval(capsys, str(tmp_path / "q.txt"), str(tmp_path / "r.trec"))
+    assert (code, out) == (4, "") and "r.trec:1" in err and "again on line 2" in err

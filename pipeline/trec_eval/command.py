@@ -15,12 +15,12 @@ from pathlib import Path
 
 from .. import __version__
 from ..compile import AGGREGATE_SQL
-from ..errors import InputDataError, SpecError
+from ..errors import DuplicateError, InputDataError, SpecError
 from ..evaluate import validate
 from ..execute import execute
 from ..readers import Statement
 from ..spec import LoadedSpec, Spec
-from .measures import MeasureCalcError, MeasureInitError, Selected, atol, select
+from .measures import Selected, atol, select
 from .output import print_report, runid_of
 
 __all__ = ["main"]
@@ -114,23 +114,16 @@ def evaluate(options: Options) -> int:
     """Evaluate and print; the exit code is 0, or trec_eval's for its fatal cases."""
     try:
         selected = select(options.measures)
-    except SpecError as exc:  # trec_eval: 2 for bad parameters, 4 if only computing fails
-        code = (
-            4
-            if isinstance(exc, MeasureCalcError)
-            else 2
-            if isinstance(exc, MeasureInitError)
-            else 1
-        )
-        raise TrecEvalExit(str(exc), code) from None
+    except SpecError as exc:  # trec_eval: 1 for names, 2 for bad parameters, 4 if computing fails
+        raise TrecEvalExit(str(exc), getattr(exc, "trec_eval_exit", 1)) from None
     loaded = _spec(options, selected)
     try:
         plan = validate(loaded)
         if options.complete:
             plan = replace(plan, per_run=[*_bogus_rows(), *plan.per_run])
         con = execute(plan)
-    except (SpecError, InputDataError) as exc:
-        raise TrecEvalExit(str(exc), 4 if "duplicate" in str(exc) else 2) from None
+    except (SpecError, InputDataError) as exc:  # trec_eval stops duplicates with exit 4
+        raise TrecEvalExit(str(exc), 4 if isinstance(exc, DuplicateError) else 2) from None
     missing = _missing_topics(con, options)
     if options.complete:
         _reset_bogus(con)
@@ -175,7 +168,9 @@ def _bogus_rows() -> list[Statement]:
     missing = "SELECT DISTINCT qid FROM qrels WHERE qid NOT IN (SELECT qid FROM run_rows)"
     return [
         Statement(f"CREATE TABLE bogus AS {missing}"),
-        Statement("INSERT INTO run_rows SELECT 'run', qid, ?, 1, 1.0, true FROM bogus", [BOGUS_DOCNO]),
+        Statement(
+            "INSERT INTO run_rows SELECT 'run', qid, ?, 1, 1.0, true FROM bogus", [BOGUS_DOCNO]
+        ),
     ]
 
 

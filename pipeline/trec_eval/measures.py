@@ -29,9 +29,13 @@ __all__ = [
 class MeasureInitError(SpecError):
     """Bad parameters of a known measure (trec_eval: "Cannot initialize measure", exit 2)."""
 
+    trec_eval_exit = 2
+
 
 class MeasureCalcError(SpecError):
     """Parameters trec_eval accepts but cannot compute with (exit 4)."""
+
+    trec_eval_exit = 4
 
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
