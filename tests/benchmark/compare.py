@@ -49,7 +49,8 @@ def measure(ctx: Context, tools: list[Tool], suite: Suite) -> dict[str, Outcome]
 def _outcome(tool: Tool, suite: Suite, timing: Timing | ToolFailed, work: Path) -> Outcome:
     if isinstance(timing, ToolFailed):
         return Outcome(None, {}, f"failed: {timing}")
-    progress(f"{suite.name} {tool.name}: {timing.wall:.2f} s median, {timing.rss_mb:.0f} MB")
+    walls = " ".join(f"{wall:.2f}" for wall in timing.walls)
+    progress(f"{suite.name} {tool.name}: {walls} s, {timing.rss_mb:.0f} MB")
     lacks = _grouped(missing(suite, tool.name))
     note = f"lacks {lacks}" if lacks else ""
     return Outcome(timing, tool.results(suite, work, work / "log.txt"), note)

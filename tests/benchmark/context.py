@@ -11,7 +11,7 @@ from measure import Timing, ToolFailed
 from report import Report
 from tools import FIVE, Tool, irpipe_executable, write_spec
 
-__all__ = ["FIVE_IRPIPE", "Context", "measured", "progress", "timing_row"]
+__all__ = ["FIVE_IRPIPE", "Context", "measured", "progress", "show", "timing_row"]
 
 FIVE_IRPIPE = [m.irpipe for m in FIVE.metrics]
 
@@ -54,10 +54,21 @@ def progress(message: str) -> None:
 
 def measured(results: dict[str, Timing | ToolFailed]) -> dict[str, Timing]:
     """The timings, or the first failure raised (run_suite reports it)."""
+    show(results)
     for result in results.values():
         if isinstance(result, ToolFailed):
             raise result
     return results
+
+
+def show(results: dict[str, Timing | ToolFailed]) -> None:
+    """Every measured wall time on stderr: on a busy machine the spread matters."""
+    for name, result in results.items():
+        if isinstance(result, Timing):
+            walls = " ".join(f"{wall:.2f}" for wall in result.walls)
+            progress(f"{name}: {walls} s, {result.rss_mb:.0f} MB")
+        else:
+            progress(f"{name}: {result}")
 
 
 def timing_row(what: str, timing: Timing | ToolFailed) -> list:

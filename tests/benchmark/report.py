@@ -70,19 +70,23 @@ def _trec_eval_version(binary: str | None) -> str:
 
 
 def agreement(results: dict[str, dict[str, float]], reference: str) -> list[str]:
-    """A warning for every value a tool reports differently from the reference tool."""
+    """One warning per tool that reports a shared value differently from the reference tool."""
     if reference not in results:
         return []
+    ours = results[reference]
     warnings = []
-    for tool, values in results.items():
-        for name in sorted(values.keys() & results[reference].keys()):
-            ours, theirs = results[reference][name], values[name]
-            if abs(ours - theirs) > TOLERANCE:
-                warnings.append(
-                    f"WARNING: {tool} disagrees with {reference} on {name}: "
-                    f"{theirs:.6f} vs {ours:.6f}"
-                )
+    for tool, theirs in results.items():
+        shared = sorted(theirs.keys() & ours.keys())
+        differ = [
+            f"{n} ({theirs[n]:.6f} vs {ours[n]:.6f})" for n in shared if _differ(theirs[n], ours[n])
+        ]
+        if differ:
+            warnings.append(f"WARNING: {tool} disagrees with {reference} on {', '.join(differ)}")
     return warnings
+
+
+def _differ(a: float, b: float) -> bool:
+    return abs(a - b) > TOLERANCE
 
 
 @dataclass

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from compare import compare
-from context import FIVE_IRPIPE, Context, measured, progress, timing_row
+from context import FIVE_IRPIPE, Context, measured, progress, show, timing_row
 from generate import SIZES
 from measure import ToolFailed, take_turns
 from report import agreement, table
@@ -84,6 +84,7 @@ def spill(ctx: Context) -> None:
         f"runners/irpipe_spill.py, memory_limit {ctx.memory_limit}": (limited, work / "spill.log"),
     }
     results = take_turns(jobs, ctx.repeat)
+    show(results)
     outcome = list(results.values())[1]
     note = f"FAILED: {outcome}" if isinstance(outcome, ToolFailed) else _spill_note(work)
     rows = [timing_row(what, t) for what, t in results.items()]
