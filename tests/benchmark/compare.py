@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from context import Context, progress
+from context import TIMING_HEADERS, Context, progress, timing_row
 from generate import SIZES
 from measure import Timing, ToolFailed, take_turns
 from report import Report, agreement, table
@@ -18,8 +18,8 @@ from tools import FIVE, OFFICIAL, Suite, Tool, missing
 
 __all__ = ["Outcome", "compare", "measure"]
 
-TOOL_HEADERS = ["tool", "median wall (s)", "fastest (s)", "peak RSS (MB)", "time tool/irpipe"]
-TOOL_HEADERS += ["time irpipe/tool", "measured runs", "notes"]
+TOOL_HEADERS = ["tool", *TIMING_HEADERS[1:], "time tool/irpipe", "time irpipe/tool"]
+TOOL_HEADERS += ["measured runs", "notes"]
 
 
 @dataclass
@@ -49,7 +49,7 @@ def measure(ctx: Context, tools: list[Tool], suite: Suite) -> dict[str, Outcome]
 def _outcome(tool: Tool, suite: Suite, timing: Timing | ToolFailed, work: Path) -> Outcome:
     if isinstance(timing, ToolFailed):
         return Outcome(None, {}, f"failed: {timing}")
-    walls = " ".join(f"{wall:.2f}" for wall in timing.walls)
+    walls = " ".join(f"{s.wall:.2f}" for s in timing.samples)
     progress(f"{suite.name} {tool.name}: {walls} s, {timing.rss_mb:.0f} MB")
     lacks = _grouped(missing(suite, tool.name))
     note = f"lacks {lacks}" if lacks else ""
@@ -103,10 +103,10 @@ def _agreement_text(warnings: list[str], tools: int) -> str:
 def _tool_row(name: str, outcome: Outcome, base: Outcome | None, repeat: int) -> list:
     timing = outcome.timing
     if timing is None:
-        return [name, "-", "-", "-", "-", "-", 0, outcome.note]
+        return [name, "-", "-", "-", "-", "-", "-", 0, outcome.note]
     ratio = timing.wall / base.timing.wall if base and base.timing else None
     ratios = [ratio, 1 / ratio] if ratio else ["-", "-"]
-    return [name, timing.wall, timing.best, timing.rss_mb, *ratios, repeat, outcome.note]
+    return [*timing_row(name, timing), *ratios, repeat, outcome.note]
 
 
 def _data_line(size: str) -> str:

@@ -11,7 +11,7 @@ from measure import Timing, ToolFailed
 from report import Report
 from tools import FIVE, Tool, irpipe_executable, write_spec
 
-__all__ = ["FIVE_IRPIPE", "Context", "measured", "progress", "show", "timing_row"]
+__all__ = ["FIVE_IRPIPE", "Context", "measured", "progress", "show", "TIMING_HEADERS", "timing_row"]
 
 FIVE_IRPIPE = [m.irpipe for m in FIVE.metrics]
 
@@ -65,14 +65,17 @@ def show(results: dict[str, Timing | ToolFailed]) -> None:
     """Every measured wall time on stderr: on a busy machine the spread matters."""
     for name, result in results.items():
         if isinstance(result, Timing):
-            walls = " ".join(f"{wall:.2f}" for wall in result.walls)
+            walls = " ".join(f"{s.wall:.2f}" for s in result.samples)
             progress(f"{name}: {walls} s, {result.rss_mb:.0f} MB")
         else:
             progress(f"{name}: {result}")
 
 
+TIMING_HEADERS = ["", "median wall (s)", "fastest (s)", "CPU user+sys (s)", "peak RSS (MB)"]
+
+
 def timing_row(what: str, timing: Timing | ToolFailed) -> list:
-    """[what, median wall, fastest, peak RSS] for a table."""
+    """[what, median wall, fastest, CPU, peak RSS]: a row under TIMING_HEADERS."""
     if isinstance(timing, ToolFailed):
-        return [what, "failed", "-", "-"]
-    return [what, timing.wall, timing.best, timing.rss_mb]
+        return [what, "failed", "-", "-", "-"]
+    return [what, timing.wall, timing.best, timing.cpu, timing.rss_mb]

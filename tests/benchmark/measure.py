@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Timing", "ToolFailed", "require_gnu_time", "take_turns", "timed"]
+__all__ = ["Sample", "Timing", "ToolFailed", "require_gnu_time", "take_turns", "timed"]
 
 # GNU time reports the peak RSS of exactly its child. Measuring with os.wait4 from this process
 # instead would not: a child's ru_maxrss starts at the RSS of the process that forked it, and this
@@ -30,32 +30,55 @@ class ToolFailed(RuntimeError):
 
 
 @dataclass(frozen=True)
-class Timing:
-    """Median wall time over the measured runs and the largest peak RSS any of them reached."""
+class Sample:
+    """One run: wall seconds (spawn to exit), CPU seconds (user + system), peak RSS in MB."""
 
     wall: float
+    cpu: float
     rss_mb: float
-    walls: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Medians over the measured runs, and the largest peak RSS any of them reached."""
+
+    samples: tuple[Sample, ...]
+
+    @property
+    def wall(self) -> float:
+        """Median wall time: the figure the targets use."""
+        return statistics.median(s.wall for s in self.samples)
 
     @property
     def best(self) -> float:
-        """The fastest measured run: what the machine can do when nothing else competes."""
-        return min(self.walls)
+        """The fastest run: what the machine does when nothing else competes for it."""
+        return min(s.wall for s in self.samples)
+
+    @property
+    def cpu(self) -> float:
+        """Median CPU time; steadier than wall time when other work shares the cores."""
+        return statistics.median(s.cpu for s in self.samples)
+
+    @property
+    def rss_mb(self) -> float:
+        """Peak RSS, the largest over the runs."""
+        return max(s.rss_mb for s in self.samples)
 
 
-def timed(command: list[str], log: Path) -> tuple[float, float]:
-    """Run `command` once under GNU time; return (wall seconds, peak RSS in MB), spawn to exit."""
+def timed(command: list[str], log: Path) -> Sample:
+    """Run `command` once under GNU time, output to `log`."""
     log.parent.mkdir(parents=True, exist_ok=True)
-    rss_file = log.with_name(log.name + ".rss")
-    wrapped = [GNU_TIME, "-f", "%M", "-o", str(rss_file), *command]
+    usage = log.with_name(log.name + ".time")
+    wrapped = [GNU_TIME, "-f", "%M %U %S", "-o", str(usage), *command]
     with log.open("wb") as out:
         start = time.perf_counter()
         done = subprocess.run(wrapped, stdout=out, stderr=subprocess.STDOUT)
         wall = time.perf_counter() - start
     if done.returncode != 0:
         raise ToolFailed(f"exit code {done.returncode}; see {log}")
-    kilobytes = int(rss_file.read_text().split()[-1])  # the last line; earlier ones are notes
-    return wall, kilobytes / 1024
+    # The last line; GNU time puts notes such as a non-zero exit status before it.
+    kilobytes, user, system = usage.read_text().splitlines()[-1].split()
+    return Sample(wall, float(user) + float(system), int(kilobytes) / 1024)
 
 
 def take_turns(
@@ -66,7 +89,7 @@ def take_turns(
     Taking turns means a machine that slows down for a while slows every command alike, so the
     ratios between them hold even where absolute times drift. A failing command drops out.
     """
-    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in jobs}
+    samples: dict[str, list[Sample]] = {name: [] for name in jobs}
     failed: dict[str, ToolFailed] = {}
     for round_no in range(repeat + 1):
         for name, (command, log) in jobs.items():
@@ -79,9 +102,4 @@ def take_turns(
                 continue
             if round_no > 0:
                 samples[name].append(sample)
-    return {name: failed.get(name) or _timing(samples[name]) for name in jobs}
-
-
-def _timing(samples: list[tuple[float, float]]) -> Timing:
-    walls = tuple(wall for wall, _ in samples)
-    return Timing(statistics.median(walls), max(rss for _, rss in samples), walls)
+    return {name: failed.get(name) or Timing(tuple(samples[name])) for name in jobs}

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from compare import compare
-from context import FIVE_IRPIPE, Context, measured, progress, show, timing_row
+from context import FIVE_IRPIPE, TIMING_HEADERS, Context, measured, progress, show, timing_row
 from generate import SIZES
 from measure import ToolFailed, take_turns
 from report import agreement, table
@@ -39,9 +39,6 @@ def scale(ctx: Context) -> None:
     ctx.report.target("scale: 14M / 7M wall time", timings["14M"].wall / reference, 2.2)
 
 
-TIMING_HEADERS = ["", "median wall (s)", "fastest (s)", "peak RSS (MB)"]
-
-
 def runs10(ctx: Context) -> None:
     """Ten runs in one spec against ten times the cost of only reading one run."""
     one = ctx.irpipe_job(f"runs1-{ctx.size}", ctx.size)
@@ -54,7 +51,7 @@ def runs10(ctx: Context) -> None:
     timings = measured(take_turns(jobs, ctx.repeat))
     rows = [timing_row(what, t) for what, t in timings.items()]
     ten, _, read_one = timings.values()
-    rows.append(["10 × read only", 10 * read_one.wall, 10 * read_one.best, "-"])
+    rows.append(["10 × read only", 10 * read_one.wall, 10 * read_one.best, 10 * read_one.cpu, "-"])
     ctx.report.sections.append(
         f"## runs10: ten {ctx.size} runs in one spec\n\n"
         f"{table(TIMING_HEADERS, rows)}\n\n{READ_ONLY_NOTE}"
