@@ -111,8 +111,9 @@ def _tool_row(name: str, outcome: Outcome, base: Outcome | None, repeat: int) ->
 
 def _data_line(size: str) -> str:
     return (
-        f"Data: {size} ({SIZES[size]:,} run lines, {SIZES[size] // 1000:,} queries), "
-        "median wall time after one warm-up run; peak RSS is the largest of the measured runs."
+        f"Data: {size} ({SIZES[size]:,} run lines, {SIZES[size] // 1000:,} queries). The tools "
+        "take turns: a warm-up round, then the measured rounds. Wall time runs from process start "
+        "to results written; peak RSS is the largest of the measured runs."
     )
 
 

@@ -2,16 +2,18 @@
 
     python tests/benchmark/run.py [--size 7M] [--repeat 3] [--tools irpipe,trec_eval,...]
                                   [--suite five|official|scale|runs10|spill|validate|all]
-                                  [--data DIR] [--out FILE] [--trec-eval PATH]
+                                  [--data DIR] [--out FILE] [--trec-eval PATH] [--memory-limit 256MB]
 
 Data is generated once into --data (never committed); the markdown report is printed and written
-to --out. Not a test: nothing here fails because a machine is slow.
+to --out, each tool's outputs and logs beside it in work/. Not a test: nothing here fails because
+a machine is slow.
 """
 
 from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 from pathlib import Path
 
 from generate import SIZES
@@ -51,7 +53,7 @@ def main() -> None:
         data=args.data,
         results=args.out.parent / "work",
         memory_limit=args.memory_limit,
-        report=Report(machine(trec_eval)),
+        report=Report([("command", " ".join(["run.py", *sys.argv[1:]])), *machine(trec_eval)]),
     )
     for name in SUITE_NAMES if args.suite == "all" else [args.suite]:
         run_suite(ctx, name)
