@@ -94,6 +94,8 @@ EXPLAINED = {
 
 
 def _agreement_text(warnings: list[str], tools: int) -> str:
+    if tools < 2:
+        return "Only one tool ran, so there was nothing to check its numbers against."
     if not warnings:
         return f"All {tools} tools agree within 1e-4 on every measure they share."
     reasons = [why for key, why in EXPLAINED.items() if any(key in w for w in warnings)]
