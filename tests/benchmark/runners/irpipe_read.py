@@ -1,0 +1,25 @@
+"""irpipe reading only: import, validate the spec, load its qrels and runs into DuckDB; no metrics.
+
+Usage: irpipe_read.py SPEC. The proxy for "irpipe's time to only read one run": the plan is the one
+`irpipe run` executes (the same fast pass and line checks), with its measure statements dropped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+from pipeline import validate
+from pipeline.execute import execute
+
+
+def main(spec: str) -> None:
+    """Execute the spec's loads and nothing else; print the rows loaded."""
+    plan = dataclasses.replace(validate(spec), statements=[])
+    con = execute(plan)
+    rows = con.execute("SELECT count(*) FROM run_rows").fetchone()[0]
+    print(f"loaded {rows} run rows")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

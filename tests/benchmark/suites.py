@@ -1,0 +1,141 @@
+"""The suites: five and official (compare.py), scale, runs10, spill and validate.
+
+Each suite measures its commands in turns, then adds a section (and its targets) to the report.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from compare import compare
+from context import FIVE_IRPIPE, TIMING_HEADERS, Context, measured, progress, show, timing_row
+from generate import SIZES
+from measure import ToolFailed, take_turns
+from report import agreement, table
+from tools import FIVE, OFFICIAL, RUNNERS, irpipe_executable, read_summary, write_spec
+
+__all__ = ["SUITE_NAMES", "run_suite"]
+
+
+def scale(ctx: Context) -> None:
+    """irpipe with the five measures on every size, taking turns: is time linear in rows?"""
+    jobs = {size: ctx.irpipe_job(f"scale-{size}", size) for size in SIZES}
+    timings = measured(take_turns(jobs, ctx.repeat))
+    reference = timings["7M"].wall
+    rows = [
+        [
+            *timing_row(size, t),
+            f"{SIZES[size]:,}",
+            t.wall / SIZES[size] * 1e6,
+            t.wall / reference,
+        ]
+        for size, t in timings.items()
+    ]
+    headers = [*TIMING_HEADERS, "run lines", "s per M lines", "wall / 7M wall"]
+    ctx.report.sections.append(
+        "## scale: irpipe, five measures, one run\n\n" + table(headers, rows)
+    )
+    ctx.report.target("scale: 14M / 7M wall time", timings["14M"].wall / reference, 2.2)
+
+
+def runs10(ctx: Context) -> None:
+    """Ten runs in one spec against ten times the cost of only reading one run."""
+    one = ctx.irpipe_job(f"runs1-{ctx.size}", ctx.size)
+    read = [sys.executable, str(RUNNERS / "irpipe_read.py"), one[0][-1]]  # the same spec
+    jobs = {
+        "`irpipe run`: 10 runs, five measures": ctx.irpipe_job(f"runs10-{ctx.size}", ctx.size, 10),
+        "`irpipe run`: 1 run, five measures": one,
+        "read only: qrels + 1 run": (read, one[1].with_name("read.log")),
+    }
+    timings = measured(take_turns(jobs, ctx.repeat))
+    rows = [timing_row(what, t) for what, t in timings.items()]
+    ten, _, read_one = timings.values()
+    rows.append(["10 × read only", 10 * read_one.wall, 10 * read_one.best, 10 * read_one.cpu, "-"])
+    ctx.report.sections.append(
+        f"## runs10: ten {ctx.size} runs in one spec\n\n"
+        f"{table(TIMING_HEADERS, rows)}\n\n{READ_ONLY_NOTE}"
+    )
+    ratio = ten.wall / (10 * read_one.wall)
+    ctx.report.target("runs10: 10 runs / (10 × read one run)", ratio, 1.2)
+
+
+READ_ONLY_NOTE = (
+    '"Read only" (runners/irpipe_read.py) is a fresh Python process that imports irpipe, validates '
+    "a one-run spec and executes its plan without the measure statements: the qrels and the run "
+    "are loaded into DuckDB with the same fast pass and line checks `irpipe run` uses; no metrics, "
+    "no outputs."
+)
+
+
+def spill(ctx: Context) -> None:
+    """irpipe on one run with DuckDB's memory limit set low: it must complete by spilling."""
+    baseline = ctx.irpipe_job(f"spill-{ctx.size}", ctx.size)
+    work = baseline[1].parent
+    qrels, runs = ctx.dataset(ctx.size)
+    spec = write_spec(work / "limited.yaml", qrels, runs, FIVE_IRPIPE, work / "limited")
+    script = str(RUNNERS / "irpipe_spill.py")
+    limited = [sys.executable, script, str(spec), ctx.memory_limit, str(work / "tmp")]
+    jobs = {
+        "`irpipe run`, no limit": baseline,
+        f"runners/irpipe_spill.py, memory_limit {ctx.memory_limit}": (limited, work / "spill.log"),
+    }
+    results = take_turns(jobs, ctx.repeat)
+    show(results)
+    outcome = list(results.values())[1]
+    note = f"FAILED: {outcome}" if isinstance(outcome, ToolFailed) else _spill_note(work)
+    rows = [timing_row(what, t) for what, t in results.items()]
+    ctx.report.sections.append(
+        f"## spill: one {ctx.size} run, DuckDB memory_limit {ctx.memory_limit}\n\n"
+        f"{table(TIMING_HEADERS, rows)}\n\n{note}"
+    )
+
+
+def _spill_note(work: Path) -> str:
+    """Completed: what DuckDB still held on disk, and whether the numbers match the unlimited run."""
+    held = (work / "spill.log").read_text().strip().splitlines()[-1]
+    both = {
+        "irpipe": read_summary(FIVE, work / "out" / "summary.csv"),
+        "spilled": read_summary(FIVE, work / "limited" / "summary.csv"),
+    }
+    warnings = agreement(both, "irpipe")
+    same = "; ".join(warnings) if warnings else "the same numbers as without a limit"
+    return f"Completed; {held}; {same}."
+
+
+def validate(ctx: Context) -> None:
+    """`irpipe validate SPEC`: import and spec validation before any data is touched."""
+    qrels, runs = ctx.dataset(ctx.size)
+    jobs, work = {}, ctx.results / "validate"
+    for suite in (FIVE, OFFICIAL):
+        metrics = [m.irpipe for m in suite.metrics if m.irpipe]
+        spec = write_spec(work / f"{suite.name}.yaml", qrels, runs, metrics, work / "out")
+        command = [irpipe_executable(), "validate", str(spec)]
+        jobs[f"{suite.name} ({len(metrics)} metrics)"] = (command, work / f"{suite.name}.log")
+    timings = measured(take_turns(jobs, ctx.repeat))
+    rows = [timing_row(what, t) for what, t in timings.items()]
+    ctx.report.sections.append(
+        "## validate: `irpipe validate SPEC` (process start to exit, no data read)\n\n"
+        + table(TIMING_HEADERS, rows)
+    )
+    ctx.report.target("validate: import + validate (s)", max(t.wall for t in timings.values()), 0.5)
+
+
+SUITES = {
+    "five": lambda ctx: compare(ctx, FIVE),
+    "official": lambda ctx: compare(ctx, OFFICIAL),
+    "scale": scale,
+    "runs10": runs10,
+    "spill": spill,
+    "validate": validate,
+}
+SUITE_NAMES = list(SUITES)
+
+
+def run_suite(ctx: Context, name: str) -> None:
+    """Run one suite by name, adding its section to the report."""
+    progress(f"suite {name}")
+    try:
+        SUITES[name](ctx)
+    except ToolFailed as exc:
+        ctx.report.sections.append(f"## {name}\n\nFAILED: {exc}")
