@@ -12,12 +12,12 @@ __all__ = ["compile", "metrics", "plugins", "run", "trec_eval", "validate"]
 def run(args: argparse.Namespace) -> int:
     """`irpipe run SPEC`: evaluate and write outputs, then print the aggregate table."""
     from .console import print_results
-    from .evaluate import evaluate, manifest
+    from .evaluate import evaluate, metric_definitions
 
     evaluation = evaluate(args.spec)
     if not args.quiet:
         print_results(
-            evaluation.aggregate(), manifest(evaluation.loaded, evaluation.plan)["metrics"]
+            evaluation.aggregate(), metric_definitions(evaluation.plan)
         )
     return ExitCode.OK
 

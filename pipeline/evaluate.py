@@ -104,17 +104,22 @@ def manifest(loaded: LoadedSpec, plan: Plan) -> dict:
         "spec": str(loaded.path),
         "spec_sha256": loaded.sha256,
         "settings": spec.settings.resolved(),
-        "metrics": [
-            {
-                "label": m.label,
-                "metric": m.canonical,
-                "params": m.params.model_dump(mode="json"),
-                "aggregator": m.measure.aggregator,
-            }
-            for m in plan.metrics
-        ],
+        "metrics": metric_definitions(plan),
         "inputs_sha256": files,
     }
+
+
+def metric_definitions(plan: Plan) -> list[dict]:
+    """Each metric's label, canonical form, parameters and aggregator, in spec order."""
+    return [
+        {
+            "label": m.label,
+            "metric": m.canonical,
+            "params": m.params.model_dump(mode="json"),
+            "aggregator": m.measure.aggregator,
+        }
+        for m in plan.metrics
+    ]
 
 
 def _sha256(path: Path) -> str:
