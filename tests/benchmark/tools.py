@@ -70,13 +70,13 @@ _CUTOFFS = [5, 10, 15, 20, 30, 100, 200, 500, 1000]
 
 # ---- EXTEND HERE -------------------------------------------------------------------------------
 # trec_eval's default (`official`) output, every measure and cutoff, and each tool's name for it.
-# irpipe has no gm_map yet: fill in its column (e.g. "gm_map") once the trec_eval aliases land.
+# irpipe names gm_map by its trec_eval name (gmAP); ir_measures and ranx have no geometric mean.
 OFFICIAL_METRICS = (
     Metric("num_ret", "NumRet", "NumRet", None),
     Metric("num_rel", "NumRel", "NumRel", None),
     Metric("num_rel_ret", "NumRelRet", "NumRelRet", None),
     Metric("map", "AP", "AP", "map"),
-    Metric("gm_map", None, None, None),
+    Metric("gm_map", "gm_map", None, None),
     Metric("Rprec", "Rprec", "Rprec", "r-precision"),
     Metric("bpref", "Bpref", "Bpref", "bpref"),
     Metric("recip_rank", "RR", "RR", "mrr"),
