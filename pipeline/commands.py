@@ -16,9 +16,7 @@ def run(args: argparse.Namespace) -> int:
 
     evaluation = evaluate(args.spec)
     if not args.quiet:
-        print_results(
-            evaluation.aggregate(), metric_definitions(evaluation.plan)
-        )
+        print_results(evaluation.aggregate(), metric_definitions(evaluation.plan))
     return ExitCode.OK
 
 

@@ -20,7 +20,7 @@ class GainOnlyParams(MeasureParams):
 
 
 class RndcgParams(GainOnlyParams, LevelParams):
-    pass
+    """Gains, and the relevance level that decides whether a query has any relevant document."""
 
 
 class BinG(Measure):

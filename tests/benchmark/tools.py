@@ -11,6 +11,7 @@ import importlib.util
 import json
 import shutil
 import sys
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,7 +119,7 @@ def write_spec(path: Path, qrels: Path, runs: list[Path], metrics: list[str], ou
     return path
 
 
-class Tool:
+class Tool(ABC):
     """A tool the benchmark runs: its command for a suite, and how to read its numbers back."""
 
     name = ""
@@ -130,13 +131,13 @@ class Tool:
             return f"{self.module} is not installed (pip install '.[bench]')"
         return None
 
+    @abstractmethod
     def command(self, suite: Suite, qrels: Path, run: Path, work: Path) -> list[str]:
         """The command evaluating `run` with the suite's measures; it writes into `work`."""
-        raise NotImplementedError
 
+    @abstractmethod
     def results(self, suite: Suite, work: Path, log: Path) -> dict[str, float]:
         """The numbers the command produced, under trec_eval's names."""
-        raise NotImplementedError
 
 
 class Irpipe(Tool):
