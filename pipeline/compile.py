@@ -112,7 +112,12 @@ def compile_plan(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> Plan:
     # -J and -M 0 can empty a ranking the run did give; trec_eval evaluates it as empty.
     can_empty = settings.judged_only or settings.max_docs == 0
     empty = [(m.measure.empty(m.params, c), m.measure.kind) for m in metrics] if can_empty else None
-    wide = _wide_sql(values, _ranked_sql(c, settings))
+    # When only judged documents' positions matter, unjudged rows are dropped once ranked; a query
+    # with no judged document retrieved then has the value of a query the run lacks.
+    judged_rows = not can_empty and all(m.measure.judged_only_ok(m.params) for m in metrics)
+    if judged_rows:
+        empty = missing
+    wide = _wide_sql(values, _ranked_sql(c, settings, judged_rows))
     statements = [
         *_name_tables(loaded, metrics),
         Statement(_facts_sql(c)),
@@ -182,8 +187,9 @@ def _ordering(settings: Settings) -> str:
     return ORDERINGS[settings.ordering]
 
 
-def _ranked_sql(c: Columns, settings: Settings) -> str:
-    """Every run row ranked once, with its judgment, its query's facts and the running values."""
+def _ranked_sql(c: Columns, settings: Settings, judged_rows: bool = False) -> str:
+    """Every run row ranked once, with its judgment, its query's facts and the running values
+    (with `judged_rows`, the running values only over the judged rows, after ranking all)."""
     ordering = _ordering(settings)
     judged = "WHERE relv >= 0" if settings.judged_only else ""
     source = "joined"
@@ -194,6 +200,13 @@ def _ranked_sql(c: Columns, settings: Settings) -> str:
     SELECT *, row_number() OVER ranking AS rank{_select_list(c.windows)}
     FROM {source} {judged}
     WINDOW ranking AS (PARTITION BY run, qid ORDER BY {ordering}
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"""
+    if judged_rows:
+        ranked = f"""
+    SELECT *{_select_list(c.windows)}
+    FROM (SELECT *, row_number() OVER (PARTITION BY run, qid ORDER BY {ordering}) AS rank
+          FROM {source}) WHERE relv <> -1
+    WINDOW ranking AS (PARTITION BY run, qid ORDER BY rank
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"""
     # Negative judgments become -2 and documents missing from the qrels -1, as in trec_eval.
     return f"""joined AS (

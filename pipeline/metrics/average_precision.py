@@ -57,6 +57,8 @@ class APParams(RankedParams):
 class AP(Measure):
     """Average precision. With k only the first k ranks count (standard: still / R, trec_eval map_cut)."""
 
+    judged_rows_suffice = True
+
     name = "AP"
     description = "average precision (variants: standard, capped, interpolated_11pt)"
     Params = APParams
@@ -92,6 +94,8 @@ class IPrecParams(LevelParams):
 class IPrec(Measure):
     """Interpolated precision at a recall level: the best precision at any rank reaching it."""
 
+    judged_rows_suffice = True
+
     name = "IPrec"
     description = "interpolated precision at recall r (trec_eval iprec_at_recall)"
     Params = IPrecParams
@@ -107,6 +111,8 @@ class IPrec(Measure):
 
 class Bpref(Measure):
     """Binary preference (trec_eval's post-2005 bpref): unjudged documents are skipped."""
+
+    judged_rows_suffice = True
 
     name = "Bpref"
     description = "bpref: how often relevant documents precede judged non-relevant ones"
@@ -149,6 +155,8 @@ class InfAP(Measure):
     """Inferred AP (Yilmaz and Aslam): documents not in the pool count as non-relevant, pooled
     but unjudged ones (negative judgments) are inferred from the judged ones above them."""
 
+    judged_rows_suffice = True
+
     name = "infAP"
     description = "inferred average precision"
     Params = RankedParams
@@ -172,6 +180,8 @@ class InfAP(Measure):
 class YAAP(Measure):
     """Robertson's Yet Another AP: ln((1 + S) / (1 + R − S)), S = the sum of precisions at relevant
     ranks (AP × R)."""
+
+    judged_rows_suffice = True
 
     name = "YAAP"
     description = "yet another average precision (Robertson, ECIR 2012)"

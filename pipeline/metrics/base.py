@@ -67,6 +67,16 @@ class Measure(ABC):
     #: collection fields the measure needs, e.g. ("num_docs",)
     needs: ClassVar[tuple[str, ...]] = ()
 
+    #: the value depends only on where judged documents (grade >= 0 or negative judgments) rank,
+    #: and on facts: the executor may then skip unjudged rows after ranking (much less work)
+    judged_rows_suffice: ClassVar[bool] = False
+
+    def judged_only_ok(self, p: Any) -> bool:
+        """Whether these parameters keep the value a function of judged rows (see the flag)."""
+        gain = getattr(p, "gain", None)
+        negative_gain = isinstance(gain, dict) and any(g < 0 for g in gain)
+        return self.judged_rows_suffice and not negative_gain
+
     def needed(self, p: Any) -> tuple[str, ...]:
         """Collection fields these parameters need (by default `needs`)."""
         return self.needs

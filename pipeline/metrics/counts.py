@@ -24,6 +24,8 @@ class NumRet(Measure):
 class NumRel(Measure):
     """Relevant documents in the qrels (trec_eval num_rel); a query the run lacks keeps its count."""
 
+    judged_rows_suffice = True
+
     name = "NumRel"
     description = "number of judged relevant documents for the query"
     Params = LevelParams
@@ -39,6 +41,8 @@ class NumRel(Measure):
 class NumRelRet(Measure):
     """Relevant documents retrieved (trec_eval num_rel_ret)."""
 
+    judged_rows_suffice = True
+
     name = "NumRelRet"
     description = "number of relevant documents retrieved (up to k)"
     Params = RankedParams
@@ -51,6 +55,8 @@ class NumRelRet(Measure):
 
 class NumQ(Measure):
     """Queries evaluated (trec_eval num_q): 1 per query, summed."""
+
+    judged_rows_suffice = True
 
     name = "NumQ"
     description = "number of queries evaluated"
@@ -65,6 +71,8 @@ class NumQ(Measure):
 
 class NumNonRelJudgedRet(Measure):
     """Judged non-relevant documents retrieved (trec_eval num_nonrel_judged_ret)."""
+
+    judged_rows_suffice = True
 
     name = "NumNonRelJudgedRet"
     description = "number of judged non-relevant documents retrieved (up to k)"

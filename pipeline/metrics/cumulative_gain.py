@@ -29,6 +29,8 @@ def dcg_sql(c: Columns, gain: Gain, discount: str = "standard", k: int | None = 
 class DCG(Measure):
     """Discounted cumulative gain."""
 
+    judged_rows_suffice = True
+
     name = "DCG"
     description = "discounted cumulative gain"
     Params = GainParams
@@ -40,6 +42,8 @@ class DCG(Measure):
 
 class nDCG(Measure):  # noqa: N801 -- the name users write
     """DCG divided by the DCG of the ideal ranking of all judged documents; 0 when that is 0."""
+
+    judged_rows_suffice = True
 
     name = "nDCG"
     description = "normalised DCG (ideal: all judged documents sorted by gain)"
@@ -54,6 +58,8 @@ class nDCG(Measure):  # noqa: N801 -- the name users write
 
 class IDCG(Measure):
     """DCG of the ideal ranking: all judged documents with positive gain, sorted by gain."""
+
+    judged_rows_suffice = True
 
     name = "IDCG"
     description = "ideal DCG (the denominator of nDCG)"
@@ -74,6 +80,8 @@ class CGParams(MeasureParams):
 
 class CG(Measure):
     """Cumulative gain: the sum of gains in the top k, undiscounted."""
+
+    judged_rows_suffice = True
 
     name = "CG"
     description = "cumulative gain (no discount)"

@@ -26,6 +26,8 @@ class RndcgParams(GainOnlyParams, LevelParams):
 class BinG(Measure):
     """Binary G: mean over relevant documents of 1/log2(2 + non-relevant documents above it)."""
 
+    judged_rows_suffice = True
+
     name = "BinG"
     description = "binary G (trec_eval binG)"
     Params = LevelParams

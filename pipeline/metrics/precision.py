@@ -14,6 +14,8 @@ from .set_based import num_rel, ratio, relevant_within
 class P(Measure):
     """Precision at k: relevant in the top k divided by k, even when fewer were retrieved."""
 
+    judged_rows_suffice = True
+
     name = "P"
     description = "precision at k: relevant documents in the top k / k"
     Params = RankedParams
@@ -28,6 +30,8 @@ class P(Measure):
 class R(Measure):
     """Recall at k: relevant in the top k divided by the number of relevant documents."""
 
+    judged_rows_suffice = True
+
     name = "R"
     description = "recall at k: relevant documents in the top k / relevant documents"
     Params = RankedParams
@@ -41,6 +45,8 @@ class R(Measure):
 
 class RelativeP(Measure):
     """Relevant in the top k divided by min(k, R): precision relative to the best possible."""
+
+    judged_rows_suffice = True
 
     name = "RelativeP"
     description = "relative precision at k: relevant in the top k / min(k, relevant)"
@@ -61,6 +67,8 @@ class RprecParams(LevelParams):
 class Rprec(Measure):
     """Precision at rank R, where R is the number of relevant documents (or at mult·R)."""
 
+    judged_rows_suffice = True
+
     name = "Rprec"
     description = "R-precision: relevant documents in the top R / R"
     Params = RprecParams
@@ -77,6 +85,8 @@ class Rprec(Measure):
 
 class Success(Measure):
     """1 if a relevant document is in the top k, else 0."""
+
+    judged_rows_suffice = True
 
     name = "Success"
     description = "1 if any relevant document is in the top k"

@@ -52,6 +52,8 @@ class RBP(Measure):
     computed before); irpipe implements the intended definition, min and max over the gains and 0.
     """
 
+    judged_rows_suffice = True
+
     name = "RBP"
     description = "rank-biased precision with persistence p"
     Params = RBPParams

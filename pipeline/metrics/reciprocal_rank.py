@@ -15,6 +15,8 @@ def _first_relevant_rank(p: Any, c: Columns) -> str:
 class RR(Measure):
     """Reciprocal rank of the first relevant document (0 if none is retrieved, or none in the top k)."""
 
+    judged_rows_suffice = True
+
     name = "RR"
     description = "reciprocal rank of the first relevant document"
     Params = RankedParams
@@ -31,6 +33,8 @@ class SearchLength(Measure):
     Undefined (NULL) for a query whose ranking has no relevant document (within k): such queries are
     left out of the mean, and n_queries says how many were averaged.
     """
+
+    judged_rows_suffice = True
 
     name = "SearchLength"
     description = "rank of the first relevant document (no value when there is none)"

@@ -45,6 +45,8 @@ class SetP(Measure):
 class SetR(Measure):
     """Recall of the retrieved set (of the first k documents if k is given)."""
 
+    judged_rows_suffice = True
+
     name = "SetR"
     description = "set recall: relevant retrieved / relevant"
     Params = RankedParams

@@ -1,0 +1,91 @@
+"""The judged-rows plan (unjudged rows dropped once ranked) gives the full plan's values exactly.
+
+Every measure that declares `judged_rows_suffice` is evaluated alone (judged-rows plan) and beside
+NumRet, which needs every row (full plan), on generated collections under several settings.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline import evaluate
+from pipeline.compile import compile_plan, resolve_metrics
+from pipeline.registry import get_registry
+from pipeline.spec import load_spec
+from pipeline.synthetic import generate, write_qrels, write_run
+from pipeline.trec_eval.measures import select
+
+SAFE = [
+    {"metric": metric, "label": label, **params}
+    for s in select(["all_trec", "ndcg.1=3,2=9", "rbp.p=0.8"])
+    for label, metric, params in s.outputs
+    if metric in {m.name for m in get_registry().measures if m.judged_rows_suffice}
+]
+SETTINGS = [
+    {},
+    {"relevance_level": 2},
+    {"compatibility": "trec_eval-9"},
+    {"max_docs": 7},
+    {"ordering": "rank", "queries": "intersection"},
+]
+
+
+def _spec(tmp_path, write_spec, collection, metrics, settings, name):
+    write_qrels(collection.qrels, tmp_path / "qrels.txt")
+    for run_name, run in collection.runs.items():
+        write_run(run, tmp_path / f"{run_name}.trec")
+    runs = {n: {"path": f"{n}.trec", "collection": "c"} for n in collection.runs}
+    spec = {
+        "collections": {"c": {"qrels": "qrels.txt"}},
+        "runs": runs,
+        "settings": settings,
+        "metrics": metrics,
+    }
+    return write_spec(spec, name)
+
+
+def _values(path):
+    evaluation = evaluate(path, write=False)
+    return {(r, q, m): v for r, _, q, m, v in evaluation.per_query()}, {
+        (r, m): v for r, _, m, v, _ in evaluation.aggregate()
+    }
+
+
+def test_every_safe_measure_is_selected():
+    assert {m["metric"] for m in SAFE} >= {
+        "AP",
+        "P",
+        "nDCG",
+        "RR",
+        "Bpref",
+        "IPrec",
+        "infAP",
+        "RBP",
+    }
+
+
+@pytest.mark.parametrize("settings", SETTINGS)
+@pytest.mark.parametrize("seed", range(6))
+def test_judged_rows_plan_equals_full_plan(tmp_path, write_spec, seed, settings):
+    collection = generate(seed)
+    fast = _spec(tmp_path, write_spec, collection, SAFE, settings, "fast.yaml")
+    full = _spec(
+        tmp_path, write_spec, collection, [*SAFE, {"metric": "NumRet"}], settings, "full.yaml"
+    )
+    assert (
+        "relv <> -1"
+        in compile_plan(load_spec(fast), resolve_metrics(load_spec(fast), get_registry()))
+        .per_run[0]
+        .sql
+    )
+    assert (
+        "relv <> -1"
+        not in compile_plan(load_spec(full), resolve_metrics(load_spec(full), get_registry()))
+        .per_run[0]
+        .sql
+    )
+    (fast_q, fast_a), (full_q, full_a) = _values(fast), _values(full)
+    for key, value in fast_q.items():
+        assert value == pytest.approx(full_q[key], abs=1e-12, nan_ok=True), key
+    assert fast_a == pytest.approx({k: v for k, v in full_a.items() if k in fast_a}, abs=1e-12)
+    assert set(fast_q) == {k for k in full_q if k[2] != "NumRet"}
