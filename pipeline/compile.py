@@ -115,24 +115,20 @@ def compile_plan(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> Plan:
     # When only judged documents' positions matter, unjudged rows are dropped once ranked; a query
     # with no judged document retrieved then has the value of a query the run lacks.
     judged_rows = not can_empty and all(m.measure.judged_only_ok(m.params) for m in metrics)
-    if judged_rows:
-        empty = missing
     wide = _wide_sql(values, _ranked_sql(c, settings, judged_rows))
     statements = [
         *_name_tables(loaded, metrics),
         Statement(_facts_sql(c)),
         *(Statement(_ideal_sql(tag, gain)) for tag, gain in c.ideal_lists.items()),
         Statement(f"CREATE TABLE wide AS {wide} LIMIT 0"),  # run_rows is still empty here
-        Statement("CREATE TABLE present (run VARCHAR, qid VARCHAR)"),
     ]
     per_run = [
         Statement(f"INSERT INTO wide {wide}"),
-        Statement("INSERT INTO present SELECT DISTINCT run, qid FROM run_rows"),
         Statement("DROP TABLE run_rows"),
         TABLES[1],  # an empty run_rows for the next run
     ]
     finish = [
-        Statement(_per_query_sql(missing, settings.query_set, empty)),
+        Statement(_per_query_sql(missing, settings.query_set, empty, can_empty or judged_rows)),
         Statement(AGGREGATE_SQL),
     ]
     return Plan(loads, statements, per_run, finish, metrics)
@@ -275,9 +271,10 @@ def _typed(expr: str, kind: str) -> str:
     return f"CAST({expr} AS {'VARCHAR' if kind == 'text' else 'DOUBLE'})"
 
 
-def _per_query_sql(missing: list, query_set: str, empty: list | None) -> str:
-    """Every expected query in long form. A query the run lacks gets the measure's `missing`
-    value; one the run has but -J or -M emptied gets its `empty` value (when `empty` is given)."""
+def _per_query_sql(missing: list, query_set: str, empty: list | None, by_presence: bool) -> str:
+    """Every expected query in long form. A query without a row in `wide` gets the measure's
+    `missing` value, or its `empty` value (when given) if the run has it but -J or -M emptied it.
+    `by_presence`: `wide` may lack answered queries, so the intersection is taken on `present`."""
     present = "EXISTS (SELECT 1 FROM present p WHERE p.run = e.run AND p.qid = e.qid)"
     columns = {}
     for i, (expr, kind) in enumerate(missing):
@@ -285,9 +282,10 @@ def _per_query_sql(missing: list, query_set: str, empty: list | None) -> str:
         if empty is not None:
             absent = f"CASE WHEN {present} THEN {_typed(empty[i][0], kind)} ELSE {absent} END"
         columns[f"m{i}"] = f"CASE WHEN w.qid IS NULL THEN {absent} ELSE w.m{i} END"
-    # The intersection is taken on the run as given, before -J or -M can empty a ranking.
-    join = "JOIN" if query_set == "intersection" and empty is None else "LEFT JOIN"
-    where = f"WHERE {present}" if query_set == "intersection" and empty is not None else ""
+    # The intersection is taken on the run as given, before -J, -M or the judged-rows plan.
+    intersection = query_set == "intersection"
+    join = "JOIN" if intersection and not by_presence else "LEFT JOIN"
+    where = f"WHERE {present}" if intersection and by_presence else ""
     kinds = {kind for _, kind in missing}
     cells = "".join(f",\n    {_pick(missing, kind)} AS {_COLUMN[kind]}" for kind in sorted(kinds))
     return f"""

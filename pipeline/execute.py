@@ -31,6 +31,7 @@ def execute(plan: Plan, con: duckdb.DuckDBPyConnection | None = None) -> duckdb.
     for load in plan.loads:  # one run at a time: memory holds one run, not all of them
         if load.collection is not None:
             _load_file(con, load)
+            _run(con, check.record_queries(load))
             _check_shared_queries(con, load)
             for statement in plan.per_run:
                 _run(con, statement)

@@ -74,6 +74,8 @@ TABLES = [
         "CREATE TABLE run_rows (run VARCHAR, qid VARCHAR, docno VARCHAR, rank BIGINT, "
         "score DOUBLE, ok BOOLEAN)"
     ),
+    # The queries each run answers, recorded as it is loaded (its rows are dropped once ranked).
+    Statement("CREATE TABLE present (run VARCHAR, qid VARCHAR)"),
 ]
 
 QRELS_FIELDS = "qid iter docno rel"

@@ -2,7 +2,7 @@
 
 Pure like the readers: SQL builders and message text; `execute` runs the SQL. In the normal path a
 file costs, beyond the load itself, a count (`summary`), a sort of one 64-bit hash per row
-(`maybe_duplicates`) and, for a run, its distinct queries (`shared_queries`), all over the loaded
+(`maybe_duplicates`) and, for a run, its distinct queries (`record_queries`, which `shared_queries` reads), all over the loaded
 table. The reports with line numbers (`Load.problems`, `duplicates`) read a file again only once it
 is known to be bad.
 """
@@ -21,6 +21,7 @@ __all__ = [
     "maybe_duplicates",
     "no_shared_queries_message",
     "problems_message",
+    "record_queries",
     "shared_queries",
     "summary",
 ]
@@ -67,11 +68,18 @@ LIMIT {MAX_REPORTED}"""
     return Statement(sql, [load.name, literal_path(load.path)])
 
 
+def record_queries(load: Load) -> Statement:
+    """Record the queries a loaded run answers in `present`."""
+    return Statement(
+        "INSERT INTO present SELECT DISTINCT run, qid FROM run_rows WHERE run = ?", [load.name]
+    )
+
+
 def shared_queries(load: Load) -> Statement:
     """For a run: (queries it shares with its collection's qrels, a few of its queries, a few of
     the qrels' queries)."""
     sql = """
-WITH run AS (SELECT DISTINCT qid FROM run_rows WHERE run = ?),
+WITH run AS (SELECT qid FROM present WHERE run = ?),
 judged AS (SELECT DISTINCT qid FROM qrels WHERE collection = ?)
 SELECT (SELECT count(*) FROM run SEMI JOIN judged USING (qid)),
     (SELECT list(qid ORDER BY qid)[1:3] FROM run),

@@ -17,6 +17,12 @@ def _precision_here(c: Columns, level: int) -> str:
     return f"({c.relevant_so_far(level)} / rank)"
 
 
+def precision_sum(c: Columns, level: int, k: int | None) -> str:
+    """SQL sum of the precisions at the relevant ranks (within k): AP × R."""
+    condition = f"{c.relevant(level)} AND {c.within(k)}"
+    return f"coalesce(sum({_precision_here(c, level)}) FILTER (WHERE {condition}), 0)"
+
+
 def interpolated_precision(c: Columns, level: int, recall: float, p: Any) -> str:
     """Max precision over ranks whose recall reaches `recall` (trec_eval iprec_at_recall).
 
@@ -72,11 +78,11 @@ class AP(Measure):
             # trec_eval adds the levels from the last to the first; so does this, to the last bit.
             points = " + ".join(interpolated_precision(c, level, r, p) for r in reversed(levels))
             return f"({points}) / {len(levels)}"
-        num_rel = f"any_value({c.num_rel(level)})"
+        denominator = num_rel(p, c)
         if p.variant == "capped" and p.k is not None:
-            num_rel = f"least({num_rel}, {int(p.k)})"
-        precisions = f"sum({_precision_here(c, level)}) FILTER (WHERE {c.relevant(level)} AND {c.within(p.k)})"
-        return f"(CASE WHEN {num_rel} > 0 THEN coalesce({precisions}, 0) / {num_rel} ELSE 0 END)"
+            denominator = f"least({denominator}, {int(p.k)})"
+        total = precision_sum(c, level, p.k)
+        return f"(CASE WHEN {denominator} > 0 THEN {total} / {denominator} ELSE 0 END)"
 
     def empty(self, p: Any, c: Columns) -> str:
         if p.variant != "interpolated_11pt":
@@ -188,8 +194,7 @@ class YAAP(Measure):
     Params = RankedParams
 
     def per_query(self, p: Any, c: Columns) -> str:
-        level = c.level(p)
-        s = f"coalesce(sum({_precision_here(c, level)}) FILTER (WHERE {c.relevant(level)} AND {c.within(p.k)}), 0)"
+        s = precision_sum(c, c.level(p), p.k)
         return f"ln((1.0 + {s}) / (1.0 + {num_rel(p, c)} - {s}))"
 
     def missing(self, p: Any, c: Columns) -> str:

@@ -13,6 +13,7 @@ from pydantic import Field
 from ..hookspecs import hookimpl
 from .base import Columns, Gain, LevelParams, Measure, MeasureParams
 from .cumulative_gain import dcg_sql
+from .set_based import num_rel
 
 
 class GainOnlyParams(MeasureParams):
@@ -36,7 +37,7 @@ class BinG(Measure):
         level = c.level(p)
         term = f"1.0 / log2(rank - {c.relevant_so_far(level)} + 2)"
         total = f"sum({term}) FILTER (WHERE {c.relevant(level)})"
-        return f"coalesce({total} / any_value({c.num_rel(level)}), 0)"
+        return f"coalesce({total} / {num_rel(p, c)}, 0)"
 
 
 class G(Measure):
