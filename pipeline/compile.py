@@ -15,17 +15,12 @@ from dataclasses import dataclass
 
 from .errors import SpecError
 from .metrics.base import Columns
+from .ranking import ranked_sql, select_list
 from .readers import TABLES, Load, Statement, load_qrels, load_run
 from .registry import Registry, ResolvedMeasure
-from .spec import LoadedSpec, Settings
+from .spec import LoadedSpec
 
 __all__ = ["AGGREGATE_SQL", "Plan", "compile_plan", "resolve_metrics"]
-
-ORDERINGS = {
-    "trec_eval": "score DESC, docno DESC",
-    "trec_eval-9": "CAST(score AS FLOAT) DESC, docno DESC",  # 9.x stored scores as C float
-    "rank": "file_rank ASC, score DESC, docno DESC",
-}
 
 
 @dataclass(frozen=True)
@@ -115,7 +110,7 @@ def compile_plan(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> Plan:
     # When only judged documents' positions matter, unjudged rows are dropped once ranked; a query
     # with no judged document retrieved then has the value of a query the run lacks.
     judged_rows = not can_empty and all(m.measure.judged_only_ok(m.params) for m in metrics)
-    wide = _wide_sql(values, _ranked_sql(c, settings, judged_rows))
+    wide = _wide_sql(values, ranked_sql(c, settings, judged_rows))
     statements = [
         *_name_tables(loaded, metrics),
         Statement(_facts_sql(c)),
@@ -161,79 +156,16 @@ def _table(name: str, columns: str, rows: list[tuple]) -> list[Statement]:
     ]
 
 
-def _select_list(columns: dict[str, str]) -> str:
-    return "".join(f",\n        {expr} AS {name}" for name, expr in columns.items())
-
-
 def _facts_sql(c: Columns) -> str:
     return f"""
 CREATE TABLE facts AS
 WITH judged AS (
-    SELECT q.*, col.num_docs{_select_list(c.judged_windows)}
+    SELECT q.*, col.num_docs{select_list(c.judged_windows)}
     FROM qrels q JOIN collections col USING (collection)
 )
-SELECT collection, qid{_select_list(c.facts)}
+SELECT collection, qid{select_list(c.facts)}
 FROM judged
 GROUP BY collection, qid"""
-
-
-def _ordering(settings: Settings) -> str:
-    if settings.ordering == "trec_eval" and settings.compatibility == "trec_eval-9":
-        return ORDERINGS["trec_eval-9"]
-    return ORDERINGS[settings.ordering]
-
-
-def _ranked_sql(c: Columns, settings: Settings, judged_rows: bool = False) -> str:
-    """Every run row ranked once, with its judgment, its query's facts and the running values
-    (with `judged_rows`, the running values only over the judged rows, after ranking all)."""
-    ordering = _ordering(settings)
-    judged = "WHERE relv >= 0" if settings.judged_only else ""
-    source = "joined"
-    if settings.max_docs is not None:  # -M cuts the ranking before -J drops unjudged documents
-        source = f"""(SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY run, qid ORDER BY
-            {ordering}) AS pre_rank FROM joined) WHERE pre_rank <= {int(settings.max_docs)})"""
-    ranked = f"""
-    SELECT *, row_number() OVER ranking AS rank{_select_list(c.windows)}
-    FROM {source} {judged}
-    WINDOW ranking AS (PARTITION BY run, qid ORDER BY {ordering}
-                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"""
-    if judged_rows:
-        ranked = f"""
-    SELECT *{_select_list(c.windows)}
-    FROM (SELECT *, row_number() OVER (PARTITION BY run, qid ORDER BY {ordering}) AS rank
-          FROM {source}) WHERE relv <> -1
-    WINDOW ranking AS (PARTITION BY run, qid ORDER BY rank
-                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"""
-    # Negative judgments become -2 and documents missing from the qrels -1, as in trec_eval.
-    return f"""joined AS (
-    SELECT r.run, r.docno, r.score, r.rank AS file_rank, f.*,
-        coalesce(CASE WHEN q.rel < 0 THEN -2 ELSE q.rel END, -1) AS relv
-    FROM run_rows r
-    JOIN runs USING (run)
-    JOIN facts f ON f.collection = runs.collection AND f.qid = r.qid
-    LEFT JOIN qrels q ON q.collection = runs.collection AND q.qid = r.qid AND q.docno = r.docno
-),
-ranked AS ({_with_rank_columns(c, ranked)}
-)"""
-
-
-def _with_rank_columns(c: Columns, ranked: str) -> str:
-    """Add the values that need the rank: a second ordered window, and the ideal ranking's."""
-    if not c.rank_windows and not c.ideal_lists:
-        return ranked
-    columns = dict(c.rank_windows)
-    joins = ""
-    for tag in c.ideal_lists:
-        for part in ("idcg", "cost", "change", "tail", "tail_count"):
-            columns[f"ideal_{tag}_{part}"] = f"i_{tag}.{part}"
-        joins += f"""
-    LEFT JOIN ideal_{tag} i_{tag}
-        ON i_{tag}.collection = w.collection AND i_{tag}.qid = w.qid AND i_{tag}.pos = w.rank"""
-    return f"""
-    SELECT w.*{_select_list(columns)}
-    FROM ({ranked}) w{joins}
-    WINDOW by_rank AS (PARTITION BY w.run, w.qid ORDER BY w.rank
-                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"""
 
 
 def _ideal_sql(tag: str, gain: str) -> str:
@@ -262,7 +194,7 @@ def _wide_sql(values: list[tuple[str, str]], ranked: str) -> str:
     columns = {f"m{i}": _typed(expr, kind) for i, (expr, kind) in enumerate(values)}
     return f"""
 WITH {ranked}
-SELECT run, collection, qid{_select_list(columns)}
+SELECT run, collection, qid{select_list(columns)}
 FROM ranked
 GROUP BY run, collection, qid"""
 
@@ -294,7 +226,7 @@ WITH expected AS (
     SELECT runs.ordinal, runs.run, f.* FROM runs JOIN facts f USING (collection)
 ),
 filled AS (
-    SELECT e.ordinal, e.run, e.collection, e.qid{_select_list(columns)}
+    SELECT e.ordinal, e.run, e.collection, e.qid{select_list(columns)}
     FROM expected e {join} wide w ON w.run = e.run AND w.qid = e.qid
     {where}
 )

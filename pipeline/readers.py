@@ -74,8 +74,9 @@ TABLES = [
         "CREATE TABLE run_rows (run VARCHAR, qid VARCHAR, docno VARCHAR, rank BIGINT, "
         "score DOUBLE, ok BOOLEAN)"
     ),
-    # The queries each run answers, recorded as it is loaded (its rows are dropped once ranked).
-    Statement("CREATE TABLE present (run VARCHAR, qid VARCHAR)"),
+    # The queries each run answers and how many documents each ranks, recorded as the run is
+    # loaded (its rows are dropped once ranked).
+    Statement("CREATE TABLE present (run VARCHAR, qid VARCHAR, retrieved BIGINT)"),
 ]
 
 QRELS_FIELDS = "qid iter docno rel"

@@ -69,10 +69,9 @@ LIMIT {MAX_REPORTED}"""
 
 
 def record_queries(load: Load) -> Statement:
-    """Record the queries a loaded run answers in `present`."""
-    return Statement(
-        "INSERT INTO present SELECT DISTINCT run, qid FROM run_rows WHERE run = ?", [load.name]
-    )
+    """Record the queries a loaded run answers, and their lengths, in `present`."""
+    sql = "INSERT INTO present SELECT run, qid, count(*) FROM run_rows WHERE run = ? GROUP BY ALL"
+    return Statement(sql, [load.name])
 
 
 def shared_queries(load: Load) -> Statement:

@@ -172,7 +172,7 @@ def _bogus_rows() -> list[Statement]:
             "INSERT INTO run_rows SELECT 'run', qid, ?, 1, 1.0, true FROM bogus", [BOGUS_DOCNO]
         ),
         # The bogus ranking makes the topic answered, as trec_eval evaluates it (-J can empty it).
-        Statement("INSERT INTO present SELECT 'run', qid FROM bogus"),
+        Statement("INSERT INTO present SELECT 'run', qid, 1 FROM bogus"),
     ]
 
 

@@ -1,0 +1,160 @@
+"""The canonical ranking as SQL: every run row (or only its judged rows) with its rank, its judgment,
+its query's facts and the running values measures ask for. Pure, no I/O; `compile` embeds it.
+
+Two plans give the same rows for the rows they keep:
+  full        every row, ordered by one window per (run, query) (`ordering` setting)
+  judged      only the rows the qrels judge, when every measure depends only on where those rank
+              (`Measure.judged_rows_suffice`). A judged row's rank is the number of rows ordered at
+              or before it: counted with a join on the query when a query has few judged rows
+              (comparisons ~ rows x judged), found by sorting the query when it has many
+              (~ rows x log2 rows). Either way nothing is sorted but what must be.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .metrics.base import Columns
+from .spec import Settings
+
+__all__ = ["ORDERINGS", "SortKey", "ordering", "ranked_sql"]
+
+
+@dataclass(frozen=True)
+class SortKey:
+    """One key of an ordering: a column of the run's rows, maybe cast, and its direction."""
+
+    column: str
+    descending: bool
+    cast: str | None = None
+
+    def expr(self, table: str = "") -> str:
+        """The key's SQL, its column qualified by `table` when given."""
+        column = f"{table}.{self.column}" if table else self.column
+        return f"CAST({column} AS {self.cast})" if self.cast else column
+
+
+_SCORE, _DOCNO = SortKey("score", True), SortKey("docno", True)
+ORDERINGS: dict[str, tuple[SortKey, ...]] = {
+    "trec_eval": (_SCORE, _DOCNO),
+    "trec_eval-9": (SortKey("score", True, "FLOAT"), _DOCNO),  # 9.x stored scores as C float
+    "rank": (SortKey("file_rank", False), _SCORE, _DOCNO),
+}
+
+
+def ordering(settings: Settings) -> tuple[SortKey, ...]:
+    """The sort keys of the `ordering` setting (trec_eval's under its compatibility mode)."""
+    if settings.ordering == "trec_eval" and settings.compatibility == "trec_eval-9":
+        return ORDERINGS["trec_eval-9"]
+    return ORDERINGS[settings.ordering]
+
+
+def order_by(keys: tuple[SortKey, ...]) -> str:
+    """The keys as an ORDER BY list."""
+    return ", ".join(f"{k.expr()} {'DESC' if k.descending else 'ASC'}" for k in keys)
+
+
+def at_or_before(keys: tuple[SortKey, ...], row: str, other: str) -> str:
+    """Predicate: `row` is ordered at or before `other` (lexicographic over the keys)."""
+    predicate = ""
+    for i, key in reversed(list(enumerate(keys))):
+        first = ">" if key.descending else "<"
+        a, b = key.expr(row), key.expr(other)
+        if i == len(keys) - 1:
+            predicate = f"{a} {first}= {b}"
+        else:
+            predicate = f"{a} {first} {b} OR ({a} = {b} AND ({predicate}))"
+    return predicate
+
+
+def select_list(columns: dict[str, str]) -> str:
+    """`,\\n expr AS name` for each column: the tail of a SELECT list."""
+    return "".join(f",\n        {expr} AS {name}" for name, expr in columns.items())
+
+
+# A run's rows as both plans read them; `rank` is the file's column, `file_rank` in the ranking.
+_RUN_ROWS = "(SELECT run, qid, docno, score, rank AS file_rank FROM run_rows)"
+_RELV = "CASE WHEN q.rel < 0 THEN -2 ELSE q.rel END"  # negative judgments are -2, as in trec_eval
+
+
+def ranked_sql(c: Columns, settings: Settings, judged_rows: bool = False) -> str:
+    """CTEs ending in `ranked`: the ranking with every column the measures read."""
+    keys = ordering(settings)
+    body = _judged_ranking(c, settings, keys) if judged_rows else _full_ranking(c, settings, keys)
+    return f"{body},\nranked AS ({_with_rank_columns(c)}\n)"
+
+
+def _full_ranking(c: Columns, settings: Settings, keys: tuple[SortKey, ...]) -> str:
+    judged = "WHERE relv >= 0" if settings.judged_only else ""
+    source = "joined"
+    if settings.max_docs is not None:  # -M cuts the ranking before -J drops unjudged documents
+        source = f"""(SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY run, qid ORDER BY
+            {order_by(keys)}) AS pre_rank FROM joined) WHERE pre_rank <= {int(settings.max_docs)})"""
+    # Documents missing from the qrels are -1, as in trec_eval.
+    return f"""joined AS (
+    SELECT r.run, r.docno, r.score, r.file_rank, f.*, coalesce({_RELV}, -1) AS relv
+    FROM {_RUN_ROWS} r
+    JOIN runs USING (run)
+    JOIN facts f ON f.collection = runs.collection AND f.qid = r.qid
+    LEFT JOIN qrels q ON q.collection = runs.collection AND q.qid = r.qid AND q.docno = r.docno
+),
+windowed AS (
+    SELECT *, row_number() OVER ranking AS rank{select_list(c.windows)}
+    FROM {source} {judged}
+    WINDOW ranking AS (PARTITION BY run, qid ORDER BY {order_by(keys)}
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+)"""
+
+
+def _judged_ranking(c: Columns, settings: Settings, keys: tuple[SortKey, ...]) -> str:
+    cut = "" if settings.max_docs is None else f"WHERE p.rank <= {int(settings.max_docs)}"
+    return f"""judged AS (
+    SELECT r.*, runs.collection, {_RELV} AS relv
+    FROM {_RUN_ROWS} r
+    JOIN runs USING (run)
+    JOIN qrels q ON q.collection = runs.collection AND q.qid = r.qid AND q.docno = r.docno
+),
+sorted_queries AS (
+    SELECT run, qid
+    FROM judged JOIN present USING (run, qid)
+    GROUP BY run, qid
+    HAVING count(*) > log2(any_value(present.retrieved))
+),
+positions AS (
+    SELECT j.run, j.qid, j.docno, count(*) AS rank
+    FROM (SELECT * FROM judged ANTI JOIN sorted_queries USING (run, qid)) j
+    JOIN {_RUN_ROWS} r ON r.run = j.run AND r.qid = j.qid AND ({at_or_before(keys, "r", "j")})
+    GROUP BY j.run, j.qid, j.docno
+    UNION ALL
+    SELECT run, qid, docno, row_number() OVER (PARTITION BY run, qid ORDER BY {order_by(keys)})
+    FROM (SELECT * FROM {_RUN_ROWS} SEMI JOIN sorted_queries USING (run, qid))
+),
+windowed AS (
+    SELECT j.run, j.docno, j.score, j.file_rank, f.*, j.relv, p.rank{select_list(c.windows)}
+    FROM judged j
+    JOIN positions p USING (run, qid, docno)
+    JOIN facts f ON f.collection = j.collection AND f.qid = j.qid
+    {cut}
+    WINDOW ranking AS (PARTITION BY j.run, j.qid ORDER BY p.rank
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+)"""
+
+
+def _with_rank_columns(c: Columns) -> str:
+    """`windowed` with the values that need the rank: a second ordered window, and the ideal
+    ranking's columns at each rank."""
+    if not c.rank_windows and not c.ideal_lists:
+        return "\n    SELECT * FROM windowed"
+    columns = dict(c.rank_windows)
+    joins = ""
+    for tag in c.ideal_lists:
+        for part in ("idcg", "cost", "change", "tail", "tail_count"):
+            columns[f"ideal_{tag}_{part}"] = f"i_{tag}.{part}"
+        joins += f"""
+    LEFT JOIN ideal_{tag} i_{tag}
+        ON i_{tag}.collection = w.collection AND i_{tag}.qid = w.qid AND i_{tag}.pos = w.rank"""
+    return f"""
+    SELECT w.*{select_list(columns)}
+    FROM windowed w{joins}
+    WINDOW by_rank AS (PARTITION BY w.run, w.qid ORDER BY w.rank
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"""
