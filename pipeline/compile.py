@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 from .errors import SpecError
 from .metrics.base import Columns
-from .ranking import ranked_sql, select_list
+from .ranking import ranked_sql, ranking_length, select_list
 from .readers import TABLES, Load, Statement, load_qrels, load_run
 from .registry import Registry, ResolvedMeasure
-from .spec import LoadedSpec
+from .spec import LoadedSpec, Settings
 
 __all__ = ["AGGREGATE_SQL", "Plan", "compile_plan", "resolve_metrics"]
 
@@ -123,7 +123,15 @@ def compile_plan(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> Plan:
         TABLES[1],  # an empty run_rows for the next run
     ]
     finish = [
-        Statement(_per_query_sql(missing, settings.query_set, empty, can_empty or judged_rows)),
+        Statement(
+            _per_query_sql(
+                missing,
+                settings.query_set,
+                empty,
+                can_empty or judged_rows,
+                _unjudged_length(c, settings, judged_rows),
+            )
+        ),
         Statement(AGGREGATE_SQL),
     ]
     return Plan(loads, statements, per_run, finish, metrics)
@@ -203,10 +211,21 @@ def _typed(expr: str, kind: str) -> str:
     return f"CAST({expr} AS {'VARCHAR' if kind == 'text' else 'DOUBLE'})"
 
 
-def _per_query_sql(missing: list, query_set: str, empty: list | None, by_presence: bool) -> str:
+def _unjudged_length(c: Columns, settings: Settings, judged_rows: bool) -> str | None:
+    """SQL `num_ret` of a query without a row in `wide` (if a measure reads it): the run's
+    ranking when only judged rows were kept; else that query has no ranking."""
+    if not c.length_needed:
+        return None
+    return ranking_length(settings, "coalesce(p.retrieved, 0)") if judged_rows else "0"
+
+
+def _per_query_sql(
+    missing: list, query_set: str, empty: list | None, by_presence: bool, length: str | None
+) -> str:
     """Every expected query in long form. A query without a row in `wide` gets the measure's
     `missing` value, or its `empty` value (when given) if the run has it but -J or -M emptied it.
-    `by_presence`: `wide` may lack answered queries, so the intersection is taken on `present`."""
+    `by_presence`: `wide` may lack answered queries, so the intersection is taken on `present`.
+    `length`: the `num_ret` of a query without a row in `wide` (None if no measure reads it)."""
     present = "EXISTS (SELECT 1 FROM present p WHERE p.run = e.run AND p.qid = e.qid)"
     columns = {}
     for i, (expr, kind) in enumerate(missing):
@@ -218,12 +237,15 @@ def _per_query_sql(missing: list, query_set: str, empty: list | None, by_presenc
     intersection = query_set == "intersection"
     join = "JOIN" if intersection and not by_presence else "LEFT JOIN"
     where = f"WHERE {present}" if intersection and by_presence else ""
+    num_ret = "" if length is None else f", {length} AS num_ret"
+    lengths = "" if length is None else " LEFT JOIN present p ON p.run = runs.run AND p.qid = f.qid"
     kinds = {kind for _, kind in missing}
     cells = "".join(f",\n    {_pick(missing, kind)} AS {_COLUMN[kind]}" for kind in sorted(kinds))
     return f"""
 CREATE TABLE per_query AS
 WITH expected AS (
-    SELECT runs.ordinal, runs.run, f.* FROM runs JOIN facts f USING (collection)
+    SELECT runs.ordinal, runs.run, f.*{num_ret}
+    FROM runs JOIN facts f USING (collection){lengths}
 ),
 filled AS (
     SELECT e.ordinal, e.run, e.collection, e.qid{select_list(columns)}

@@ -85,6 +85,7 @@ def ranked_sql(c: Columns, settings: Settings, judged_rows: bool = False) -> str
 
 
 def _full_ranking(c: Columns, settings: Settings, keys: tuple[SortKey, ...]) -> str:
+    length = _length(c, "count(*) OVER (PARTITION BY run, qid)")
     judged = "WHERE relv >= 0" if settings.judged_only else ""
     source = "joined"
     if settings.max_docs is not None:  # -M cuts the ranking before -J drops unjudged documents
@@ -99,7 +100,7 @@ def _full_ranking(c: Columns, settings: Settings, keys: tuple[SortKey, ...]) -> 
     LEFT JOIN qrels q ON q.collection = runs.collection AND q.qid = r.qid AND q.docno = r.docno
 ),
 windowed AS (
-    SELECT *, row_number() OVER ranking AS rank{select_list(c.windows)}
+    SELECT *, row_number() OVER ranking AS rank{length}{select_list(c.windows)}
     FROM {source} {judged}
     WINDOW ranking AS (PARTITION BY run, qid ORDER BY {order_by(keys)}
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
@@ -108,6 +109,7 @@ windowed AS (
 
 def _judged_ranking(c: Columns, settings: Settings, keys: tuple[SortKey, ...]) -> str:
     cut = "" if settings.max_docs is None else f"WHERE p.rank <= {int(settings.max_docs)}"
+    length = _length(c, ranking_length(settings, "pr.retrieved"))
     return f"""judged AS (
     SELECT r.*, runs.collection, {_RELV} AS relv
     FROM {_RUN_ROWS} r
@@ -130,14 +132,27 @@ positions AS (
     FROM (SELECT * FROM {_RUN_ROWS} SEMI JOIN sorted_queries USING (run, qid))
 ),
 windowed AS (
-    SELECT j.run, j.docno, j.score, j.file_rank, f.*, j.relv, p.rank{select_list(c.windows)}
+    SELECT j.run, j.docno, j.score, j.file_rank, f.*, j.relv, p.rank{length}{select_list(c.windows)}
     FROM judged j
     JOIN positions p USING (run, qid, docno)
     JOIN facts f ON f.collection = j.collection AND f.qid = j.qid
+    JOIN present pr ON pr.run = j.run AND pr.qid = j.qid
     {cut}
     WINDOW ranking AS (PARTITION BY j.run, j.qid ORDER BY p.rank
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 )"""
+
+
+def ranking_length(settings: Settings, retrieved: str) -> str:
+    """SQL length of a ranking of `retrieved` documents once -M cuts it."""
+    if settings.max_docs is None:
+        return retrieved
+    return f"least({retrieved}, {int(settings.max_docs)})"
+
+
+def _length(c: Columns, expr: str) -> str:
+    """The `num_ret` column, if a measure reads it."""
+    return f",\n        {expr} AS num_ret" if c.length_needed else ""
 
 
 def _with_rank_columns(c: Columns) -> str:

@@ -1,7 +1,7 @@
 """The judged-rows plan (unjudged rows dropped once ranked) gives the full plan's values exactly.
 
 Every measure that declares `judged_rows_suffice` is evaluated alone (judged-rows plan) and beside
-NumRet, which needs every row (full plan), on generated collections under several settings.
+Unjudged@10, which needs every row (full plan), on generated collections under several settings.
 """
 
 from __future__ import annotations
@@ -20,6 +20,10 @@ SAFE = [
     for s in select(["all_trec", "ndcg.1=3,2=9", "rbp.p=0.8"])
     for label, metric, params in s.outputs
     if metric in {m.name for m in get_registry().measures if m.judged_rows_suffice}
+] + [
+    # Measures that read the collection's size and the ranking's length, not in trec_eval's set.
+    {"metric": "Fallout@5"},
+    {"metric": "Utility", "label": "utility_abcd", "a": 2.0, "b": -0.5, "c": -1.0, "d": 0.25},
 ]
 SETTINGS = [
     {},
@@ -36,7 +40,7 @@ def _spec(tmp_path, write_spec, collection, metrics, settings, name):
         write_run(run, tmp_path / f"{run_name}.trec")
     runs = {n: {"path": f"{n}.trec", "collection": "c"} for n in collection.runs}
     spec = {
-        "collections": {"c": {"qrels": "qrels.txt"}},
+        "collections": {"c": {"qrels": "qrels.txt", "num_docs": 100}},
         "runs": runs,
         "settings": settings,
         "metrics": metrics,
@@ -61,6 +65,10 @@ def test_every_safe_measure_is_selected():
         "IPrec",
         "infAP",
         "RBP",
+        "NumRet",
+        "SetP",
+        "SetF",
+        "Utility",
     }
 
 
@@ -70,7 +78,7 @@ def test_judged_rows_plan_equals_full_plan(tmp_path, write_spec, seed, settings)
     collection = generate(seed)
     fast = _spec(tmp_path, write_spec, collection, SAFE, settings, "fast.yaml")
     full = _spec(
-        tmp_path, write_spec, collection, [*SAFE, {"metric": "NumRet"}], settings, "full.yaml"
+        tmp_path, write_spec, collection, [*SAFE, {"metric": "Unjudged@10"}], settings, "full.yaml"
     )
     assert (
         "positions AS"
@@ -88,4 +96,4 @@ def test_judged_rows_plan_equals_full_plan(tmp_path, write_spec, seed, settings)
     for key, value in fast_q.items():
         assert value == pytest.approx(full_q[key], abs=1e-12, nan_ok=True), key
     assert fast_a == pytest.approx({k: v for k, v in full_a.items() if k in fast_a}, abs=1e-12)
-    assert set(fast_q) == {k for k in full_q if k[2] != "NumRet"}
+    assert set(fast_q) == {k for k in full_q if k[2] != "Unjudged@10"}

@@ -68,7 +68,8 @@ class Measure(ABC):
     needs: ClassVar[tuple[str, ...]] = ()
 
     #: the value depends only on where judged documents (grade >= 0 or negative judgments) rank,
-    #: and on facts: the executor may then skip unjudged rows after ranking (much less work)
+    #: on facts and on the ranking's length (`Columns.num_ret`), and `missing` is the value when
+    #: no judged document is retrieved: the executor may then skip unjudged rows once ranked
     judged_rows_suffice: ClassVar[bool] = False
 
     def judged_only_ok(self, p: Any) -> bool:
@@ -86,7 +87,8 @@ class Measure(ABC):
         """SQL aggregate expression giving the measure's value for one (run, query)."""
 
     def missing(self, p: Any, c: Columns) -> str:
-        """SQL expression over query facts for a query the run did not answer (default 0)."""
+        """SQL expression over query facts (and `Columns.num_ret`, 0 when the run lacks the query)
+        for a query none of whose retrieved documents is judged, or that the run lacks (default 0)."""
         return "0"
 
     def empty(self, p: Any, c: Columns) -> str:
@@ -118,6 +120,7 @@ class Columns:
         self.judged_windows: dict[str, str] = {}  # per-document values over the qrels
         self.facts: dict[str, str] = {}  # per-query aggregates over the qrels
         self.ideal_lists: dict[str, str] = {}  # gain tag -> SQL gain of `rel`, joined by rank
+        self.length_needed = False  # some measure reads `num_ret`
 
     # -- row predicates --------------------------------------------------------------------------
     def level(self, p: Any) -> int:
@@ -132,6 +135,16 @@ class Columns:
     def within(self, k: int | None) -> str:
         """Predicate: this row is within the cutoff (TRUE when there is none)."""
         return "TRUE" if k is None else f"(rank <= {int(k)})"
+
+    def num_ret(self) -> str:
+        """Column: the length of the query's ranking (after -M and -J), on every row; in `missing`,
+        the length of a ranking none of whose documents is judged (0 when the run lacks the query)."""
+        self.length_needed = True
+        return "num_ret"
+
+    def retrieved(self, k: int | None) -> str:
+        """The number of documents retrieved within the cutoff (see `num_ret`)."""
+        return self.num_ret() if k is None else f"least({self.num_ret()}, {int(k)})"
 
     # -- running counts over the ranking ---------------------------------------------------------
     def relevant_so_far(self, level: int) -> str:

@@ -16,9 +16,13 @@ class NumRet(Measure):
     Params = RankedParams
     cutoff = "k"
     aggregator = "sum"
+    judged_rows_suffice = True
 
     def per_query(self, p: Any, c: Columns) -> str:
-        return f"count(*) FILTER (WHERE {c.within(p.k)})"
+        return f"any_value({c.retrieved(p.k)})"
+
+    def missing(self, p: Any, c: Columns) -> str:
+        return c.retrieved(p.k)
 
 
 class NumRel(Measure):

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from ..hookspecs import hookimpl
 from .base import Columns, LevelParams, Measure, RankedParams, double
-from .set_based import num_rel, ratio, relevant_within
+from .set_based import num_rel, ratio, relevant_within, retrieved_within
 
 
 class P(Measure):
@@ -111,11 +111,18 @@ class Fallout(Measure):
     cutoff = "k"
     required = ("k",)
     needs = ("num_docs",)
+    judged_rows_suffice = True
 
     def per_query(self, p: Any, c: Columns) -> str:
-        level = c.level(p)
-        nonrel = f"count(*) FILTER (WHERE NOT {c.relevant(level)} AND {c.within(p.k)})"
-        return ratio(nonrel, f"any_value({c.num_docs()} - {c.num_rel(level)})")
+        nonrel = f"({retrieved_within(p, c)} - {relevant_within(p, c)})"
+        return ratio(nonrel, f"any_value({self._nonrelevant(p, c)})")
+
+    def missing(self, p: Any, c: Columns) -> str:
+        return ratio(c.retrieved(p.k), self._nonrelevant(p, c))
+
+    @staticmethod
+    def _nonrelevant(p: Any, c: Columns) -> str:
+        return f"({c.num_docs()} - {c.num_rel(c.level(p))})"
 
 
 class Unjudged(Measure):

@@ -16,8 +16,8 @@ def relevant_within(p: Any, c: Columns) -> str:
 
 
 def retrieved_within(p: Any, c: Columns) -> str:
-    """SQL count of retrieved documents within the cutoff."""
-    return f"count(*) FILTER (WHERE {c.within(p.k)})"
+    """SQL count of retrieved documents within the cutoff, as a per-query aggregate."""
+    return f"any_value({c.retrieved(p.k)})"
 
 
 def ratio(numerator: str, denominator: str) -> str:
@@ -32,6 +32,8 @@ def num_rel(p: Any, c: Columns) -> str:
 
 class SetP(Measure):
     """Precision of the retrieved set (of the first k documents if k is given)."""
+
+    judged_rows_suffice = True
 
     name = "SetP"
     description = "set precision: relevant retrieved / retrieved"
@@ -66,6 +68,8 @@ class SetF(Measure):
     trec_eval's `set_F.x` takes x = β² (so `set_F.0.25` is β = 0.5).
     """
 
+    judged_rows_suffice = True
+
     name = "SetF"
     description = "set F-measure with weight beta on recall"
     Params = FParams
@@ -84,6 +88,8 @@ class SetF(Measure):
 class SetRelativeP(Measure):
     """Relevant retrieved / min(retrieved, relevant): precision relative to the best possible."""
 
+    judged_rows_suffice = True
+
     name = "SetRelativeP"
     description = "relative set precision: relevant retrieved / min(retrieved, relevant)"
     Params = RankedParams
@@ -95,6 +101,8 @@ class SetRelativeP(Measure):
 
 class SetAP(Measure):
     """Unranked AP: (relevant retrieved)² / (retrieved × relevant) = set precision × set recall."""
+
+    judged_rows_suffice = True
 
     name = "SetAP"
     description = "set AP: relevant retrieved² / (retrieved × relevant)"
@@ -119,6 +127,8 @@ class UtilityParams(RankedParams):
 class Utility(Measure):
     """Linear utility a·RR + b·(n−RR) + c·(R−RR) + d·(N+RR−n−R); averaged over queries, as trec_eval."""
 
+    judged_rows_suffice = True
+
     name = "Utility"
     description = "linear set utility with coefficients a, b, c, d"
     Params = UtilityParams
@@ -136,9 +146,10 @@ class Utility(Measure):
         )
 
     def missing(self, p: Any, c: Columns) -> str:
+        # Nothing relevant retrieved: each retrieved document counts as non-relevant.
         size = c.num_docs() if p.d != 0 else "0"
-        r = c.num_rel(c.level(p))
-        return f"{double(p.c)} * {r} + {double(p.d)} * ({size} - {r})"
+        n, r = c.retrieved(p.k), c.num_rel(c.level(p))
+        return f"{double(p.b)} * {n} + {double(p.c)} * {r} + {double(p.d)} * ({size} - {n} - {r})"
 
 
 @hookimpl
