@@ -2,8 +2,9 @@
 
 The plan's shape, for every run and measure at once:
   facts      per (collection, query): counts and ideal DCGs from the qrels, one GROUP BY
-  ranked     every run row, ordered once (the `ordering` setting), joined to its judgment and its
-             query's facts, with every running count the measures need from one window
+  ranked     every run row (or only the judged ones, when that suffices), ranked by the `ordering`
+             setting, joined to its judgment and its query's facts, with every running count the
+             measures need from one window (`ranking.py`)
   wide       per (run, query) over ranked: one aggregate expression per measure, one GROUP BY
   per_query  the query set (`queries` setting) in long form: run, collection, qid, metric, value
   aggregate  per (run, metric): the measure's aggregator over the query set, and n_queries
@@ -107,8 +108,8 @@ def compile_plan(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> Plan:
     # -J and -M 0 can empty a ranking the run did give; trec_eval evaluates it as empty.
     can_empty = settings.judged_only or settings.max_docs == 0
     empty = [(m.measure.empty(m.params, c), m.measure.kind) for m in metrics] if can_empty else None
-    # When only judged documents' positions matter, unjudged rows are dropped once ranked; a query
-    # with no judged document retrieved then has the value of a query the run lacks.
+    # When only judged documents' positions matter, only judged rows are ranked; a query with no
+    # judged document retrieved then has its `missing` value (over the ranking's length).
     judged_rows = not can_empty and all(m.measure.judged_only_ok(m.params) for m in metrics)
     wide = _wide_sql(values, ranked_sql(c, settings, judged_rows))
     statements = [

@@ -85,6 +85,7 @@ def ranked_sql(c: Columns, settings: Settings, judged_rows: bool = False) -> str
 
 
 def _full_ranking(c: Columns, settings: Settings, keys: tuple[SortKey, ...]) -> str:
+    """Every row, joined to its judgment and facts, ranked and windowed in one pass."""
     length = _length(c, "count(*) OVER (PARTITION BY run, qid)")
     judged = "WHERE relv >= 0" if settings.judged_only else ""
     source = "joined"
@@ -108,6 +109,7 @@ windowed AS (
 
 
 def _judged_ranking(c: Columns, settings: Settings, keys: tuple[SortKey, ...]) -> str:
+    """Only the judged rows, each with its rank in the whole ranking (see the module docstring)."""
     cut = "" if settings.max_docs is None else f"WHERE p.rank <= {int(settings.max_docs)}"
     length = _length(c, ranking_length(settings, "pr.retrieved"))
     return f"""judged AS (
@@ -116,7 +118,7 @@ def _judged_ranking(c: Columns, settings: Settings, keys: tuple[SortKey, ...]) -
     JOIN runs USING (run)
     JOIN qrels q ON q.collection = runs.collection AND q.qid = r.qid AND q.docno = r.docno
 ),
-sorted_queries AS (
+sorted_queries AS (  -- counting costs ~ rows x judged, sorting ~ rows x log2(rows)
     SELECT run, qid
     FROM judged JOIN present USING (run, qid)
     GROUP BY run, qid
