@@ -35,6 +35,7 @@ class Plan:
     per_run: list[Statement]
     finish: list[Statement]
     metrics: list[ResolvedMeasure]
+    memory_limit: str | None = None  # DuckDB's memory_limit for the connection (`settings`)
 
     def sql_text(self) -> str:
         """The whole plan as SQL text, parameters shown in comments (`irpipe compile`)."""
@@ -135,7 +136,7 @@ def compile_plan(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> Plan:
         ),
         Statement(AGGREGATE_SQL),
     ]
-    return Plan(loads, statements, per_run, finish, metrics)
+    return Plan(loads, statements, per_run, finish, metrics, settings.memory_limit)
 
 
 def _name_tables(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Statement]:

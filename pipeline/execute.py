@@ -19,7 +19,9 @@ __all__ = ["execute"]
 def execute(plan: Plan, con: duckdb.DuckDBPyConnection | None = None) -> duckdb.DuckDBPyConnection:
     """Load and check the files, compute every measure, and return the connection holding the
     tables `per_query` and `aggregate`."""
-    con = con or duckdb.connect()
+    # A memory limit is connection configuration, given as a value: never SQL text.
+    config = {"memory_limit": plan.memory_limit} if plan.memory_limit else {}
+    con = con or duckdb.connect(config=config)
     con.execute("SET enable_progress_bar = false")
     for statement in TABLES:
         _run(con, statement)

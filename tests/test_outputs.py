@@ -59,6 +59,7 @@ def test_manifest_records_settings_hashes_and_version(tmp_path, spec):
         "max_docs": None,
         "judged_only": False,
         "input": "strict",
+        "memory_limit": None,
     }
     assert len(manifest["spec_sha256"]) == 64
     assert set(manifest["inputs_sha256"]) == {

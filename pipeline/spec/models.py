@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -82,6 +83,9 @@ class Run(StrictModel):
         return _resolve(Path(value), info) if isinstance(value, str) else value
 
 
+_SIZE = re.compile(r"[0-9]+(\.[0-9]+)? ?([KMGT]i?B|B)")
+
+
 class Settings(StrictModel):
     """Evaluation semantics. Every value is recorded in every output."""
 
@@ -107,6 +111,18 @@ class Settings(StrictModel):
         description="strict: reject scores and grades that are not plainly numbers; "
         "lenient: read them as trec_eval does (C atof/atol: '1,5' is 1)",
     )
+    memory_limit: str | None = Field(
+        None,
+        description="DuckDB's memory limit, e.g. 500MB or 2GiB; beyond it, work spills to "
+        "temporary files (default: DuckDB's, 80% of RAM); numbers do not change",
+    )
+
+    @field_validator("memory_limit")
+    @classmethod
+    def _size(cls, value: str | None) -> str | None:
+        if value is not None and not _SIZE.fullmatch(value):
+            raise ValueError(f"expected a size such as 500MB or 2GiB, found {value!r}")
+        return value
 
     @property
     def query_set(self) -> str:
