@@ -1,7 +1,8 @@
 """irpipe under a low DuckDB memory limit: it must finish by spilling to disk, not fail.
 
-Usage: irpipe_spill.py SPEC LIMIT TEMP_DIR (e.g. 256MB). irpipe has no memory setting and DuckDB
-reads none from the environment, so this does what `evaluate` does on a connection opened with one.
+Usage: irpipe_spill.py SPEC LIMIT TEMP_DIR (e.g. 256MB). The spec's `memory_limit` setting does the
+same, spilling to DuckDB's `.tmp`; this runner also names the temporary directory, so that the
+benchmark can report what was spilled there.
 """
 
 from __future__ import annotations
