@@ -17,7 +17,16 @@ from dataclasses import dataclass
 from .metrics.base import Columns
 from .spec import Settings
 
-__all__ = ["ORDERINGS", "SortKey", "ordering", "ranked_sql"]
+__all__ = [
+    "ORDERINGS",
+    "SortKey",
+    "at_or_before",
+    "order_by",
+    "ordering",
+    "ranked_sql",
+    "ranking_length",
+    "select_list",
+]
 
 
 @dataclass(frozen=True)
