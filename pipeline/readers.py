@@ -85,7 +85,7 @@ RUN_FIELDS = "qid Q0 docno rank score tag"
 _READ = """read_csv(?, columns = {'line': 'VARCHAR'}, header = false, delim = '\\x1f', quote = '',
                     escape = '', auto_detect = false, strict_mode = false)"""
 _SKIP = "line IS NULL OR regexp_matches(line, '^[ \\t\\v\\f]*(#|$)')"
-_FAST_FIELDS = "string_split(replace(line, '\\t', ' '), ' ')"
+_FAST_FIELDS = "string_split(replace(line, chr(9), ' '), ' ')"
 _ALL_FIELDS = "string_split(trim(regexp_replace(line, '[ \\t\\v\\f]+', ' ', 'g')), ' ')"
 # Lines the fast split cannot take: two separators in a row (an empty field), or a vertical tab or
 # form feed, which C's isspace (and so trec_eval) also counts as separators. The general pass can.
