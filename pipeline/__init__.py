@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
-from .errors import InputDataError, IrpipeError, OutputError, PluginError, SpecError  # noqa: E402
-from .evaluate import Evaluation, evaluate, validate  # noqa: E402
-from .hookspecs import hookimpl  # noqa: E402
-from .metrics.base import Columns, Measure, MeasureParams, RankedParams  # noqa: E402
-from .spec import load_spec  # noqa: E402
+# Where each public name lives. They are imported on first use (PEP 562), so that `irpipe --help`
+# and `irpipe validate` do not pay for DuckDB, and a command imports only what it uses.
+_EXPORTS = {
+    "Columns": "metrics.base",
+    "Evaluation": "evaluate",
+    "InputDataError": "errors",
+    "IrpipeError": "errors",
+    "Measure": "metrics.base",
+    "MeasureParams": "metrics.base",
+    "OutputError": "errors",
+    "PluginError": "errors",
+    "RankedParams": "metrics.base",
+    "SpecError": "errors",
+    "evaluate": "evaluate",
+    "hookimpl": "hookspecs",
+    "load_spec": "spec",
+    "validate": "evaluate",
+}
 
 __all__ = [
     "Columns",
@@ -27,3 +43,22 @@ __all__ = [
     "load_spec",
     "validate",
 ]
+
+if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
+    from .errors import InputDataError, IrpipeError, OutputError, PluginError, SpecError
+    from .evaluate import Evaluation, evaluate, validate
+    from .hookspecs import hookimpl
+    from .metrics.base import Columns, Measure, MeasureParams, RankedParams
+    from .spec import load_spec
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'pipeline' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

@@ -13,45 +13,60 @@ The plan's shape, for every run and measure at once:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from .errors import SpecError
 from .metrics.base import Columns
 from .ranking import ranked_sql, ranking_length, select_list
-from .readers import TABLES, Load, Statement, load_qrels, load_run
+from .readers import (
+    TABLES,
+    Load,
+    Statement,
+    general_lines,
+    insert_lines,
+    qrels_format,
+    run_format,
+)
 from .registry import Registry, ResolvedMeasure
 from .spec import LoadedSpec, Settings
 
-__all__ = ["AGGREGATE_SQL", "Plan", "compile_plan", "resolve_metrics"]
+__all__ = ["AGGREGATE_SQL", "BATCH_BYTES", "Plan", "batched", "compile_plan", "resolve_metrics"]
 
 
 @dataclass(frozen=True)
 class Plan:
-    """Everything needed to evaluate a spec, in order: the qrels loads and `statements` (tables
-    of names, query facts); then, one run at a time, its load and `per_run` (rank it into `wide`,
-    then drop its rows, so memory holds one run); then `finish` (per-query and aggregate tables)."""
+    """Everything needed to evaluate a spec, in order: the `qrels` loads and `statements` (tables
+    of names, query facts); then, one batch of runs at a time, its loads and `per_batch` (rank it
+    into `wide`, then drop its rows, so memory holds one batch); then `finish` (per-query and
+    aggregate tables)."""
 
-    loads: list[Load]
+    qrels: list[Load]
+    batches: list[list[Load]]
     statements: list[Statement]
-    per_run: list[Statement]
+    per_batch: list[Statement]
     finish: list[Statement]
     metrics: list[ResolvedMeasure]
     memory_limit: str | None = None  # DuckDB's memory_limit for the connection (`settings`)
 
+    @property
+    def loads(self) -> list[Load]:
+        """Every input file: the qrels, then the runs in spec order."""
+        return [*self.qrels, *(load for batch in self.batches for load in batch)]
+
     def sql_text(self) -> str:
         """The whole plan as SQL text, parameters shown in comments (`irpipe compile`)."""
         parts = [_show(s) for s in TABLES]
-        runs = [load for load in self.loads if load.collection is not None]
-        parts += [_show_load(load) for load in self.loads if load.collection is None]
+        parts += [_show_load([load]) for load in self.qrels]
         parts += [_show(s) for s in self.statements]
-        for load in runs:
-            parts += [_show_load(load), *(_show(s) for s in self.per_run)]
+        for batch in self.batches:
+            parts += [_show_load(batch), *(_show(s) for s in self.per_batch)]
         parts += [_show(s) for s in self.finish]
         return "\n\n".join(parts) + "\n"
 
 
-def _show_load(load: Load) -> str:
-    general = f"-- if {load.path.name} has lines the fast pass cannot split:\n{_show(load.general)}"
-    return f"{_show(load.fast)}\n\n{general}"
+def _show_load(loads: list[Load]) -> str:
+    general = "-- for each file with lines the fast pass cannot split, as for the first:"
+    return f"{_show(insert_lines(loads))}\n\n{general}\n{_show(general_lines(loads[0]))}"
 
 
 def _show(statement: Statement) -> str:
@@ -96,13 +111,18 @@ def _check_needs(loaded: LoadedSpec, resolved: list[ResolvedMeasure]) -> None:
                     )
 
 
-def compile_plan(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> Plan:
-    """The plan for a validated spec and its resolved metrics."""
+def compile_plan(
+    loaded: LoadedSpec, metrics: list[ResolvedMeasure], sizes: dict[Path, int] | None = None
+) -> Plan:
+    """The plan for a validated spec and its resolved metrics; `sizes` (bytes of each input file,
+    when known) decide how runs are batched."""
     spec = loaded.spec
     settings = spec.settings
-    mode, use_rank = settings.input, settings.ordering == "rank"
-    loads = [load_qrels(name, c.qrels, mode) for name, c in spec.collections.items()]
-    loads += [load_run(n, r.path, r.collection, mode, use_rank) for n, r in spec.runs.items()]
+    qrels = [
+        Load(c.qrels, name, qrels_format(settings.input)) for name, c in spec.collections.items()
+    ]
+    runs_format = run_format(settings.input, settings.ordering == "rank")
+    runs = [Load(r.path, n, runs_format, r.collection) for n, r in spec.runs.items()]
     c = Columns(settings.relevance_level, settings.compatibility)
     values = [(m.measure.per_query(m.params, c), m.measure.kind) for m in metrics]
     missing = [(m.measure.missing(m.params, c), m.measure.kind) for m in metrics]
@@ -119,10 +139,10 @@ def compile_plan(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> Plan:
         *(Statement(_ideal_sql(tag, gain)) for tag, gain in c.ideal_lists.items()),
         Statement(f"CREATE TABLE wide AS {wide} LIMIT 0"),  # run_rows is still empty here
     ]
-    per_run = [
+    per_batch = [
         Statement(f"INSERT INTO wide {wide}"),
         Statement("DROP TABLE run_rows"),
-        TABLES[1],  # an empty run_rows for the next run
+        TABLES[1],  # an empty run_rows for the next batch
     ]
     finish = [
         Statement(
@@ -136,7 +156,30 @@ def compile_plan(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> Plan:
         ),
         Statement(AGGREGATE_SQL),
     ]
-    return Plan(loads, statements, per_run, finish, metrics, settings.memory_limit)
+    batches = batched(runs, sizes or {})
+    return Plan(qrels, batches, statements, per_batch, finish, metrics, settings.memory_limit)
+
+
+#: Bytes of run text loaded at once: a batch is ranked in one statement, so many small runs cost
+#: one statement's fixed cost, while memory holds at most about one large (7M-line) run.
+BATCH_BYTES = 256 << 20
+#: A gzip-compressed run is counted at this many times its size.
+GZIP_RATIO = 4
+
+
+def batched(runs: list[Load], sizes: dict[Path, int]) -> list[list[Load]]:
+    """The runs in spec order, cut into batches of at most BATCH_BYTES of text (a larger run is a
+    batch of its own); a file of unknown size counts as empty."""
+    batches: list[list[Load]] = []
+    total = 0
+    for load in runs:
+        size = sizes.get(load.path, 0) * (GZIP_RATIO if load.path.suffix == ".gz" else 1)
+        if not batches or total + size > BATCH_BYTES:
+            batches.append([])
+            total = 0
+        batches[-1].append(load)
+        total += size
+    return batches
 
 
 def _name_tables(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Statement]:

@@ -5,16 +5,17 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-
-import duckdb
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .compile import Plan, compile_plan, resolve_metrics
 from .errors import SpecError
-from .execute import execute
 from .outputs import write_outputs, writer_for
 from .registry import get_registry
 from .spec import LoadedSpec, load_spec
+
+if TYPE_CHECKING:
+    import duckdb
 
 __all__ = ["Evaluation", "evaluate", "validate", "manifest"]
 
@@ -40,12 +41,13 @@ def validate(spec: str | Path | LoadedSpec) -> Plan:
     """Check everything that can be checked without reading data; return the plan."""
     loaded = spec if isinstance(spec, LoadedSpec) else load_spec(spec)
     metrics = resolve_metrics(loaded, get_registry())
-    _check_files(loaded)
+    sizes = _check_files(loaded)
     _check_outputs(loaded)
-    return compile_plan(loaded, metrics)
+    return compile_plan(loaded, metrics, sizes)
 
 
-def _check_files(loaded: LoadedSpec) -> None:
+def _check_files(loaded: LoadedSpec) -> dict[Path, int]:
+    """Every input is a regular file; their sizes in bytes (the plan batches runs by size)."""
     spec = loaded.spec
     inputs = [(("collections", n, "qrels"), c.qrels) for n, c in spec.collections.items()]
     inputs += [(("runs", n, "path"), r.path) for n, r in spec.runs.items()]
@@ -54,6 +56,7 @@ def _check_files(loaded: LoadedSpec) -> None:
             problem = "does not exist" if not path.exists() else "is not a regular file"
             problem = "is a directory" if path.is_dir() else problem
             raise SpecError(f"{loaded.where(*key)}: {path} {problem}")
+    return {path: path.stat().st_size for _, path in inputs}
 
 
 def _check_outputs(loaded: LoadedSpec) -> None:
@@ -84,6 +87,8 @@ def evaluate(spec: str | Path | LoadedSpec, write: bool = True) -> Evaluation:
     """Validate, evaluate every run with every metric, and write the spec's outputs."""
     loaded = spec if isinstance(spec, LoadedSpec) else load_spec(spec)
     plan = validate(loaded)
+    from .execute import execute  # DuckDB is imported only when data is evaluated (start-up time)
+
     con = execute(plan)
     if write and loaded.spec.outputs:
         jobs = [(_TABLES[o.level], o.path) for o in loaded.spec.outputs]

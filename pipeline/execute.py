@@ -11,7 +11,7 @@ import duckdb
 from . import validation as check
 from .compile import Plan
 from .errors import DuplicateError, InputDataError
-from .readers import TABLES, Load, Statement
+from .readers import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
 
 __all__ = ["execute"]
 
@@ -25,51 +25,72 @@ def execute(plan: Plan, con: duckdb.DuckDBPyConnection | None = None) -> duckdb.
     con.execute("SET enable_progress_bar = false")
     for statement in TABLES:
         _run(con, statement)
-    for load in plan.loads:
-        if load.collection is None:
-            _load_file(con, load)
+    for load in plan.qrels:
+        _load_files(con, [load])
     for statement in plan.statements:
         _run(con, statement)
-    for load in plan.loads:  # one run at a time: memory holds one run, not all of them
-        if load.collection is not None:
-            _load_file(con, load)
-            _run(con, check.record_queries(load))
-            _check_shared_queries(con, load)
-            for statement in plan.per_run:
-                _run(con, statement)
+    for batch in plan.batches:  # memory holds one batch of runs, not all of them
+        _load_files(con, batch)
+        _run(con, check.record_queries())
+        _check_shared_queries(con, batch)
+        for statement in plan.per_batch:
+            _run(con, statement)
     for statement in plan.finish:
         _run(con, statement)
     return con
 
 
-def _load_file(con: duckdb.DuckDBPyConnection, load: Load) -> None:
-    with _reading(load):
-        _load(con, load)
-
-
-def _load(con: duckdb.DuckDBPyConnection, load: Load) -> None:
-    """Fast pass; the general pass only if a line was flagged; then the file-level checks."""
-    _run(con, load.fast)
-    rows, bad = _one(con, check.summary(load))
-    if bad:
-        _run(con, check.discard(load))
-        _run(con, load.general)
-        rows, bad = _one(con, check.summary(load))
+def _load_files(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
+    """The fast pass over every file at once; the general pass for a file it flagged a line of;
+    then the file-level checks. A problem is reported for the first file (in spec order) that has
+    one, as if the files had been loaded one by one."""
+    _insert_lines(con, loads)
+    counts = {name: (rows, bad) for name, rows, bad in _all(con, check.summary(loads))}
+    for load in loads:
+        rows, bad = counts.get(load.name, (0, 0))
         if bad:
-            found = _all(con, load.problems)
-            raise InputDataError(check.problems_message(load, found, bad))
-    if rows == 0:
-        raise InputDataError(check.empty_message(load))
-    if _one(con, check.maybe_duplicates(load))[0]:
-        found = _all(con, check.duplicates(load))
+            rows = _load_generally(con, load)
+        if rows == 0:
+            raise InputDataError(check.empty_message(load))
+    maybe = dict(_all(con, check.maybe_duplicates(loads)))
+    for load in loads:
+        found = _all(con, check.duplicates(load)) if maybe.get(load.name) else []
         if found:
             raise DuplicateError(check.duplicates_message(load, found))
 
 
-def _check_shared_queries(con: duckdb.DuckDBPyConnection, load: Load) -> None:
-    row = _one(con, check.shared_queries(load))
-    if row[0] == 0:
-        raise InputDataError(check.no_shared_queries_message(load, row))
+def _insert_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
+    """One statement for all files; if DuckDB cannot read one, each file alone names it."""
+    try:
+        _run(con, insert_lines(loads))
+    except duckdb.Error:
+        if len(loads) == 1:
+            with _reading(loads[0]):
+                raise
+        for load in loads:  # the failed statement inserted nothing
+            with _reading(load):
+                _run(con, insert_lines([load]))
+        raise
+
+
+def _load_generally(con: duckdb.DuckDBPyConnection, load: Load) -> int:
+    """Reload a file with the general split; its row count, or an error naming its bad lines."""
+    _run(con, check.discard(load))
+    with _reading(load):
+        _run(con, general_lines(load))
+    _, rows, bad = _one(con, check.summary([load]))
+    if bad:
+        found = _all(con, problem_lines(load))
+        raise InputDataError(check.problems_message(load, found, bad))
+    return rows
+
+
+def _check_shared_queries(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
+    shared = dict(_all(con, check.shared_counts(loads)))
+    for load in loads:
+        if not shared.get(load.name):
+            row = _one(con, check.shared_queries(load))
+            raise InputDataError(check.no_shared_queries_message(load, row))
 
 
 def _run(con: duckdb.DuckDBPyConnection, statement: Statement) -> None:

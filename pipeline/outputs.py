@@ -18,13 +18,14 @@ import threading
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ClassVar
-
-import duckdb
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .errors import OutputError, SpecError
 from .hookspecs import hookimpl
 from .sql import quote_identifier
+
+if TYPE_CHECKING:  # DuckDB is imported where a table is written: validating a spec needs none
+    import duckdb
 
 __all__ = ["Writer", "format_value", "write_outputs", "writer_for"]
 
@@ -96,6 +97,8 @@ class DuckDBWriter(Writer):
     def check_target(self, con, path):
         """Refuse to replace a database another process has open: it would go on writing to the
         old file and lose its work. DuckDB's lock fails at once, so this never waits."""
+        import duckdb
+
         if path.exists():
             try:
                 con.execute("ATTACH ? AS irpipe_check", [str(path)])
@@ -198,6 +201,8 @@ def write_outputs(
 
     Nothing is renamed unless every write succeeded, and temporary files never outlive the call.
     """
+    import duckdb
+
     staged: list[tuple[Path, Path]] = []
     try:
         writers = [_checked(con, path) for _, path in jobs]

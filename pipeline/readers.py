@@ -1,9 +1,10 @@
 """TREC qrels and run files -> DuckDB tables, with explicit column types and the input rules.
 
-Readers are pure: they return SQL (with bound parameters) and `execute` runs it. A file is read by
+Readers are pure: they return SQL (with bound parameters) and `execute` runs it. Files are read by
 DuckDB line by line (plain or gzip-compressed) in up to three steps:
-  fast      split each line on single spaces or tabs: one parallel pass, right for nearly every file;
-  general   only if the fast pass flagged a line: split on any run of C whitespace (slower);
+  fast      every file of a batch in one statement (`insert_lines`): one parallel pass that splits
+            each line on any run of spaces and tabs; right for every ordinary file
+  general   per file, only if the fast pass flagged a line: split with a regular expression
   problems  only if lines are still bad: number the lines and report the first few.
 Lines that are blank or whose first non-blank character is '#' are skipped. What a line must hold is
 a list of `Rule`s over its fields `f` (README "Input rules"): the `strict` mode rejects numbers that
@@ -12,19 +13,23 @@ are not plainly numbers; `lenient` reads them as trec_eval's C `atof`/`atol` do 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .sql import quote_identifier
 
 __all__ = [
     "INPUT_MODES",
+    "Format",
     "Load",
     "Rule",
     "Statement",
     "TABLES",
-    "load_qrels",
-    "load_run",
+    "general_lines",
+    "insert_lines",
+    "problem_lines",
+    "qrels_format",
+    "run_format",
     "numbered_lines",
 ]
 
@@ -48,22 +53,42 @@ class Rule:
 
 
 @dataclass(frozen=True)
-class Load:
-    """How to load one file into `table`, its rows marked `name` in the column `key`.
+class Format:
+    """How one kind of file is read: the table it fills, the column naming the file's rows
+    (`key`), the SQL of its columns over the fields `f`, and the rules a line must pass."""
 
-    `fast` and `general` insert the lines with a column `ok` (every rule passed); `problems` returns
-    (line number, line text, problem) for the first bad lines. A run's `collection` names the
-    collection whose qrels it is evaluated against.
+    table: str
+    key: str
+    select: str
+    rules: tuple[Rule, ...]
+
+    @property
+    def bad(self) -> str:
+        """Predicate over `line`, `cut` and `f`: the line breaks a rule."""
+        return "coalesce(" + " OR ".join(f"({r.bad})" for r in self.rules) + ", true)"
+
+
+@dataclass(frozen=True)
+class Load:
+    """One file to load into its format's table, its rows marked `name` in the column `key`.
+
+    A run's `collection` names the collection whose qrels it is evaluated against.
     """
 
     path: Path
-    table: str
-    key: str
     name: str
-    fast: Statement
-    general: Statement
-    problems: Statement
+    format: Format
     collection: str | None = None
+
+    @property
+    def table(self) -> str:
+        """The table the file is loaded into."""
+        return self.format.table
+
+    @property
+    def key(self) -> str:
+        """The column that names the file's rows (`collection` or `run`)."""
+        return self.format.key
 
 
 TABLES = [
@@ -82,34 +107,46 @@ TABLES = [
 QRELS_FIELDS = "qid iter docno rel"
 RUN_FIELDS = "qid Q0 docno rank score tag"
 
-_READ = """read_csv(?, columns = {'line': 'VARCHAR'}, header = false, delim = '\\x1f', quote = '',
-                    escape = '', auto_detect = false, strict_mode = false)"""
+# A line is everything up to its end: the delimiter is the control character 0x1F, which text never
+# holds. In the loading passes a line that does hold it has a second column, `cut`, and is reported
+# (never truncated); they name an impossible null string, so that an empty `cut` is '' and not
+# NULL. Two columns make DuckDB skip empty lines, so the numbered reading (error reports only) reads
+# one column, delimited by 0x1E instead: it numbers every line and sees a 0x1F in the text.
+_OPTIONS = """header = false, quote = '', escape = '', auto_detect = false, strict_mode = false,
+                    null_padding = true"""
+_READ_NUMBERED = f"read_csv(?, columns = {{'line': 'VARCHAR'}}, delim = chr(30), {_OPTIONS})"
+_READ_DATA = f"""read_csv(?, columns = {{'line': 'VARCHAR', 'cut': 'VARCHAR'}}, delim = chr(31),
+                    {_OPTIONS}, nullstr = chr(30) || chr(29) || chr(28))"""
 _SKIP = "line IS NULL OR regexp_matches(line, '^[ \\t\\v\\f]*(#|$)')"
-_FAST_FIELDS = "string_split(replace(line, chr(9), ' '), ' ')"
+# C's isspace (and so trec_eval) separates fields by spaces, tabs, \v and \f. The fast split takes
+# a line whose separators are single spaces or tabs as it is; other lines (runs of separators, \v,
+# \f, leading or trailing ones) have their separators squeezed first, by replacements that halve a
+# run each time. A run longer than eight leaves an empty field, which sends the file to `general`.
+_TABS = "replace(line, chr(9), ' ')"
+_SPACES = "replace(replace(spaced, chr(11), ' '), chr(12), ' ')"
+_SQUEEZED = f"trim(replace(replace(replace({_SPACES}, '  ', ' '), '  ', ' '), '  ', ' '))"
+_UNEVEN = (
+    "contains(spaced, '  ') OR starts_with(spaced, ' ') OR ends_with(spaced, ' ') "
+    "OR contains(line, chr(11)) OR contains(line, chr(12))"
+)
+_FAST_FIELDS = f"string_split(CASE WHEN {_UNEVEN} THEN {_SQUEEZED} ELSE spaced END, ' ')"
 _ALL_FIELDS = "string_split(trim(regexp_replace(line, '[ \\t\\v\\f]+', ' ', 'g')), ' ')"
-# Lines the fast split cannot take: two separators in a row (an empty field), or a vertical tab or
-# form feed, which C's isspace (and so trec_eval) also counts as separators. The general pass can.
-_NOT_FAST = "list_contains(f, '') OR contains(line, chr(11)) OR contains(line, chr(12))"
+# Lines the fast split left with an empty field go to the general pass.
+_NOT_FAST = "list_contains(f, '')"
 
 
-def load_qrels(collection: str, path: Path, mode: str = "strict") -> Load:
-    """Load a qrels file (qid iter docno rel) into `qrels` under the collection's name."""
+def qrels_format(mode: str = "strict") -> Format:
+    """How a qrels file (qid iter docno rel) is read into `qrels`, under its collection's name."""
     rel = _atol("f[4]", "INTEGER") if mode == "lenient" else "TRY_CAST(f[4] AS INTEGER)"
     rules = [
         _field_count("<>", 4, QRELS_FIELDS),
         *_integer_rules("f[4]", rel, "the relevance grade", strict=mode == "strict"),
     ]
-    return _load(path, "qrels", "collection", collection, f"f[1], f[3], {rel}", rules)
+    return _format("qrels", "collection", f"f[1], f[3], {rel}", rules)
 
 
-def load_run(
-    run: str,
-    path: Path,
-    collection: str | None = None,
-    mode: str = "strict",
-    use_rank: bool = False,
-) -> Load:
-    """Load a run file (qid Q0 docno rank score tag) into `run_rows` under the run's name.
+def run_format(mode: str = "strict", use_rank: bool = False) -> Format:
+    """How a run file (qid Q0 docno rank score tag) is read into `run_rows`, under its run's name.
 
     The rank field is checked only when it orders the list (`use_rank`); trec_eval ignores it.
     """
@@ -121,14 +158,44 @@ def load_run(
     rules = [_field_count("<", 6, RUN_FIELDS), *score_rules]
     if use_rank:
         rules += _integer_rules("f[4]", rank, "the rank (settings.ordering: rank)", strict)
-    load = _load(path, "run_rows", "run", run, f"f[1], f[3], {rank}, {score}", rules)
-    return replace(load, collection=collection)
+    return _format("run_rows", "run", f"f[1], f[3], {rank}, {score}", rules)
+
+
+def insert_lines(loads: list[Load]) -> Statement:
+    """The fast pass: every file of `loads` (one format) in one statement, each row marked with its
+    file's name; `ok` is false for a line that breaks a rule or that the fast split cannot take."""
+    fmt = loads[0].format
+    names = [load.name for load in loads]
+    lines = f"""SELECT line, cut, file_index, {_FAST_FIELDS} AS f
+        FROM (SELECT line, cut, file_index, {_TABS} AS spaced FROM {_READ_DATA} WHERE NOT ({_SKIP}))"""
+    sql = f"""INSERT INTO {quote_identifier(fmt.table)}
+        SELECT (?::VARCHAR[])[CAST(file_index AS BIGINT) + 1], {fmt.select}, NOT ({_NOT_FAST} OR {fmt.bad})
+        FROM ({lines})"""
+    return Statement(sql, [names, [literal_path(load.path) for load in loads]])
+
+
+def general_lines(load: Load) -> Statement:
+    """The general pass over one file: any run of C whitespace separates fields."""
+    fmt = load.format
+    lines = f"SELECT line, cut, {_ALL_FIELDS} AS f FROM {_READ_DATA} WHERE NOT ({_SKIP})"
+    sql = f"""INSERT INTO {quote_identifier(fmt.table)}
+        SELECT ?, {fmt.select}, NOT {fmt.bad} FROM ({lines})"""
+    return Statement(sql, [load.name, [literal_path(load.path)]])
+
+
+def problem_lines(load: Load) -> Statement:
+    """(line number, line text, problem) of a file's first bad lines."""
+    fmt = load.format
+    explain = " ".join(f"WHEN {r.bad} THEN {r.problem}" for r in fmt.rules)
+    sql = f"""SELECT line_no, line, CASE {explain} ELSE 'unreadable' END
+        FROM ({numbered_lines()}) WHERE {fmt.bad} ORDER BY line_no LIMIT 5"""
+    return Statement(sql, [[literal_path(load.path)]])
 
 
 def numbered_lines() -> str:
     """SQL over one bound path: (line_no, line, f) for every data line, numbered in file order."""
-    return f"""SELECT line_no, line, {_ALL_FIELDS} AS f
-        FROM (SELECT row_number() OVER () AS line_no, line FROM {_READ})
+    return f"""SELECT line_no, line, cut, {_ALL_FIELDS} AS f
+        FROM (SELECT row_number() OVER () AS line_no, line, NULL AS cut FROM {_READ_NUMBERED})
         WHERE NOT ({_SKIP})"""
 
 
@@ -151,6 +218,11 @@ def _field_count(op: str, n: int, names: str) -> Rule:
 
 # Valid UTF-8 can still be binary, or UTF-16 without a byte-order mark: NUL never occurs in text.
 _NUL = Rule("contains(line, chr(0))", "'a NUL byte: not a text file (UTF-16, or binary?)'")
+# The reader's delimiter: a line holding it has a `cut` (see _OPTIONS).
+_UNIT_SEPARATOR = Rule(
+    "cut IS NOT NULL OR contains(line, chr(31))",
+    "'the control character 0x1F (unit separator): not a TREC text file'",
+)
 
 
 def _atol(expr: str, sql_type: str) -> str:
@@ -192,24 +264,5 @@ _LENIENT_SCORE_RULES = [
 ]
 
 
-def _load(path: Path, table: str, key: str, name: str, select: str, rules: list[Rule]) -> Load:
-    rules = [_NUL, *rules]
-    bad = "coalesce(" + " OR ".join(f"({r.bad})" for r in rules) + ", true)"
-    explain = " ".join(f"WHEN {r.bad} THEN {r.problem}" for r in rules)
-
-    def insert(fields: str, bad: str) -> Statement:
-        lines = f"SELECT line, {fields} AS f FROM {_READ} WHERE NOT ({_SKIP})"
-        sql = f"INSERT INTO {quote_identifier(table)} SELECT ?, {select}, NOT {bad} FROM ({lines})"
-        return Statement(sql, [name, literal_path(path)])
-
-    problems = f"""SELECT line_no, line, CASE {explain} ELSE 'unreadable' END
-        FROM ({numbered_lines()}) WHERE {bad} ORDER BY line_no LIMIT 5"""
-    return Load(
-        path=path,
-        table=table,
-        key=key,
-        name=name,
-        fast=insert(_FAST_FIELDS, f"({_NOT_FAST} OR {bad})"),
-        general=insert(_ALL_FIELDS, bad),
-        problems=Statement(problems, [literal_path(path)]),
-    )
+def _format(table: str, key: str, select: str, rules: list[Rule]) -> Format:
+    return Format(table, key, select, (_NUL, _UNIT_SEPARATOR, *rules))

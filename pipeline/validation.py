@@ -1,10 +1,10 @@
 """File-level input checks over the loaded tables, and the messages that input errors print.
 
 Pure like the readers: SQL builders and message text; `execute` runs the SQL. In the normal path a
-file costs, beyond the load itself, a count (`summary`), a sort of one 64-bit hash per row
-(`maybe_duplicates`) and, for a run, its distinct queries (`record_queries`, which `shared_queries` reads), all over the loaded
-table. The reports with line numbers (`Load.problems`, `duplicates`) read a file again only once it
-is known to be bad.
+batch of files costs, beyond the load itself, a count per file (`summary`), a sort of one 64-bit hash
+per row (`maybe_duplicates`) and, for runs, their distinct queries (`record_queries`, which
+`shared_counts` reads), each one statement over the loaded table for the whole batch. The reports
+with line numbers (`problem_lines`, `duplicates`) read a file again only once it is known to be bad.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ __all__ = [
     "no_shared_queries_message",
     "problems_message",
     "record_queries",
+    "shared_counts",
     "shared_queries",
     "summary",
 ]
@@ -33,22 +34,35 @@ def _where(load: Load) -> str:
     return f"FROM {quote_identifier(load.table)} WHERE {quote_identifier(load.key)} = ?"
 
 
-def summary(load: Load) -> Statement:
-    """(rows, bad rows) of one loaded file."""
-    return Statement(f"SELECT count(*), count(*) FILTER (WHERE NOT ok) {_where(load)}", [load.name])
+def _of_batch(loads: list[Load]) -> tuple[str, str]:
+    """(key column, FROM ... WHERE clause) selecting the rows of every file of a batch."""
+    key = quote_identifier(loads[0].key)
+    return key, f"FROM {quote_identifier(loads[0].table)} WHERE list_contains(?, {key})"
 
 
-def maybe_duplicates(load: Load) -> Statement:
-    """How many rows share their (qid, docno) hash with the row before, in hash order.
+def summary(loads: list[Load]) -> Statement:
+    """(name, rows, bad rows) of each loaded file of a batch (a file without data has no row)."""
+    key, rows = _of_batch(loads)
+    sql = f"SELECT {key}, count(*), count(*) FILTER (WHERE NOT ok) {rows} GROUP BY {key}"
+    return Statement(sql, [[load.name for load in loads]])
 
-    0 proves there is no duplicate: equal pairs have equal hashes, which sorting makes neighbours.
-    Sorting 64-bit hashes is cheaper than a hash table of string pairs (or of hashes). A collision
-    can only send `duplicates` looking for a duplicate it then does not find.
+
+def maybe_duplicates(loads: list[Load]) -> Statement:
+    """(name, rows sharing their (name, qid, docno) hash with the row before, in hash order) for
+    each file of a batch that may hold a duplicate.
+
+    No row proves there is no duplicate: equal triples have equal hashes, which sorting makes
+    neighbours. Sorting 64-bit hashes is cheaper than a hash table of string pairs (or of hashes),
+    and one global sort cheaper than one per file. A collision can only send `duplicates` looking
+    for a duplicate it then does not find.
     """
-    sql = f"""SELECT count(*) FILTER (WHERE h = previous) FROM (
-        SELECT h, lag(h) OVER (ORDER BY h) AS previous
-        FROM (SELECT hash(qid, docno) AS h {_where(load)}))"""
-    return Statement(sql, [load.name])
+    key, rows = _of_batch(loads)
+    sql = f"""SELECT {key}, count(*) FROM (
+        SELECT {key}, h, lag(h) OVER (ORDER BY h) AS previous
+        FROM (SELECT {key}, hash({key}, qid, docno) AS h {rows}))
+        WHERE h = previous
+        GROUP BY {key}"""
+    return Statement(sql, [[load.name for load in loads]])
 
 
 def discard(load: Load) -> Statement:
@@ -68,10 +82,22 @@ LIMIT {MAX_REPORTED}"""
     return Statement(sql, [load.name, literal_path(load.path)])
 
 
-def record_queries(load: Load) -> Statement:
-    """Record the queries a loaded run answers, and their lengths, in `present`."""
-    sql = "INSERT INTO present SELECT run, qid, count(*) FROM run_rows WHERE run = ? GROUP BY ALL"
-    return Statement(sql, [load.name])
+def record_queries() -> Statement:
+    """Record the queries of the loaded runs (`run_rows` holds one batch), and their lengths, in
+    `present`."""
+    return Statement("INSERT INTO present SELECT run, qid, count(*) FROM run_rows GROUP BY ALL")
+
+
+def shared_counts(loads: list[Load]) -> Statement:
+    """(run, queries it shares with its collection's qrels) for each run of a batch."""
+    sql = """
+WITH judged AS (SELECT DISTINCT collection, qid FROM qrels)
+SELECT p.run, count(j.qid)
+FROM present p JOIN runs USING (run)
+LEFT JOIN judged j ON j.collection = runs.collection AND j.qid = p.qid
+WHERE list_contains(?, p.run)
+GROUP BY p.run"""
+    return Statement(sql, [[load.name for load in loads]])
 
 
 def shared_queries(load: Load) -> Statement:

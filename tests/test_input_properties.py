@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from pipeline import InputDataError, synthetic
 from pipeline.cli import main
-from pipeline.execute import _load
-from pipeline.readers import TABLES, load_qrels, load_run
+from pipeline.execute import _load_files
+from pipeline.readers import TABLES, Load, qrels_format, run_format
 
 # Bytes that matter to a TREC reader: separators, line ends, comments, signs, number syntax, NUL,
 # and bytes that are not UTF-8.
@@ -119,14 +119,14 @@ def lenient_values(tmp: Path, fields: list[str], qrels: bool) -> list:
     path = tmp / "file.txt"
     if qrels:
         path.write_text("".join(f"1 0 d{i} {f}\n" for i, f in enumerate(fields)))
-        load, column, table = load_qrels("c", path, "lenient"), "rel", "qrels"
+        load, column, table = Load(path, "c", qrels_format("lenient")), "rel", "qrels"
     else:
         path.write_text("".join(f"1 Q0 d{i} 1 {f} t\n" for i, f in enumerate(fields)))
-        load, column, table = load_run("r", path, "c", "lenient"), "score", "run_rows"
+        load, column, table = Load(path, "r", run_format("lenient"), "c"), "score", "run_rows"
     con = duckdb.connect()
     for statement in TABLES:
         con.execute(statement.sql)
-    _load(con, load)
+    _load_files(con, [load])
     rows = con.execute(f"SELECT docno, {column} FROM {table}").fetchall()
     return [value for _, value in sorted(rows, key=lambda r: int(r[0][1:]))]
 

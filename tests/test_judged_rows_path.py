@@ -83,13 +83,13 @@ def test_judged_rows_plan_equals_full_plan(tmp_path, write_spec, seed, settings)
     assert (
         "positions AS"
         in compile_plan(load_spec(fast), resolve_metrics(load_spec(fast), get_registry()))
-        .per_run[0]
+        .per_batch[0]
         .sql
     )
     assert (
         "positions AS"
         not in compile_plan(load_spec(full), resolve_metrics(load_spec(full), get_registry()))
-        .per_run[0]
+        .per_batch[0]
         .sql
     )
     (fast_q, fast_a), (full_q, full_a) = _values(fast), _values(full)

@@ -120,7 +120,7 @@ def evaluate(options: Options) -> int:
     try:
         plan = validate(loaded)
         if options.complete:
-            plan = replace(plan, per_run=[*_bogus_rows(), *plan.per_run])
+            plan = replace(plan, per_batch=[*_bogus_rows(), *plan.per_batch])
         con = execute(plan)
     except (SpecError, InputDataError) as exc:  # trec_eval stops duplicates with exit 4
         raise TrecEvalExit(str(exc), 4 if isinstance(exc, DuplicateError) else 2) from None

@@ -16,7 +16,7 @@ from pipeline.execute import execute
 def main(spec: str) -> None:
     """Execute the spec's loads and nothing else; print the rows loaded."""
     # Keep the loads (and their checks); drop every measure statement, and keep the run's rows.
-    plan = dataclasses.replace(validate(spec), statements=[], per_run=[], finish=[])
+    plan = dataclasses.replace(validate(spec), statements=[], per_batch=[], finish=[])
     con = execute(plan)
     rows = con.execute("SELECT count(*) FROM run_rows").fetchone()[0]
     print(f"loaded {rows} run rows")

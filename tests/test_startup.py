@@ -1,0 +1,36 @@
+"""Start-up: a command imports only what it uses (speed is measured by the benchmark, not here)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pipeline
+
+ROOT = Path(__file__).resolve().parent.parent
+HEAVY = ("duckdb", "rich", "pydantic", "yaml")
+
+
+def _modules_after(code: str) -> set[str]:
+    """The heavy modules imported by running `code` in a fresh interpreter."""
+    probe = f"{code}\nimport sys\nprint('|'.join(m for m in {HEAVY!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    return set(out.stdout.splitlines()[-1].split("|")) - {""}
+
+
+def test_help_imports_no_heavy_library():
+    code = "from pipeline.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass"
+    assert _modules_after(code) == set()
+
+
+def test_validate_does_not_import_duckdb_or_rich():
+    code = "from pipeline.cli import main\nmain(['validate', 'configs/quickstart.yaml'])"
+    assert _modules_after(code) == {"pydantic", "yaml"}
+
+
+def test_every_public_name_resolves():
+    assert set(pipeline.__all__) == {*pipeline._EXPORTS, "__version__"}
+    for name in pipeline.__all__:
+        assert getattr(pipeline, name) is not None
