@@ -95,7 +95,7 @@ def test_a_run_glob_expands_to_one_run_per_file(tmp_path, write_spec, spec_dict)
     ("files", "pattern", "message"),
     [
         ([], "runs/*.trec", r"spec.yaml:\d+: runs.sys.path: no file matches the pattern 'runs/\*.trec'"),
-        (["a.trec", "a.txt"], "runs/a.*", r"spec.yaml:\d+: runs.sys.path: runs/a.txt: two runs are named 'sys/a'"),
+        (["a.trec", "a.txt"], "runs/a.*", r"spec.yaml:\d+: runs.sys.path: runs/a.trec and runs/a.txt are both named 'sys/a'"),
     ],
 )  # fmt: skip
 def test_run_glob_errors_name_the_key(tmp_path, write_spec, spec_dict, files, pattern, message):
