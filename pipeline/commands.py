@@ -12,11 +12,12 @@ __all__ = ["compile", "metrics", "plugins", "run", "trec_eval", "validate"]
 def run(args: argparse.Namespace) -> int:
     """`irpipe run SPEC`: evaluate and write outputs, then print the aggregate table."""
     from .console import print_results
-    from .evaluate import evaluate, metric_definitions
+    from .evaluate import evaluate
 
     evaluation = evaluate(args.spec)
     if not args.quiet:
-        print_results(evaluation.aggregate(), metric_definitions(evaluation.plan))
+        outputs = [output.path for output in evaluation.loaded.spec.outputs]
+        print_results(evaluation.aggregate(), evaluation.plan.metrics, outputs)
     return ExitCode.OK
 
 

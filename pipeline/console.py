@@ -2,37 +2,102 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
+from typing import Any
 
+from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 __all__ = ["print_error", "print_metrics", "print_results", "print_warning"]
+
+# Where stdout is a file or a pipe, tables are plain ASCII: a dashed line under the header.
+ASCII_HEAD = box.Box("    \n    \n -  \n    \n    \n    \n    \n    \n", ascii=True)
+GAP = 3  # characters between two columns: a divider and a space of padding on each side
 
 
 def _console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False, soft_wrap=not stderr)
 
 
-def print_results(rows: list[tuple], metrics: list[dict]) -> None:
-    """The aggregate table: one row per metric, one column per run, and the queries averaged."""
-    from .outputs import format_value
+def print_results(
+    rows: list[tuple], metrics: list[Any], outputs: list[Path] = (), console: Console | None = None
+) -> None:
+    """The aggregate summary of `irpipe run`, laid out by `pipeline.summary` to fit the terminal,
+    then which files were written. `metrics` are the plan's resolved metrics, in spec order."""
+    from .summary import grids
 
-    values: dict[str, dict[str, object]] = {}
-    counts: dict[str, set] = {}
-    for run, collection, metric, value, n in rows:
-        column = f"{run} ({collection})"
-        values.setdefault(column, {})[metric] = value
-        counts.setdefault(column, set()).add(n)
-    table = Table(show_edge=False, pad_edge=False)
-    table.add_column("metric")
-    for column in values:
-        table.add_column(column, justify="right")
-    for m in metrics:
-        cells = [format_value(v.get(m["label"]), m["aggregator"] == "sum") for v in values.values()]
-        table.add_row(m["label"], *cells)
-    table.add_row("queries", *("/".join(map(str, sorted(counts[c]))) for c in values), style="dim")
-    _console().print(table)
+    console = console or _console()
+    tables = grids(rows, metrics)
+    for grid in tables:
+        console.print(Text(grid.title, style="bold"))
+        for table in _tables(grid, console):
+            console.print(table)
+            console.print()
+    if any(grid.best for grid in tables):
+        console.print(Text(_legend(metrics)), soft_wrap=False)  # wrapped at spaces
+    head, *paths = _written(outputs)
+    console.print(Text(head), soft_wrap=False)
+    for path in paths:
+        console.print(Text(path), soft_wrap=True)  # a path is never folded
+
+
+def _tables(grid, console: Console) -> list[Table]:
+    from .summary import split_columns
+
+    names = max(cell_len(row[0]) for row in [[grid.key], *grid.rows])
+    columns = [
+        (cell_len(h), max(cell_len(row[j + 1]) for row in grid.rows))
+        for j, h in enumerate(grid.headers)
+    ]
+    key, chunks = split_columns(names, columns, console.width, GAP)
+    style = box.SIMPLE_HEAD if console.is_terminal else ASCII_HEAD
+    tables = []
+    for chunk in chunks:
+        table = Table(box=style, show_edge=False, pad_edge=False, header_style="bold")
+        table.add_column(Text(grid.key), width=key, overflow="fold")
+        for j, width in chunk:
+            table.add_column(Text(grid.headers[j]), justify="right", width=width, overflow="fold")
+        for i, row in enumerate(grid.rows):
+            cells = [_value(row[j + 1], width, (i, j) in grid.best) for j, width in chunk]
+            table.add_row(Text(row[0]), *cells)
+        tables.append(table)
+    return tables
+
+
+def _value(cell: str, width: int, best: bool) -> Text:
+    # Padded here and set left: rich drops a right-justified cell's trailing space, and the space
+    # after an unmarked value is what keeps the decimal points under each other.
+    pad = " " * (width - cell_len(cell))
+    return Text.assemble(pad, (cell, "bold" if best else ""), justify="left")
+
+
+def _legend(metrics: list[Any]) -> str:
+    from .summary import MARK
+
+    lower = [m.label for m in metrics if m.measure.better == "lower"]
+    unmarked = [m.label for m in metrics if m.measure.better is None]
+    text = f"{MARK} best run of the collection for the metric: the highest value"
+    text += f" (lowest for {', '.join(lower)})" if lower else ""
+    return text + (f"; not compared: {', '.join(unmarked)}" if unmarked else "")
+
+
+def _written(outputs: list[Path]) -> list[str]:
+    if not outputs:
+        return ["No outputs in the spec, so no file was written (list files under `outputs:`)."]
+    files = "file" if len(outputs) == 1 else f"{len(outputs)} files"
+    head = f"Wrote {files}, each with <file>.manifest.json beside it:"
+    return [head, *(f"  {_shown(path)}" for path in outputs)]
+
+
+def _shown(path: Path) -> str:
+    """A path relative to the working directory when it is below it, else as given."""
+    relative = os.path.relpath(path)
+    return str(path) if relative.startswith("..") else relative
 
 
 def print_metrics(rows: list[tuple[str, str, str, str]]) -> None:

@@ -17,7 +17,7 @@ from .metrics.base import Measure, MeasureParams
 from .naming import format_metric, parse_metric
 from .plugins import get_plugin_manager
 from .trec_eval.measures import ORDER as TREC_NAMES
-from .trec_eval.measures import translate
+from .trec_eval.measures import default_cutoffs, translate
 
 __all__ = ["Registry", "ResolvedMeasure", "get_registry"]
 
@@ -76,11 +76,7 @@ class Registry:
             return self._expand(self._entries[name], text, values, cutoff, label)
         translated = translate(text)
         if translated is None:
-            if name is None:
-                parse_metric(text)  # raises the grammar's own message
-            hint = difflib.get_close_matches(name, [*self._entries, *TREC_NAMES], n=3)
-            suggestion = f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
-            raise SpecError(f"unknown metric '{name}'{suggestion} (irpipe metrics lists them all)")
+            raise self._unknown(text, name)
         return [
             measure
             for printed, metric, preset in translated
@@ -93,6 +89,18 @@ class Registry:
             )
         ]
 
+    def _unknown(self, text: str, name: str | None) -> SpecError:
+        if name is None:
+            parse_metric(text)  # raises the grammar's own message
+        if name == "runid":
+            return SpecError(
+                "'runid' is trec_eval's run tag, not a metric: irpipe's tables name each run "
+                "in their `run` column; remove it from metrics"
+            )
+        hint = difflib.get_close_matches(name, [*self._entries, *TREC_NAMES], n=3)
+        suggestion = f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
+        return SpecError(f"unknown metric '{name}'{suggestion} (irpipe metrics lists them all)")
+
     def _expand(self, entry: _Entry, text: str, values: dict, cutoff: Any, label: str | None):
         measure = entry.measure
         merged = {**entry.preset, **values}
@@ -100,6 +108,7 @@ class Registry:
             if measure.cutoff is None:
                 raise SpecError(f"'{text}': {measure.name} takes no cutoff")
             merged[measure.cutoff] = cutoff
+        _default_cutoffs(measure, merged)
         cutoffs = merged.get(measure.cutoff) if measure.cutoff else None
         if not isinstance(cutoffs, list):
             return [self._validated(measure, merged, text, label)]
@@ -132,6 +141,21 @@ class Registry:
     def names(self) -> list[str]:
         """Every name and alias, sorted."""
         return sorted(self._entries)
+
+
+_TREC_CUTOFFS = default_cutoffs()
+
+
+def _default_cutoffs(measure: Measure, values: dict) -> None:
+    """A measure that cannot do without a cutoff, given none, takes trec_eval's default cutoffs
+    for it: a bare `P` is trec_eval's `P` (P@5 ... P@1000), and `R` is `recall`, so no name works
+    bare in trec_eval and fails in a spec."""
+    key = measure.cutoff
+    if key not in measure.required or values.get(key) is not None:
+        return
+    trec_key, defaults = _TREC_CUTOFFS.get(measure.name, (None, ()))
+    if trec_key == key:
+        values[key] = list(defaults)
 
 
 def _canonical(measure: Measure, params: MeasureParams) -> str:

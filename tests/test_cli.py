@@ -27,7 +27,8 @@ def quickstart(tmp_path) -> Path:
 def test_run_writes_outputs_and_prints_summary(quickstart):
     result = irpipe("run", str(quickstart))
     assert result.returncode == 0, result.stderr
-    assert "nDCG@10" in result.stdout and "bm25 (sample)" in result.stdout
+    assert "nDCG@10" in result.stdout and "bm25" in result.stdout
+    assert "collection sample, 50 queries" in result.stdout
     out = quickstart.parent / "out"
     assert {p.name for p in out.iterdir()} >= {"summary.csv", "summary.md", "per_query.parquet"}
 

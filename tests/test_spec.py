@@ -27,7 +27,8 @@ def spec_dict(tmp_path):
         (lambda s: s.update(metrics=["AP(variant='x')"]), r"metrics.0: 'AP\(variant='x'\)': parameter 'variant'"),
         (lambda s: s.update(metrics=[{"metric": "SetF", "beta": -1}]), r"metrics.0: .*'beta': Input should be greater than 0"),
         (lambda s: s.update(metrics=[{"metric": "RR", "gain": "linear"}]), r"metrics.0: .*unknown parameter 'gain' of RR; allowed: rel, k"),
-        (lambda s: s.update(metrics=["P"]), r"metrics.0: 'P': P needs k \(e.g. P@10\)"),
+        (lambda s: s.update(metrics=["Fallout"]), r"metrics.0: 'Fallout': Fallout needs k \(e.g. Fallout@10\)"),
+        (lambda s: s.update(metrics=["runid"]), r"metrics.0: 'runid' is trec_eval's run tag, not a metric"),
         (lambda s: s.update(metrics=["P@10", "P_10"]), r"metric 'P@10' is listed twice"),
         (lambda s: s.update(metrics=["Fallout@10"]), r"collections.c: Fallout@10 needs 'num_docs'"),
         (lambda s: s["runs"]["r"].update(collection="x"), r"spec.yaml:\d+: runs.r.collection: unknown collection 'x'"),
@@ -95,7 +96,7 @@ def test_a_run_glob_expands_to_one_run_per_file(tmp_path, write_spec, spec_dict)
     ("files", "pattern", "message"),
     [
         ([], "runs/*.trec", r"spec.yaml:\d+: runs.sys.path: no file matches the pattern 'runs/\*.trec'"),
-        (["a.trec", "a.txt"], "runs/a.*", r"spec.yaml:\d+: runs.sys.path: runs/a.txt: two runs are named 'sys/a'"),
+        (["a.trec", "a.txt"], "runs/a.*", r"spec.yaml:\d+: runs.sys.path: runs/a.trec and runs/a.txt are both named 'sys/a'"),
     ],
 )  # fmt: skip
 def test_run_glob_errors_name_the_key(tmp_path, write_spec, spec_dict, files, pattern, message):

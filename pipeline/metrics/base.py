@@ -66,6 +66,10 @@ class Measure(ABC):
     kind: ClassVar[Literal["number", "text"]] = "number"
     #: collection fields the measure needs, e.g. ("num_docs",)
     needs: ClassVar[tuple[str, ...]] = ()
+    #: which aggregate is best, so the console can mark the best run: "higher", "lower", or None
+    #: when runs are not better or worse by it: counts, diagnostics (Unjudged, IDCG), and means
+    #: over a different set of queries per run (SearchLength leaves out queries with no hit)
+    better: ClassVar[Literal["higher", "lower"] | None] = "higher"
 
     #: the value depends only on where judged documents (grade >= 0 or negative judgments) rank,
     #: on facts and on the ranking's length (`Columns.num_ret`), and `missing` is the value when

@@ -12,6 +12,7 @@ class NumRet(Measure):
     """Documents retrieved (trec_eval num_ret)."""
 
     name = "NumRet"
+    better = None  # a count, not a quality
     description = "number of documents retrieved (up to k)"
     Params = RankedParams
     cutoff = "k"
@@ -31,6 +32,7 @@ class NumRel(Measure):
     judged_rows_suffice = True
 
     name = "NumRel"
+    better = None  # a count, not a quality
     description = "number of judged relevant documents for the query"
     Params = LevelParams
     aggregator = "sum"
@@ -48,6 +50,7 @@ class NumRelRet(Measure):
     judged_rows_suffice = True
 
     name = "NumRelRet"
+    better = None  # a count, not a quality
     description = "number of relevant documents retrieved (up to k)"
     Params = RankedParams
     cutoff = "k"
@@ -63,6 +66,7 @@ class NumQ(Measure):
     judged_rows_suffice = True
 
     name = "NumQ"
+    better = None  # a count, not a quality
     description = "number of queries evaluated"
     aggregator = "sum"
 
@@ -79,6 +83,7 @@ class NumNonRelJudgedRet(Measure):
     judged_rows_suffice = True
 
     name = "NumNonRelJudgedRet"
+    better = None  # a count, not a quality
     description = "number of judged non-relevant documents retrieved (up to k)"
     Params = RankedParams
     cutoff = "k"

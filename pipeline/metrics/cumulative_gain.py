@@ -62,6 +62,7 @@ class IDCG(Measure):
     judged_rows_suffice = True
 
     name = "IDCG"
+    better = None  # from the qrels alone: the same for every run
     description = "ideal DCG (the denominator of nDCG)"
     Params = GainParams
     cutoff = "k"

@@ -105,6 +105,7 @@ class Fallout(Measure):
     """
 
     name = "Fallout"
+    better = "lower"
     description = "fallout at k: non-relevant in the top k / (num_docs - relevant)"
     Params = RankedParams
     aliases = {"fallout": {}}
@@ -129,6 +130,7 @@ class Unjudged(Measure):
     """Share of the top k that is unjudged (not in the qrels, or judged negative), over k."""
 
     name = "Unjudged"
+    better = None  # how much of the ranking is unjudged: a caveat, not a quality
     description = "unjudged documents in the top k / k"
     Params = RankedParams
     cutoff = "k"

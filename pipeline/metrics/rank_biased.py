@@ -72,6 +72,7 @@ class RBPResid(Measure):
     document past the end) were fully relevant; 0 when nothing retrieved is unjudged."""
 
     name = "RBPResid"
+    better = None  # the uncertainty of RBP, not a quality
     description = "rank-biased precision residual (unjudged and unseen documents)"
     Params = RBPResidParams
 

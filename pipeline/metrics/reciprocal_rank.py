@@ -37,6 +37,7 @@ class SearchLength(Measure):
     judged_rows_suffice = True
 
     name = "SearchLength"
+    better = None  # each run averages only the queries where it found something
     description = "rank of the first relevant document (no value when there is none)"
     Params = RankedParams
     aliases = {"search_length": {}, "SL": {}}

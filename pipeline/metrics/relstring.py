@@ -19,6 +19,7 @@ class RelString(Measure):
     negative (trec_eval relstring). Per query only."""
 
     name = "RelString"
+    better = None  # text
     description = "grades of the first k documents as a string (per query only)"
     Params = RelStringParams
     cutoff = "k"

@@ -1,8 +1,18 @@
-"""Run paths that are glob patterns: one run per matching file, named `<name>/<file stem>`.
+"""Run paths that are glob patterns: one run per matching file, named `<name>/<run name of the file>`.
 
-`runs: {sys: {path: "runs/*.trec", collection: dl19}}` becomes the runs `sys/bm25`, `sys/dense`, ...
+`runs: {sys: {path: "runs/*", collection: dl19}}` becomes the runs `sys/bm25`, `sys/aplrob03a`, ...
 in sorted file order. A path naming an existing file is never a pattern (`run[1].trec` is a file
 name), hidden files never match, and a pattern matching no file is an error naming its key.
+
+The run name of a file (`run_name`), in three steps:
+1. a compression suffix is dropped: `.gz`, `.bz2`, `.xz`, `.zst`;
+2. TREC's own files, `input.<runtag>`, are named by the run tag, all of it: `input.aplrob03a.gz`
+   -> `aplrob03a`, `input.ok8v.2` -> `ok8v.2` (run tags may contain dots, so nothing more is cut);
+3. otherwise one run-file suffix is dropped, if it is one of `RUN_SUFFIXES` (any case):
+   `bm25.trec` -> `bm25`, `run.txt.gz` -> `run`, `dense.tsv` -> `dense`. Any other suffix is part of
+   the name (`bm25.k1_0.9` stays `bm25.k1_0.9`): a dot in a name is more often a parameter or a
+   version than a file type.
+Two files with the same run name are an error naming both files.
 """
 
 from __future__ import annotations
@@ -13,7 +23,27 @@ from typing import Any
 
 from ..errors import SpecError
 
-__all__ = ["expand_run_globs"]
+__all__ = ["COMPRESSION_SUFFIXES", "RUN_SUFFIXES", "expand_run_globs", "run_name"]
+
+COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
+RUN_SUFFIXES = (".trec", ".run", ".runs", ".txt", ".tsv", ".res", ".results", ".out", ".parquet")
+_TREC_PREFIX = "input."
+
+
+def run_name(file: str | Path) -> str:
+    """The name a pattern gives the run in `file` (see the module's docstring for the rule)."""
+    name = _drop_suffix(Path(file).name, COMPRESSION_SUFFIXES)
+    if name.startswith(_TREC_PREFIX) and len(name) > len(_TREC_PREFIX):
+        return name[len(_TREC_PREFIX) :]
+    return _drop_suffix(name, RUN_SUFFIXES)
+
+
+def _drop_suffix(name: str, suffixes: tuple[str, ...]) -> str:
+    for suffix in suffixes:
+        # a name that is only a suffix keeps it, so that no run is named ""
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
 
 
 def expand_run_globs(data: Any, base_dir: Path, lines: dict[tuple, int], spec_path: Path) -> Any:
@@ -26,15 +56,16 @@ def expand_run_globs(data: Any, base_dir: Path, lines: dict[tuple, int], spec_pa
     if not isinstance(runs, dict):
         return data
     expanded: dict[Any, Any] = {}
+    origins: dict[Any, str] = {}  # run name -> where it came from, to name both sides of a clash
     for name, run in runs.items():
         pattern = run.get("path") if isinstance(run, dict) else None
         where = _where(spec_path, lines, name)
         if not _is_pattern(pattern, base_dir):
-            _add(expanded, name, run, where)
+            _add(expanded, origins, name, run, (where, f"runs.{name}"))
             continue
         for file in _matches(pattern, base_dir, where):
-            new = f"{name}/{_stem(file)}"
-            _add(expanded, new, {**run, "path": file}, f"{where}: {file}")
+            new = f"{name}/{run_name(file)}"
+            _add(expanded, origins, new, {**run, "path": file}, (where, file))
             _copy_lines(lines, name, new)
     return {**data, "runs": expanded}
 
@@ -53,19 +84,16 @@ def _matches(pattern: str, base_dir: Path, where: str) -> list[str]:
     return files
 
 
-def _stem(file: str) -> str:
-    """The file name without `.gz` and its last suffix: `bm25.trec.gz` -> `bm25`."""
-    name = Path(file).name
-    return Path(name[:-3] if name.endswith(".gz") else name).stem
-
-
-def _add(runs: dict, name: Any, run: Any, where: str) -> None:
+def _add(runs: dict, origins: dict, name: Any, run: Any, source: tuple[str, str]) -> None:
+    where, origin = source
     if name in runs:
         raise SpecError(
-            f"{where}: two runs are named '{name}' "
-            "(a pattern's files are named <run>/<file name without suffix>); rename one"
+            f"{where}: {origins[name]} and {origin} are both named '{name}' "
+            "(a pattern names each file <run>/<file name without compression and run suffix>, "
+            "or <run>/<tag> for TREC's input.<tag>); rename a file or give it its own run"
         )
     runs[name] = run
+    origins[name] = origin
 
 
 def _copy_lines(lines: dict[tuple, int], old: Any, new: str) -> None:

@@ -20,6 +20,7 @@ __all__ = [
     "MeasureInitError",
     "Selected",
     "TrecMeasure",
+    "default_cutoffs",
     "select",
     "translate",
     "trec_names",
@@ -208,6 +209,20 @@ def translate(text: str) -> list[tuple[str, str, dict]] | None:
     if name == "runid" or (dot and not params):
         return None
     return _expand(BY_NAME[name], params or None).outputs
+
+
+def default_cutoffs() -> dict[str, tuple[str, tuple]]:
+    """irpipe metric -> (its cutoff parameter, trec_eval's default values), for every trec_eval
+    measure printed once per cutoff: P -> ("k", (5, ..., 1000)), IPrec -> ("recall", (0.0, ...)).
+
+    The first trec_eval measure behind a metric wins (AP gets map_cut's, not 11pt_avg's).
+    """
+    found: dict[str, tuple[str, tuple]] = {}
+    for measure in MEASURES:
+        if measure.kind in ("long_cut", "double_cut"):
+            metric, params = measure.build(measure.default[0])
+            found.setdefault(metric, (next(iter(params)), measure.default))
+    return found
 
 
 def trec_names() -> dict[str, list[str]]:
