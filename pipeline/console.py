@@ -89,8 +89,8 @@ def _legend(metrics: list[Any]) -> str:
 def _written(outputs: list[Path]) -> list[str]:
     if not outputs:
         return ["No outputs in the spec, so no file was written (list files under `outputs:`)."]
-    files = "file" if len(outputs) == 1 else f"{len(outputs)} files"
-    head = f"Wrote {files}, each with <file>.manifest.json beside it:"
+    files = "1 file (and its" if len(outputs) == 1 else f"{len(outputs)} files (each with its"
+    head = f"Wrote {files} <file>.manifest.json):"
     return [head, *(f"  {_shown(path)}" for path in outputs)]
 
 
