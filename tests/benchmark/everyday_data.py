@@ -138,7 +138,9 @@ def write_everyday(data: Path, name: str) -> Dataset:
 def _runs(systems: list[System]) -> str:
     lines = sum(s.ranked.size for s in systems)
     styles = ", ".join(sorted({s.style for s in systems}))
-    return f"{len(systems)} run(s), {lines:,} lines in all (whitespace: {styles})"
+    if len(systems) == 1:
+        return f"1 run, {lines:,} lines (whitespace: {styles})"
+    return f"{len(systems)} runs, {lines:,} lines in all (whitespace: {styles})"
 
 
 def _qrels(topics: Topics, judged: np.ndarray) -> str:
@@ -167,5 +169,11 @@ def _retrieved(topics: Topics, systems: list[System], judged: np.ndarray) -> str
     return (
         f"judged relevant documents no run retrieves: {missed:.0%}; retrieved documents unjudged: "
         f"{np.mean(unjudged):.0%} (in the top 10: {np.mean(top10):.0%}); rows tied on score with "
-        f"the row above: {min(ties):.1%}–{max(ties):.1%} a run"
+        f"the row above: {_span(ties, '.1%')}"
     )
+
+
+def _span(values: list[float], spec: str) -> str:
+    """One value, or the range of several runs' values."""
+    low, high = format(min(values), spec), format(max(values), spec)
+    return low if len(values) == 1 else f"{low}–{high} a run"
