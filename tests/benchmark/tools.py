@@ -117,9 +117,12 @@ def run_name(path: Path) -> str:
 
 def write_spec(path: Path, qrels: Path, runs: list[Path], metrics: list[str], out: Path) -> Path:
     """An irpipe spec: one collection, one entry per run, the metrics, per-query parquet, summary csv."""
+    names = {run_name(run): run for run in runs}
+    if len(names) < len(runs):  # a dict would keep one of them silently
+        raise ValueError(f"runs with the same name among {[str(run) for run in runs]}")
     spec = {
         "collections": {"c": {"qrels": str(qrels)}},
-        "runs": {run_name(run): {"path": str(run), "collection": "c"} for run in runs},
+        "runs": {name: {"path": str(run), "collection": "c"} for name, run in names.items()},
         "metrics": metrics,
         "outputs": [
             {"path": str(out / "per_query.parquet"), "level": "query"},
