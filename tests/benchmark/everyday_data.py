@@ -65,14 +65,20 @@ def _track() -> tuple[Topics, list[System], np.ndarray]:
 def _submission(topics: Topics, i: int) -> System:
     """Group i // 2's run i % 2; every fifth run was edited by a script that wrote spaces."""
     rng = _rng(TRACK_SEED, 1, i)
-    exact = scores(topics, rng.uniform(0.4, 2.0), rng.uniform(0.6, 1.4) * _noise(rng, topics))
+    exact = _system(topics, rng)
     tag = f"{GROUPS[i // 2]}{('Lex', 'Neu')[i % 2]}{i // 2 + 1}"
     printed = (float(rng.choice([0, 10, -30])), int(rng.choice([3, 4, 4, 6])))
     style = "mostly tabs" if i % 5 == 4 else "tabs"
     return System(f"input.{tag}", tag, exact, ranking(exact, 1000), printed, style)
 
 
+def _system(topics: Topics, rng: np.random.Generator) -> np.ndarray:
+    """Exact scores of a system of its own: some quality, some noise (one of a track's or pool's)."""
+    return scores(topics, rng.uniform(0.4, 2.0), rng.uniform(0.6, 1.4) * _noise(rng, topics))
+
+
 def _noise(rng: np.random.Generator, topics: Topics) -> np.ndarray:
+    """Standard normal noise, one value per candidate document."""
     return rng.normal(size=topics.grades.shape)
 
 
@@ -88,7 +94,10 @@ def _grid(topics: Topics) -> list[System]:
     ]
 
 
-def _grid_run(topics, k1, b, shared, style, rng) -> System:
+def _grid_run(
+    topics: Topics, k1: float, b: float, shared: np.ndarray, style: str, rng: np.random.Generator
+) -> System:
+    """One grid point: mostly the system's shared noise, a little of its own, 100 deep."""
     quality = 1.6 - 1.2 * ((k1 - 0.9) ** 2 + (b - 0.4) ** 2)
     exact = scores(topics, quality, shared + 0.3 * _noise(rng, topics))
     tag = f"bm25-k1_{k1:.1f}-b_{b:.1f}"
@@ -98,11 +107,7 @@ def _grid_run(topics, k1, b, shared, style, rng) -> System:
 def _run100k() -> tuple[Topics, list[System], np.ndarray]:
     """100 topics; the pool of 12 systems to depth 30; one further system, 1,000 deep."""
     topics = make_topics(_rng(RUN100K_SEED, 0), 201, 100)
-    pooled = []
-    for i in range(12):
-        rng = _rng(RUN100K_SEED, 1, i)
-        exact = scores(topics, rng.uniform(0.4, 2.0), rng.uniform(0.6, 1.4) * _noise(rng, topics))
-        pooled.append(ranking(exact, 30))
+    pooled = [ranking(_system(topics, _rng(RUN100K_SEED, 1, i)), 30) for i in range(12)]
     rng = _rng(RUN100K_SEED, 2)
     exact = scores(topics, 1.2, _noise(rng, topics))
     run = System("run.trec", "dense", exact, ranking(exact, 1000), (-20.0, 3), "mixed")
