@@ -6,6 +6,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from everyday_data import Dataset, write_everyday
 from generate import SIZES, write_collection
 from measure import Timing, ToolFailed
 from report import Report
@@ -28,6 +29,7 @@ class Context:
     memory_limit: str
     report: Report
     datasets: dict[tuple[str, int], tuple[Path, list[Path]]] = field(default_factory=dict)
+    everyday_data: dict[str, Dataset] = field(default_factory=dict)
 
     def dataset(self, size: str, runs: int = 1) -> tuple[Path, list[Path]]:
         """The size's qrels and runs, generated into data/<size>/ unless already there."""
@@ -35,6 +37,13 @@ class Context:
             progress(f"data {size}: {runs} run(s) in {self.data / size}")
             self.datasets[size, runs] = write_collection(self.data / size, SIZES[size], runs=runs)
         return self.datasets[size, runs]
+
+    def everyday(self, name: str) -> Dataset:
+        """One of the everyday data sets, written into data/everyday/ unless already there."""
+        if name not in self.everyday_data:
+            progress(f"data {name} in {self.data / 'everyday'}")
+            self.everyday_data[name] = write_everyday(self.data / "everyday", name)
+        return self.everyday_data[name]
 
     def irpipe_job(self, name: str, size: str, runs: int = 1) -> tuple[list[str], Path]:
         """`irpipe run` with the five measures on the first `runs` runs of a size: (command, log).

@@ -98,12 +98,20 @@ class Report:
     sections: list[str] = field(default_factory=list)
     targets: list[list] = field(default_factory=list)
 
-    def target(self, name: str, value: float, limit: float, stretch: float | None = None) -> None:
-        """Record a ratio against its target (lower is better)."""
-        verdict = "met" if value <= limit else "missed"
+    def target(
+        self,
+        name: str,
+        value: float,
+        limit: float,
+        stretch: float | None = None,
+        strict: bool = False,
+    ) -> None:
+        """Record a ratio against its target (lower is better; `strict`: below, not at, the limit)."""
+        met = value < limit if strict else value <= limit
+        verdict = "met" if met else "missed"
         if stretch is not None and value <= stretch:
             verdict += " (stretch met)"
-        goal = f"<= {limit}" + (f" (stretch {stretch})" if stretch else "")
+        goal = f"{'<' if strict else '<='} {limit}" + (f" (stretch {stretch})" if stretch else "")
         self.targets.append([name, f"{value:.3f}", goal, verdict])
 
     def render(self) -> str:

@@ -1,12 +1,14 @@
 """irpipe's benchmark: irpipe against trec_eval, pytrec_eval, ir_measures and ranx on the same files.
 
     python tests/benchmark/run.py [--size 7M] [--repeat 3] [--tools irpipe,trec_eval,...]
-                                  [--suite five|official|scale|runs10|spill|validate|all]
+                                  [--suite track|grid|run100k|five|official|scale|runs10|spill|
+                                           validate|everyday|all]
                                   [--data DIR] [--out FILE] [--trec-eval PATH] [--memory-limit 256MB]
 
-Data is generated once into --data (never committed); the markdown report is printed and written
-to --out, each tool's outputs and logs beside it in work/. Not a test: nothing here fails because
-a machine is slow.
+`everyday` is track, grid and run100k (a TREC track's submissions, a grid search, one 100k-line
+run); `all` is every suite. Data is generated once into --data (never committed); the markdown
+report is printed and written to --out, each tool's outputs and logs beside it in work/. Not a
+test: nothing here fails because a machine is slow.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 from generate import SIZES
 from measure import require_gnu_time
 from report import Report, machine
-from suites import SUITE_NAMES, Context, run_suite
+from suites import SUITE_GROUPS, SUITE_NAMES, Context, run_suite
 from tools import make_tools
 
 HERE = Path(__file__).resolve().parent
@@ -32,7 +34,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--size", default="7M", choices=list(SIZES), help="run lines")
     parser.add_argument("--repeat", type=int, default=3, help="measured runs after a warm-up")
     parser.add_argument("--tools", default=TOOLS, help="comma-separated, compared in this order")
-    parser.add_argument("--suite", default="all", choices=[*SUITE_NAMES, "all"])
+    parser.add_argument("--suite", default="all", choices=[*SUITE_NAMES, *SUITE_GROUPS])
     parser.add_argument("--data", type=Path, default=HERE / "data", help="generated data")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "latest.md")
     parser.add_argument("--trec-eval", help="the trec_eval binary (default: trec_eval on PATH)")
@@ -55,7 +57,7 @@ def main() -> None:
         memory_limit=args.memory_limit,
         report=Report([("command", " ".join(["run.py", *sys.argv[1:]])), *machine(trec_eval)]),
     )
-    for name in SUITE_NAMES if args.suite == "all" else [args.suite]:
+    for name in SUITE_GROUPS.get(args.suite, [args.suite]):
         run_suite(ctx, name)
     text = ctx.report.render()
     args.out.parent.mkdir(parents=True, exist_ok=True)

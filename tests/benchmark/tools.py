@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import shlex
 import shutil
 import sys
 from abc import ABC, abstractmethod
@@ -25,7 +26,10 @@ __all__ = [
     "Suite",
     "Tool",
     "make_tools",
+    "Values",
     "missing",
+    "read_summary",
+    "run_name",
     "write_spec",
 ]
 
@@ -103,11 +107,22 @@ def missing(suite: Suite, tool: str) -> list[str]:
     return [m.trec for m in suite.metrics if getattr(m, tool) is None]
 
 
+def run_name(path: Path) -> str:
+    """A run's name in every table: a TREC submission `input.<tag>` by its tag, else the file stem.
+
+    The stem of `input.tag` is `input` for every submission, so it cannot name them.
+    """
+    return path.name.removeprefix("input.") if path.name.startswith("input.") else path.stem
+
+
 def write_spec(path: Path, qrels: Path, runs: list[Path], metrics: list[str], out: Path) -> Path:
-    """An irpipe spec: one collection, the runs, the metrics, per-query parquet and summary csv."""
+    """An irpipe spec: one collection, one entry per run, the metrics, per-query parquet, summary csv."""
+    names = {run_name(run): run for run in runs}
+    if len(names) < len(runs):  # a dict would keep one of them silently
+        raise ValueError(f"runs with the same name among {[str(run) for run in runs]}")
     spec = {
         "collections": {"c": {"qrels": str(qrels)}},
-        "runs": {run.stem: {"path": str(run), "collection": "c"} for run in runs},
+        "runs": {name: {"path": str(run), "collection": "c"} for name, run in names.items()},
         "metrics": metrics,
         "outputs": [
             {"path": str(out / "per_query.parquet"), "level": "query"},
@@ -117,6 +132,10 @@ def write_spec(path: Path, qrels: Path, runs: list[Path], metrics: list[str], ou
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
     return path
+
+
+# Each tool's numbers for several runs: {run name: {trec_eval name: value}}.
+Values = dict[str, dict[str, float]]
 
 
 class Tool(ABC):
@@ -132,30 +151,35 @@ class Tool(ABC):
         return None
 
     @abstractmethod
-    def command(self, suite: Suite, qrels: Path, run: Path, work: Path) -> list[str]:
-        """The command evaluating `run` with the suite's measures; it writes into `work`."""
+    def command(self, suite: Suite, qrels: Path, runs: list[Path], work: Path) -> list[str]:
+        """One command evaluating all `runs` with the suite's measures; it writes into `work`."""
 
     @abstractmethod
-    def results(self, suite: Suite, work: Path, log: Path) -> dict[str, float]:
-        """The numbers the command produced, under trec_eval's names."""
+    def results(self, suite: Suite, runs: list[Path], work: Path, log: Path) -> Values:
+        """The numbers the command produced, by run name, under trec_eval's names."""
 
 
 class Irpipe(Tool):
-    """`irpipe run SPEC`, the console script users run: process start to tables written."""
+    """`irpipe run SPEC`, the console script users run: one spec lists every run."""
 
     name = "irpipe"
 
-    def command(self, suite: Suite, qrels: Path, run: Path, work: Path) -> list[str]:
+    def command(self, suite: Suite, qrels: Path, runs: list[Path], work: Path) -> list[str]:
         metrics = [m.irpipe for m in suite.metrics if m.irpipe]
-        spec = write_spec(work / "spec.yaml", qrels, [run], metrics, work / "out")
+        spec = write_spec(work / "spec.yaml", qrels, runs, metrics, work / "out")
         return [irpipe_executable(), "run", str(spec)]
 
-    def results(self, suite: Suite, work: Path, log: Path) -> dict[str, float]:
+    def results(self, suite: Suite, runs: list[Path], work: Path, log: Path) -> Values:
         return read_summary(suite, work / "out" / "summary.csv")
 
 
+# trec_eval as users run it on many runs: one process per run, in a shell loop, each run's output
+# in a file of its own. $1 is the output directory, $2 the qrels, the rest are the runs.
+_LOOP = 'out=$1; qrels=$2; shift 2; for run; do {} "$qrels" "$run" > "$out/${{run##*/}}.txt" || exit; done'
+
+
 class TrecEval(Tool):
-    """The trec_eval binary; its stdout (`name all value` lines) is the result."""
+    """The trec_eval binary: on one run, its stdout (`name all value` lines) is the result."""
 
     name = "trec_eval"
 
@@ -170,16 +194,27 @@ class TrecEval(Tool):
             "make -C trec_eval, then put it on PATH or pass --trec-eval PATH"
         )
 
-    def command(self, suite: Suite, qrels: Path, run: Path, work: Path) -> list[str]:
-        return [self.binary, *suite.trec_eval_flags, str(qrels), str(run)]
+    def command(self, suite: Suite, qrels: Path, runs: list[Path], work: Path) -> list[str]:
+        evaluate = [self.binary, *suite.trec_eval_flags]
+        if len(runs) == 1:
+            return [*evaluate, str(qrels), str(runs[0])]
+        work.mkdir(parents=True, exist_ok=True)
+        loop = _LOOP.format(" ".join(map(shlex.quote, evaluate)))
+        return ["bash", "-c", loop, "bash", str(work), str(qrels), *map(str, runs)]
 
-    def results(self, suite: Suite, work: Path, log: Path) -> dict[str, float]:
-        fields = (line.split() for line in log.read_text().splitlines())
-        return {f[0]: float(f[2]) for f in fields if len(f) == 3 and f[0] != "runid"}
+    def results(self, suite: Suite, runs: list[Path], work: Path, log: Path) -> Values:
+        if len(runs) == 1:
+            return {run_name(runs[0]): _trec_eval_values(log)}
+        return {run_name(run): _trec_eval_values(work / f"{run.name}.txt") for run in runs}
+
+
+def _trec_eval_values(path: Path) -> dict[str, float]:
+    fields = (line.split() for line in path.read_text().splitlines())
+    return {f[0]: float(f[2]) for f in fields if len(f) == 3 and f[0] != "runid"}
 
 
 class Runner(Tool):
-    """A Python library driven by runners/<name>_eval.py, which writes its means as JSON."""
+    """A Python library driven by runners/<name>_eval.py: all runs in one process, JSON out."""
 
     def __init__(self, name: str, module: str) -> None:
         self.name, self.module = name, module
@@ -190,26 +225,39 @@ class Runner(Tool):
             return list(suite.pytrec_eval)
         return [getattr(m, self.name) for m in suite.metrics if getattr(m, self.name)]
 
-    def command(self, suite: Suite, qrels: Path, run: Path, work: Path) -> list[str]:
-        script = RUNNERS / f"{self.name}_eval.py"
-        out = work / "result.json"
-        return [sys.executable, str(script), str(qrels), str(run), str(out), *self.names(suite)]
+    def command(self, suite: Suite, qrels: Path, runs: list[Path], work: Path) -> list[str]:
+        script = str(RUNNERS / f"{self.name}_eval.py")
+        out = str(work / "result.json")
+        runs_given = ["--runs", *map(str, runs)]
+        return [
+            sys.executable,
+            script,
+            str(qrels),
+            out,
+            *runs_given,
+            "--measures",
+            *self.names(suite),
+        ]
 
-    def results(self, suite: Suite, work: Path, log: Path) -> dict[str, float]:
+    def results(self, suite: Suite, runs: list[Path], work: Path, log: Path) -> Values:
         raw = json.loads((work / "result.json").read_text())
-        if self.name == "pytrec_eval":
-            return raw  # already trec_eval's names
-        trec = {getattr(m, self.name): m.trec for m in suite.metrics}
-        return {trec[name]: value for name, value in raw.items()}
+        trec = {}  # pytrec_eval's names are already trec_eval's
+        if self.name != "pytrec_eval":
+            trec = {getattr(m, self.name): m.trec for m in suite.metrics}
+        return {
+            run_name(run): {trec.get(k, k): v for k, v in raw[str(run)].items()} for run in runs
+        }
 
 
-def read_summary(suite: Suite, path: Path) -> dict[str, float]:
-    """irpipe's aggregate csv (one run) under trec_eval's names; num_q from n_queries."""
+def read_summary(suite: Suite, path: Path) -> Values:
+    """irpipe's aggregate csv under trec_eval's names, by run; num_q from n_queries."""
     trec = {m.irpipe: m.trec for m in suite.metrics}
+    values: Values = {}
     with path.open(newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    values = {trec.get(row["metric"], row["metric"]): float(row["value"]) for row in rows}
-    return {**values, "num_q": float(rows[0]["n_queries"])}
+        for row in csv.DictReader(handle):
+            run = values.setdefault(row["run"], {"num_q": float(row["n_queries"])})
+            run[trec.get(row["metric"], row["metric"])] = float(row["value"])
+    return values
 
 
 def irpipe_executable() -> str:

@@ -1,27 +1,28 @@
-"""ir_measures: TREC text in (its own readers), means out as JSON.
+"""ir_measures: TREC text in (its own readers), means out as JSON (usage: common.py).
 
-Usage: ir_measures_eval.py QRELS RUN OUT.json MEASURE... (ir_measures names: AP, P@10, ...)
+Measures by ir_measures' names (AP, P@10, ...). The qrels go into one `ir_measures.evaluator`,
+which then takes each run in turn: the library's way to score several runs on one collection.
 """
 
 from __future__ import annotations
 
-import json
-import sys
-
 import ir_measures
+from common import arguments, write
 
 
-def main(qrels_path: str, run_path: str, out: str, *names: str) -> None:
-    """Read both files with ir_measures' readers and write calc_aggregate's values by name."""
-    measures = {name: ir_measures.parse_measure(name) for name in names}
-    means = ir_measures.calc_aggregate(
-        list(measures.values()),
-        ir_measures.read_trec_qrels(qrels_path),
-        ir_measures.read_trec_run(run_path),
+def main() -> None:
+    """Build the evaluator once, then calc_aggregate every run read with ir_measures' reader."""
+    args = arguments(__doc__.split("\n")[0])
+    measures = {name: ir_measures.parse_measure(name) for name in args.measures}
+    evaluator = ir_measures.evaluator(
+        list(measures.values()), ir_measures.read_trec_qrels(args.qrels)
     )
-    with open(out, "w") as handle:
-        json.dump({name: means[measure] for name, measure in measures.items()}, handle)
+    results = {}
+    for run in args.runs:
+        means = evaluator.calc_aggregate(ir_measures.read_trec_run(run))
+        results[run] = {name: means[measure] for name, measure in measures.items()}
+    write(args.out, results)
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    main()

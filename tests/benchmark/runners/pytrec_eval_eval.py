@@ -1,14 +1,13 @@
 """pytrec_eval: TREC text in (parsed with plain Python, as its users do), means out as JSON.
 
-Usage: pytrec_eval_eval.py QRELS RUN OUT.json MEASURE... (trec_eval names: map, P.10, P, ...)
+Usage: common.py; measures by trec_eval's names (map, P.10, P, ...). One RelevanceEvaluator holds
+the qrels and evaluates each run in turn.
 """
 
 from __future__ import annotations
 
-import json
-import sys
-
 import pytrec_eval
+from common import arguments, write
 
 
 def read_qrels(path: str) -> dict[str, dict[str, int]]:
@@ -31,19 +30,22 @@ def read_run(path: str) -> dict[str, dict[str, float]]:
     return run
 
 
-def main(qrels_path: str, run_path: str, out: str, *measures: str) -> None:
-    """Evaluate per query, aggregate as trec_eval does (sums, geometric mean), write the means."""
-    per_query = pytrec_eval.RelevanceEvaluator(read_qrels(qrels_path), set(measures)).evaluate(
-        read_run(run_path)
-    )
+def means(per_query: dict[str, dict[str, float]]) -> dict[str, float]:
+    """Aggregate as trec_eval does (sums, geometric mean), with the number of queries."""
     names = next(iter(per_query.values())).keys()
-    means = {
+    values = {
         name: pytrec_eval.compute_aggregated_measure(name, [q[name] for q in per_query.values()])
         for name in names
     }
-    with open(out, "w") as handle:
-        json.dump({**means, "num_q": len(per_query)}, handle)
+    return {**values, "num_q": len(per_query)}
+
+
+def main() -> None:
+    """Evaluate every run against the qrels, one RelevanceEvaluator for all."""
+    args = arguments(__doc__.split("\n")[0])
+    evaluator = pytrec_eval.RelevanceEvaluator(read_qrels(args.qrels), set(args.measures))
+    write(args.out, {run: means(evaluator.evaluate(read_run(run))) for run in args.runs})
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    main()

@@ -1,26 +1,26 @@
-"""ranx: TREC text in (Qrels/Run.from_file), means out as JSON.
+"""ranx: TREC text in (Qrels/Run.from_file), means out as JSON (usage: common.py).
 
-Usage: ranx_eval.py QRELS RUN OUT.json METRIC... (ranx names: map, precision@10, ...)
+Metrics by ranx's names (map, precision@10, ...); the qrels are read once, each run in turn.
 """
 
 from __future__ import annotations
 
-import json
-import sys
-
+from common import arguments, write
 from ranx import Qrels, Run, evaluate
 
 
-def main(qrels_path: str, run_path: str, out: str, *metrics: str) -> None:
-    """Read both files with ranx's readers and write evaluate's means by metric name."""
-    qrels = Qrels.from_file(qrels_path, kind="trec")
-    run = Run.from_file(run_path, kind="trec")
-    means = evaluate(qrels, run, list(metrics))
-    if not isinstance(means, dict):  # ranx returns a bare float for a single metric
-        means = {metrics[0]: means}
-    with open(out, "w") as handle:
-        json.dump({name: float(value) for name, value in means.items()}, handle)
+def main() -> None:
+    """Read the qrels, then read and evaluate each run with ranx's reader and `evaluate`."""
+    args = arguments(__doc__.split("\n")[0])
+    qrels = Qrels.from_file(args.qrels, kind="trec")
+    results = {}
+    for path in args.runs:
+        means = evaluate(qrels, Run.from_file(path, kind="trec"), list(args.measures))
+        if not isinstance(means, dict):  # ranx returns a bare float for a single metric
+            means = {args.measures[0]: means}
+        results[path] = {name: float(value) for name, value in means.items()}
+    write(args.out, results)
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    main()
