@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .errors import SpecError
 from .metrics.base import Columns
-from .ranking import ranked_sql, ranking_length, select_list
+from .ranking import mostly_judged, ranked_sql, ranking_length, select_list
 from .readers import (
     TABLES,
     Load,
@@ -30,20 +30,29 @@ from .readers import (
 from .registry import Registry, ResolvedMeasure
 from .spec import LoadedSpec, Settings
 
-__all__ = ["AGGREGATE_SQL", "BATCH_BYTES", "Plan", "batched", "compile_plan", "resolve_metrics"]
+__all__ = [
+    "AGGREGATE_SQL",
+    "BATCH_BYTES",
+    "Plan",
+    "Ranking",
+    "batched",
+    "compile_plan",
+    "resolve_metrics",
+]
 
 
 @dataclass(frozen=True)
 class Plan:
     """Everything needed to evaluate a spec, in order: the `qrels` loads and `statements` (tables
-    of names, query facts); then, one batch of runs at a time, its loads and `per_batch` (rank it
-    into `wide`, then drop its rows, so memory holds one batch); then `finish` (per-query and
-    aggregate tables)."""
+    of names, query facts); then, one batch of runs at a time, its loads, `per_batch` and its
+    `ranking` (rank it into `wide`, then drop its rows, so memory holds one batch); then `finish`
+    (per-query and aggregate tables)."""
 
     qrels: list[Load]
     batches: list[list[Load]]
     statements: list[Statement]
-    per_batch: list[Statement]
+    per_batch: list[Statement]  # after a batch is loaded, before it is ranked (none by default)
+    ranking: Ranking
     finish: list[Statement]
     metrics: list[ResolvedMeasure]
     memory_limit: str | None = None  # DuckDB's memory_limit for the connection (`settings`)
@@ -60,8 +69,33 @@ class Plan:
         parts += [_show(s) for s in self.statements]
         for batch in self.batches:
             parts += [_show_load(batch), *(_show(s) for s in self.per_batch)]
+            parts += _show_ranking(self.ranking, batch)
         parts += [_show(s) for s in self.finish]
         return "\n\n".join(parts) + "\n"
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """How a loaded batch is ranked into `wide`, then dropped: `statement`, or `dense` (the full
+    plan) when the judged-rows plan is chosen but the batch's queries are mostly judged, where
+    sorting every row once is cheaper than finding judged rows' ranks (`ranking.mostly_judged`)."""
+
+    statement: Statement
+    dense: Statement | None = None
+    after: tuple[Statement, ...] = (Statement("DROP TABLE run_rows"), TABLES[1])
+
+    def test(self, batch: list[Load]) -> Statement | None:
+        """SQL whose one value says whether the batch takes `dense`, or None if there is no choice."""
+        return None if self.dense is None else Statement(mostly_judged(), [[r.name for r in batch]])
+
+
+def _show_ranking(ranking: Ranking, batch: list[Load]) -> list[str]:
+    parts = [_show(ranking.statement)]
+    test = ranking.test(batch)
+    if test is not None:
+        parts = [f"-- if this is false:\n{_show(test)}", *parts]
+        parts.append(f"-- else, the batch's queries being mostly judged:\n{_show(ranking.dense)}")
+    return [*parts, *(_show(s) for s in ranking.after)]
 
 
 def _show_load(loads: list[Load]) -> str:
@@ -133,17 +167,17 @@ def compile_plan(
     # judged document retrieved then has its `missing` value (over the ranking's length).
     judged_rows = not can_empty and all(m.measure.judged_only_ok(m.params) for m in metrics)
     wide = _wide_sql(values, ranked_sql(c, settings, judged_rows))
+    dense = _wide_sql(values, ranked_sql(c, settings)) if judged_rows else None
     statements = [
         *_name_tables(loaded, metrics),
         Statement(_facts_sql(c)),
         *(Statement(_ideal_sql(tag, gain)) for tag, gain in c.ideal_lists.items()),
         Statement(f"CREATE TABLE wide AS {wide} LIMIT 0"),  # run_rows is still empty here
     ]
-    per_batch = [
+    ranking = Ranking(
         Statement(f"INSERT INTO wide {wide}"),
-        Statement("DROP TABLE run_rows"),
-        TABLES[1],  # an empty run_rows for the next batch
-    ]
+        Statement(f"INSERT INTO wide {dense}") if dense else None,
+    )
     finish = [
         Statement(
             _per_query_sql(
@@ -157,7 +191,7 @@ def compile_plan(
         Statement(AGGREGATE_SQL),
     ]
     batches = batched(runs, sizes or {})
-    return Plan(qrels, batches, statements, per_batch, finish, metrics, settings.memory_limit)
+    return Plan(qrels, batches, statements, [], ranking, finish, metrics, settings.memory_limit)
 
 
 #: Bytes of run text loaded at once: a batch is ranked in one statement, so many small runs cost

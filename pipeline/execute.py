@@ -35,6 +35,7 @@ def execute(plan: Plan, con: duckdb.DuckDBPyConnection | None = None) -> duckdb.
         _check_shared_queries(con, batch)
         for statement in plan.per_batch:
             _run(con, statement)
+        _rank(con, plan, batch)
     for statement in plan.finish:
         _run(con, statement)
     return con
@@ -83,6 +84,16 @@ def _load_generally(con: duckdb.DuckDBPyConnection, load: Load) -> int:
         found = _all(con, problem_lines(load))
         raise InputDataError(check.problems_message(load, found, bad))
     return rows
+
+
+def _rank(con: duckdb.DuckDBPyConnection, plan: Plan, batch: list[Load]) -> None:
+    """Rank the batch into `wide` by the plan's ranking (its dense form if the batch is mostly
+    judged), then drop its rows."""
+    test = plan.ranking.test(batch)
+    dense = test is not None and _one(con, test)[0]
+    _run(con, plan.ranking.dense if dense else plan.ranking.statement)
+    for statement in plan.ranking.after:
+        _run(con, statement)
 
 
 def _check_shared_queries(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:

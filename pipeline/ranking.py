@@ -20,7 +20,9 @@ from .spec import Settings
 __all__ = [
     "ORDERINGS",
     "SortKey",
+    "DENSE_SHARE",
     "at_or_before",
+    "mostly_judged",
     "order_by",
     "ordering",
     "ranked_sql",
@@ -152,6 +154,24 @@ windowed AS (
     WINDOW ranking AS (PARTITION BY j.run, j.qid ORDER BY p.rank
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 )"""
+
+
+#: The share of a batch's rows in queries the judged-rows plan would sort anyway (more judged rows
+#: than log2 of the ranking's length) above which ranking every row (the full plan) is cheaper.
+DENSE_SHARE = 0.5
+
+
+def mostly_judged() -> str:
+    """SQL over a bound list of run names: whether most rows of those runs are in queries with
+    many judgments (a TREC track's pooled qrels), as opposed to a few (MS MARCO's). The qrels'
+    judgments of a query stand in for the judged rows it retrieves, an upper bound."""
+    return f"""
+WITH judged AS (SELECT collection, qid, count(*) AS n FROM qrels GROUP BY ALL)
+SELECT coalesce(sum(p.retrieved) FILTER (WHERE j.n > log2(p.retrieved))
+                > {float(DENSE_SHARE)!r} * sum(p.retrieved), false)
+FROM present p JOIN runs USING (run)
+LEFT JOIN judged j ON j.collection = runs.collection AND j.qid = p.qid
+WHERE list_contains(?, p.run)"""
 
 
 def ranking_length(settings: Settings, retrieved: str) -> str:

@@ -130,7 +130,9 @@ def test_a_terminal_gets_bold_best_values(runs_spec):
 def test_the_summary_names_the_files_written(runs_spec, tmp_path):
     outputs = [tmp_path / "out" / "summary.csv", tmp_path / "out" / "per_query.parquet"]
     text, _ = summary(runs_spec(2, ["AP"]), outputs=outputs)
-    written = f"Wrote 2 files (each with its <file>.manifest.json):\n  {outputs[0]}\n  {outputs[1]}\n"
+    written = (
+        f"Wrote 2 files (each with its <file>.manifest.json):\n  {outputs[0]}\n  {outputs[1]}\n"
+    )
     assert text.endswith(written)
     text, _ = summary(runs_spec(2, ["AP"]))
     assert "No outputs in the spec, so no file was written" in text
@@ -144,7 +146,9 @@ def test_the_cli_prints_plain_text_to_a_pipe_at_its_width(runs_spec, tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.isascii() and "\x1b" not in result.stdout and "…" not in result.stdout
     assert max(len(line) for line in result.stdout.splitlines()) <= 80
-    assert result.stdout.endswith("Wrote 1 file (and its <file>.manifest.json):\n  out/summary.csv\n")
+    assert result.stdout.endswith(
+        "Wrote 1 file (and its <file>.manifest.json):\n  out/summary.csv\n"
+    )
 
 
 @pytest.mark.parametrize(

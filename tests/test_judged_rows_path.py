@@ -72,9 +72,15 @@ def test_every_safe_measure_is_selected():
     }
 
 
+@pytest.mark.parametrize("dense", [False, True], ids=["judged-rows", "dense-batch"])
 @pytest.mark.parametrize("settings", SETTINGS)
 @pytest.mark.parametrize("seed", range(6))
-def test_judged_rows_plan_equals_full_plan(tmp_path, write_spec, seed, settings):
+def test_judged_rows_plan_equals_full_plan(
+    tmp_path, write_spec, monkeypatch, seed, settings, dense
+):
+    """Both forms of the judged-rows plan's ranking (judged rows, or every row for a batch whose
+    queries are mostly judged) against a spec that needs the full plan."""
+    monkeypatch.setattr("pipeline.compile.mostly_judged", lambda: f"SELECT {dense} AND len(?) > 0")
     collection = generate(seed)
     fast = _spec(tmp_path, write_spec, collection, SAFE, settings, "fast.yaml")
     full = _spec(
@@ -82,18 +88,35 @@ def test_judged_rows_plan_equals_full_plan(tmp_path, write_spec, seed, settings)
     )
     assert (
         "positions AS"
-        in compile_plan(load_spec(fast), resolve_metrics(load_spec(fast), get_registry()))
-        .per_batch[0]
-        .sql
+        in compile_plan(
+            load_spec(fast), resolve_metrics(load_spec(fast), get_registry())
+        ).ranking.statement.sql
     )
     assert (
         "positions AS"
-        not in compile_plan(load_spec(full), resolve_metrics(load_spec(full), get_registry()))
-        .per_batch[0]
-        .sql
+        not in compile_plan(
+            load_spec(full), resolve_metrics(load_spec(full), get_registry())
+        ).ranking.statement.sql
     )
     (fast_q, fast_a), (full_q, full_a) = _values(fast), _values(full)
     for key, value in fast_q.items():
         assert value == pytest.approx(full_q[key], abs=1e-12, nan_ok=True), key
     assert fast_a == pytest.approx({k: v for k, v in full_a.items() if k in fast_a}, abs=1e-12)
     assert set(fast_q) == {k for k in full_q if k[2] != "Unjudged@10"}
+
+
+@pytest.mark.parametrize(("judged", "dense"), [(50, True), (2, False)])
+def test_a_batch_takes_the_dense_form_when_its_queries_are_mostly_judged(
+    tmp_path, write_spec, judged, dense
+):
+    """Pooled qrels (50 of 100 retrieved judged) rank every row; sparse ones (2) judged rows."""
+    (tmp_path / "qrels.txt").write_text("".join(f"1 0 d{i} {i % 2}\n" for i in range(judged)))
+    (tmp_path / "run.trec").write_text("".join(f"1 Q0 d{i} {i} {-i} t\n" for i in range(100)))
+    spec = {
+        "collections": {"c": {"qrels": "qrels.txt"}},
+        "runs": {"r": {"path": "run.trec", "collection": "c"}},
+        "metrics": ["AP", "nDCG@10"],
+    }
+    evaluation = evaluate(write_spec(spec), write=False)
+    test = evaluation.plan.ranking.test(evaluation.plan.batches[0])
+    assert evaluation.con.execute(test.sql, test.params).fetchone()[0] is dense
