@@ -38,20 +38,24 @@ def compile(args: argparse.Namespace) -> int:  # noqa: A001 -- the command's nam
 
 
 def metrics(args: argparse.Namespace) -> int:
-    """`irpipe metrics`: every registered metric, from the registry, with its trec_eval names."""
+    """`irpipe metrics`: every registered metric, from the registry, with its trec_eval names and
+    the distribution that provides it."""
     from .console import print_metrics
     from .registry import get_registry
     from .trec_eval.measures import trec_names
 
     trec = trec_names()
+    registry = get_registry()
     rows = []
-    for measure in get_registry().measures:
+    for measure in registry.measures:
         params = ", ".join(
             f"{name}={field.default!r}" if not field.is_required() else name
             for name, field in measure.Params.model_fields.items()
         )
         aliases = ", ".join([*measure.aliases, *trec.get(measure.name, [])])
-        rows.append((measure.name, aliases, params, measure.description))
+        owner = registry.providers[measure.name]
+        provider = owner.distribution or f"{owner.plugin} (no distribution)"
+        rows.append((measure.name, aliases, params, provider, measure.description))
     print_metrics(rows)
     return ExitCode.OK
 

@@ -19,7 +19,7 @@ import signal
 import threading
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 __all__ = ["armed", "committed", "handling", "held", "received", "watch", "written"]
@@ -103,10 +103,8 @@ def _stop(signum: int, frame: object) -> None:
 def _interrupt(con: Any) -> None:
     import duckdb  # already imported: only DuckDB's connections are watched
 
-    try:
+    with suppress(duckdb.ConnectionException):  # closed already: nothing runs on it
         con.interrupt()
-    except duckdb.ConnectionException:
-        pass  # closed already: nothing runs on it
 
 
 @contextmanager

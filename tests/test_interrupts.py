@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import random
 import re
-import shutil
 import signal
 import subprocess
 import sys
