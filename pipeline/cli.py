@@ -32,6 +32,12 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("spec", help="path of the YAML spec")
         if name == "run":
             sub.add_argument("--quiet", action="store_true", help="do not print the results table")
+        if name == "validate":
+            sub.add_argument(
+                "--no-data",
+                action="store_true",
+                help="check the spec alone: do not touch the input files (a run pattern stays one run)",
+            )
     commands.add_parser("metrics", help="list every metric, its aliases and parameters")
     commands.add_parser("plugins", help="list the loaded plugins and the hooks they implement")
     commands.add_parser(

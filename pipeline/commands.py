@@ -21,19 +21,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 def validate(args: argparse.Namespace) -> int:
-    """`irpipe validate SPEC`: everything short of reading data."""
+    """`irpipe validate [--no-data] SPEC`: everything short of reading data (with --no-data,
+    without touching the input files at all)."""
     from .evaluate import validate as validate_spec
 
-    plan = validate_spec(args.spec)
-    print(f"{args.spec}: valid ({len(plan.metrics)} metrics, {len(plan.loads)} input files)")
+    plan = validate_spec(args.spec, data=not args.no_data)
+    if args.no_data:
+        runs = sum(load.collection is not None for load in plan.loads)
+        print(f"{args.spec}: valid without data ({len(plan.metrics)} metrics, {runs} runs)")
+    else:
+        print(f"{args.spec}: valid ({len(plan.metrics)} metrics, {len(plan.loads)} input files)")
     return ExitCode.OK
 
 
 def compile(args: argparse.Namespace) -> int:  # noqa: A001 -- the command's name
-    """`irpipe compile SPEC`: print the plan's SQL."""
-    from .evaluate import validate as validate_spec
+    """`irpipe compile SPEC`: print the plan's SQL; the input files need not exist."""
+    from .evaluate import compile_spec
 
-    print(validate_spec(args.spec).sql_text(), end="")
+    print(compile_spec(args.spec).sql_text(), end="")
     return ExitCode.OK
 
 

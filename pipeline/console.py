@@ -38,7 +38,13 @@ def print_results(rows: list[tuple], metrics: list[dict]) -> None:
 def print_metrics(rows: list[tuple[str, ...]]) -> None:
     """`irpipe metrics`: name, aliases, parameters, provided by (distribution), description."""
     table = Table(show_edge=False, pad_edge=False)
-    headers = ("metric", "aliases (and trec_eval names)", "parameters", "provided by", "description")
+    headers = (
+        "metric",
+        "aliases (and trec_eval names)",
+        "parameters",
+        "provided by",
+        "description",
+    )
     for header in headers:
         table.add_column(header, overflow="fold")
     for row in rows:

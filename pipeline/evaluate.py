@@ -16,7 +16,7 @@ from .outputs import write_outputs, writer_for
 from .registry import get_registry
 from .spec import LoadedSpec, load_spec
 
-__all__ = ["Evaluation", "evaluate", "validate", "manifest"]
+__all__ = ["Evaluation", "compile_spec", "evaluate", "validate", "manifest"]
 
 
 @dataclass
@@ -36,16 +36,29 @@ class Evaluation:
         return self.con.execute("SELECT * FROM per_query").fetchall()
 
 
-def validate(spec: str | Path | LoadedSpec) -> Plan:
-    """Check everything that can be checked without reading data; return the plan."""
-    loaded = spec if isinstance(spec, LoadedSpec) else load_spec(spec)
-    metrics = resolve_metrics(loaded, get_registry())
-    _check_files(loaded)
-    _check_outputs(loaded)
-    return compile_plan(loaded, metrics)
+def validate(spec: str | Path | LoadedSpec, data: bool = True) -> Plan:
+    """Check everything that can be checked without reading data; return the plan.
+
+    With `data=False` no input file is touched, nor its directory listed: keys, metrics and their
+    parameters, labels, collections and outputs are checked; a run whose path is a glob pattern
+    stays one run named by its key.
+    """
+    if not isinstance(spec, LoadedSpec):
+        spec = load_spec(spec, patterns="expand" if data else "keep")
+    metrics = resolve_metrics(spec, get_registry())
+    if data:
+        _check_input_files(spec)
+    _check_outputs(spec)
+    return compile_plan(spec, metrics)
 
 
-def _check_files(loaded: LoadedSpec) -> None:
+def compile_spec(spec: str | Path) -> Plan:
+    """The plan of a spec whose input files need not exist (`irpipe compile`): run patterns are
+    expanded where they match files, and stay one run named by their key where nothing matches."""
+    return validate(load_spec(spec, patterns="expand_or_keep"), data=False)
+
+
+def _check_input_files(loaded: LoadedSpec) -> None:
     spec = loaded.spec
     inputs = [(("collections", n, "qrels"), c.qrels) for n, c in spec.collections.items()]
     inputs += [(("runs", n, "path"), r.path) for n, r in spec.runs.items()]
