@@ -38,6 +38,8 @@ def _parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="check the spec alone: do not touch the input files (a run pattern stays one run)",
             )
+    schema = commands.add_parser("schema", help="print the spec's JSON Schema (for editors)")
+    schema.add_argument("--check", metavar="FILE", help="fail unless FILE is exactly that schema")
     commands.add_parser("metrics", help="list every metric, its aliases and parameters")
     commands.add_parser("plugins", help="list the loaded plugins and the hooks they implement")
     commands.add_parser(

@@ -6,7 +6,7 @@ import argparse
 
 from .errors import ExitCode
 
-__all__ = ["compile", "metrics", "plugins", "run", "trec_eval", "validate"]
+__all__ = ["compile", "metrics", "plugins", "run", "schema", "trec_eval", "validate"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,6 +39,20 @@ def compile(args: argparse.Namespace) -> int:  # noqa: A001 -- the command's nam
     from .evaluate import compile_spec
 
     print(compile_spec(args.spec).sql_text(), end="")
+    return ExitCode.OK
+
+
+def schema(args: argparse.Namespace) -> int:
+    """`irpipe schema [--check FILE]`: print the spec's JSON Schema, or check that FILE is it."""
+    from pathlib import Path
+
+    from .spec.schema import check_schema_file, schema_text
+
+    if args.check is None:
+        print(schema_text(), end="")
+    else:
+        check_schema_file(Path(args.check))
+        print(f"{args.check}: the schema of this irpipe's spec models")
     return ExitCode.OK
 
 
