@@ -49,9 +49,9 @@ def test_a_signal_stops_a_running_duckdb_query_at_once():
     query = "SELECT count(*) FROM range(20_000_000_000) t(i) WHERE i % 7 = 3"
     with interrupts.handling():
         con = interrupts.watch(duckdb.connect())
-        _send_later(signal.SIGTERM, 0.3)
-        started = time.monotonic()
         with pytest.raises(BaseException) as stopped, interrupts.armed():
+            _send_later(signal.SIGTERM, 0.3)
+            started = time.monotonic()
             con.execute(query).fetchall()
         elapsed = time.monotonic() - started
         assert interrupts.received() == signal.SIGTERM
