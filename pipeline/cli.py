@@ -6,12 +6,11 @@ import argparse
 import os
 import signal
 import sys
-import threading
 import traceback
 import warnings
 from collections.abc import Sequence
-from contextlib import contextmanager
 
+from . import interrupts
 from .errors import ExitCode, IrpipeError, IrpipeWarning
 
 __all__ = ["main"]
@@ -33,6 +32,14 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("spec", help="path of the YAML spec")
         if name == "run":
             sub.add_argument("--quiet", action="store_true", help="do not print the results table")
+        if name == "validate":
+            sub.add_argument(
+                "--no-data",
+                action="store_true",
+                help="check the spec alone: do not touch the input files (a run pattern stays one run)",
+            )
+    schema = commands.add_parser("schema", help="print the spec's JSON Schema (for editors)")
+    schema.add_argument("--check", metavar="FILE", help="fail unless FILE is exactly that schema")
     commands.add_parser("metrics", help="list every metric, its aliases and parameters")
     commands.add_parser("plugins", help="list the loaded plugins and the hooks they implement")
     commands.add_parser(
@@ -45,29 +52,67 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `irpipe` command; returns the exit code.
 
     The one error boundary: a user error prints `Error: ...` and exits with its class's code; any
-    other exception is a bug (exit 1). `--debug` adds the traceback but keeps the exit code, so a
-    scheduler reads the same codes either way.
+    other exception is a bug (exit 1). SIGINT and SIGTERM exit 130 and 143 whatever exception the
+    interruption became on its way up (see `pipeline.interrupts`). `--debug` adds the traceback but
+    keeps the exit code, so a scheduler reads the same codes either way.
     """
     args = _trec_eval_args(list(sys.argv[1:] if argv is None else argv))
     args = args or _parser().parse_args(argv)
-    with warnings.catch_warnings(), _terminate_cleanly():
+    with warnings.catch_warnings(), interrupts.handling():
         warnings.simplefilter("always", IrpipeWarning)
         warnings.showwarning = _show_warning
-        try:
-            return _dispatch(args)
-        except IrpipeError as exc:
-            return _fail(args, str(exc), exc.exit_code)
-        except KeyboardInterrupt:
-            return ExitCode.INTERRUPTED
-        except _Terminated:
-            message = "terminated (SIGTERM); temporary files were removed"
-            return _fail(args, message, ExitCode.TERMINATED)
-        except BrokenPipeError:
-            # `irpipe run spec | head`: the reader left after the outputs were written.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return ExitCode.OK
-        except Exception as exc:
-            return _fail(args, _internal(exc, args.debug), ExitCode.INTERNAL)
+        code, exc = _attempt(args)
+        signum = _signal_of(exc)
+        if exc is not None and signum is None:
+            code = _failed(args, exc)
+            signum = interrupts.received()  # it came while the error was reported
+        return code if signum is None else _interrupted(args, exc, signum)
+
+
+def _attempt(args: argparse.Namespace) -> tuple[int, BaseException | None]:
+    """The command's exit code, or the exception it raised (returned: nothing escapes here)."""
+    try:
+        with interrupts.armed():
+            return _dispatch(args), None
+    except BaseException as exc:  # noqa: BLE001 -- the boundary; SystemExit is re-raised later
+        return ExitCode.INTERNAL, exc
+
+
+def _signal_of(exc: BaseException | None) -> int | None:
+    if interrupts.received() is not None:
+        return interrupts.received()
+    # Without irpipe's handler (a thread, an embedding program), Ctrl-C is Python's own.
+    return signal.SIGINT if isinstance(exc, KeyboardInterrupt) else None
+
+
+def _failed(args: argparse.Namespace, exc: BaseException) -> int:
+    if isinstance(exc, SystemExit):
+        raise exc
+    if isinstance(exc, IrpipeError):
+        return _fail(args, str(exc), exc.exit_code, exc)
+    if isinstance(exc, BrokenPipeError):
+        # `irpipe run spec | head`: the reader left after the outputs were written.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return ExitCode.OK
+    return _fail(args, _internal(exc, args.debug), ExitCode.INTERNAL, exc)
+
+
+_SIGNAL_CODES = {signal.SIGINT: ExitCode.INTERRUPTED, signal.SIGTERM: ExitCode.TERMINATED}
+
+
+def _interrupted(args: argparse.Namespace, exc: BaseException | None, signum: int) -> int:
+    name = signal.Signals(signum).name
+    if interrupts.written():
+        message = (
+            f"interrupted by {name} during or after the final renames, which completed: "
+            "every output is new and whole"
+        )
+    else:
+        message = (
+            f"interrupted by {name}: nothing was written "
+            "(earlier outputs are as they were, temporary files were removed)"
+        )
+    return _fail(args, message, _SIGNAL_CODES[signum], exc)
 
 
 def _trec_eval_args(argv: list[str]) -> argparse.Namespace | None:
@@ -80,38 +125,19 @@ def _trec_eval_args(argv: list[str]) -> argparse.Namespace | None:
     return argparse.Namespace(command="trec_eval", debug=debug, version=False, arguments=rest)
 
 
-class _Terminated(BaseException):
-    """SIGTERM, raised where the program is, so that `finally` blocks remove temporary files."""
-
-
-@contextmanager
-def _terminate_cleanly():
-    # A scheduler stops a job with SIGTERM, which by default ends Python without unwinding.
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _raise_terminated(signum, frame) -> None:
-    raise _Terminated
-
-
 def _internal(exc: Exception, debug: bool) -> str:
     first = (str(exc).strip().splitlines() or [""])[0]
     hint = "please report it" if debug else "rerun with --debug to see the traceback and report it"
     return f"internal error (a bug in irpipe or a plugin): {type(exc).__name__}: {first}\n{hint}"
 
 
-def _fail(args: argparse.Namespace, message: str, code: int) -> int:
+def _fail(
+    args: argparse.Namespace, message: str, code: int, exc: BaseException | None = None
+) -> int:
     from .console import print_error
 
-    if args.debug:
-        traceback.print_exc()
+    if args.debug and exc is not None:
+        traceback.print_exception(exc)
     print_error(message)
     return code
 

@@ -6,7 +6,7 @@ import argparse
 
 from .errors import ExitCode
 
-__all__ = ["compile", "metrics", "plugins", "run", "trec_eval", "validate"]
+__all__ = ["compile", "metrics", "plugins", "run", "schema", "trec_eval", "validate"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -22,37 +22,60 @@ def run(args: argparse.Namespace) -> int:
 
 
 def validate(args: argparse.Namespace) -> int:
-    """`irpipe validate SPEC`: everything short of reading data."""
+    """`irpipe validate [--no-data] SPEC`: everything short of reading data (with --no-data,
+    without touching the input files at all)."""
     from .evaluate import validate as validate_spec
 
-    plan = validate_spec(args.spec)
-    print(f"{args.spec}: valid ({len(plan.metrics)} metrics, {len(plan.loads)} input files)")
+    plan = validate_spec(args.spec, data=not args.no_data)
+    if args.no_data:
+        runs = sum(load.collection is not None for load in plan.loads)
+        print(f"{args.spec}: valid without data ({len(plan.metrics)} metrics, {runs} runs)")
+    else:
+        print(f"{args.spec}: valid ({len(plan.metrics)} metrics, {len(plan.loads)} input files)")
     return ExitCode.OK
 
 
 def compile(args: argparse.Namespace) -> int:  # noqa: A001 -- the command's name
-    """`irpipe compile SPEC`: print the plan's SQL."""
-    from .evaluate import validate as validate_spec
+    """`irpipe compile SPEC`: print the plan's SQL; the input files need not exist."""
+    from .evaluate import compile_spec
 
-    print(validate_spec(args.spec).sql_text(), end="")
+    print(compile_spec(args.spec).sql_text(), end="")
+    return ExitCode.OK
+
+
+def schema(args: argparse.Namespace) -> int:
+    """`irpipe schema [--check FILE]`: print the spec's JSON Schema, or check that FILE is it."""
+    from pathlib import Path
+
+    from .spec.schema import check_schema_file, schema_text
+
+    if args.check is None:
+        print(schema_text(), end="")
+    else:
+        check_schema_file(Path(args.check))
+        print(f"{args.check}: the schema of this irpipe's spec models")
     return ExitCode.OK
 
 
 def metrics(args: argparse.Namespace) -> int:
-    """`irpipe metrics`: every registered metric, from the registry, with its trec_eval names."""
+    """`irpipe metrics`: every registered metric, from the registry, with its trec_eval names and
+    the distribution that provides it."""
     from .console import print_metrics
     from .registry import get_registry
     from .trec_eval.measures import trec_names
 
     trec = trec_names()
+    registry = get_registry()
     rows = []
-    for measure in get_registry().measures:
+    for measure in registry.measures:
         params = ", ".join(
             f"{name}={field.default!r}" if not field.is_required() else name
             for name, field in measure.Params.model_fields.items()
         )
         aliases = ", ".join([*measure.aliases, *trec.get(measure.name, [])])
-        rows.append((measure.name, aliases, params, measure.description))
+        owner = registry.providers[measure.name]
+        provider = owner.distribution or f"{owner.plugin} (no distribution)"
+        rows.append((measure.name, aliases, params, provider, measure.description))
     print_metrics(rows)
     return ExitCode.OK
 

@@ -100,10 +100,17 @@ def _shown(path: Path) -> str:
     return str(path) if relative.startswith("..") else relative
 
 
-def print_metrics(rows: list[tuple[str, str, str, str]]) -> None:
-    """`irpipe metrics`: name, aliases, parameters, description."""
+def print_metrics(rows: list[tuple[str, ...]]) -> None:
+    """`irpipe metrics`: name, aliases, parameters, provided by (distribution), description."""
     table = Table(show_edge=False, pad_edge=False)
-    for header in ("metric", "aliases (and trec_eval names)", "parameters", "description"):
+    headers = (
+        "metric",
+        "aliases (and trec_eval names)",
+        "parameters",
+        "provided by",
+        "description",
+    )
+    for header in headers:
         table.add_column(header, overflow="fold")
     for row in rows:
         table.add_row(*row)

@@ -17,7 +17,7 @@ from .spec import LoadedSpec, load_spec
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["Evaluation", "evaluate", "validate", "manifest"]
+__all__ = ["Evaluation", "compile_spec", "evaluate", "validate", "manifest"]
 
 
 @dataclass
@@ -37,16 +37,28 @@ class Evaluation:
         return self.con.execute("SELECT * FROM per_query").fetchall()
 
 
-def validate(spec: str | Path | LoadedSpec) -> Plan:
-    """Check everything that can be checked without reading data; return the plan."""
-    loaded = spec if isinstance(spec, LoadedSpec) else load_spec(spec)
-    metrics = resolve_metrics(loaded, get_registry())
-    sizes = _check_files(loaded)
-    _check_outputs(loaded)
-    return compile_plan(loaded, metrics, sizes)
+def validate(spec: str | Path | LoadedSpec, data: bool = True) -> Plan:
+    """Check everything that can be checked without reading data; return the plan.
+
+    With `data=False` no input file is touched, nor its directory listed: keys, metrics and their
+    parameters, labels, collections and outputs are checked; a run whose path is a glob pattern
+    stays one run named by its key (and runs are not batched by size).
+    """
+    if not isinstance(spec, LoadedSpec):
+        spec = load_spec(spec, patterns="expand" if data else "keep")
+    metrics = resolve_metrics(spec, get_registry())
+    sizes = _check_input_files(spec) if data else {}
+    _check_outputs(spec)
+    return compile_plan(spec, metrics, sizes)
 
 
-def _check_files(loaded: LoadedSpec) -> dict[Path, int]:
+def compile_spec(spec: str | Path) -> Plan:
+    """The plan of a spec whose input files need not exist (`irpipe compile`): run patterns are
+    expanded where they match files, and stay one run named by their key where nothing matches."""
+    return validate(load_spec(spec, patterns="expand_or_keep"), data=False)
+
+
+def _check_input_files(loaded: LoadedSpec) -> dict[Path, int]:
     """Every input is a regular file; their sizes in bytes (the plan batches runs by size)."""
     spec = loaded.spec
     inputs = [(("collections", n, "qrels"), c.qrels) for n, c in spec.collections.items()]

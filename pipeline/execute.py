@@ -8,6 +8,7 @@ from contextlib import contextmanager
 
 import duckdb
 
+from . import interrupts
 from . import validation as check
 from .compile import Plan
 from .errors import DuplicateError, InputDataError
@@ -21,7 +22,7 @@ def execute(plan: Plan, con: duckdb.DuckDBPyConnection | None = None) -> duckdb.
     tables `per_query` and `aggregate`."""
     # A memory limit is connection configuration, given as a value: never SQL text.
     config = {"memory_limit": plan.memory_limit} if plan.memory_limit else {}
-    con = con or duckdb.connect(config=config)
+    con = interrupts.watch(con or duckdb.connect(config=config))  # a signal stops its query
     con.execute("SET enable_progress_bar = false")
     for statement in TABLES:
         _run(con, statement)

@@ -19,8 +19,11 @@ hookimpl = pluggy.HookimplMarker("irpipe")
 def register_metrics() -> list[type]:
     """Return a list of `pipeline.Measure` subclasses to make available by name.
 
-    Results of all plugins are combined; two measures (or aliases) with the same name are an error
-    naming both plugins. Each class is instantiated once, without arguments.
+    Results of all plugins are combined. Names and aliases share one namespace with the built-in
+    measures and trec_eval's names (`map`, `P_10`), which are claimed first: a name already taken,
+    one differing from another metric's only in case, or one that trec_eval's syntax reads is an
+    error naming both distributions and classes (see `pipeline.namespace`). Each class is
+    instantiated once, without arguments.
     """
 
 

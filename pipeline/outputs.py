@@ -12,14 +12,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import tempfile
-import threading
 from abc import ABC, abstractmethod
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from . import interrupts
 from .errors import OutputError, SpecError
 from .hookspecs import hookimpl
 from .sql import quote_identifier
@@ -210,34 +208,18 @@ def write_outputs(
             writer.write(con, table, _reserve(path, staged), manifest)
             sidecar = _reserve(path.with_name(path.name + ".manifest.json"), staged)
             sidecar.write_text(json.dumps({**manifest, "table": table}, indent=2) + "\n", "utf-8")
-        with _signals_deferred():
+        # Signals wait for the renames (microseconds): every new output, or none.
+        with interrupts.held():
             for temp, final in staged:
                 os.replace(temp, final)
+            interrupts.committed()
     except (OSError, duckdb.Error) as exc:
         raise OutputError(f"cannot write outputs: {exc}") from None
     finally:
-        for temp, _ in staged:
-            temp.unlink(missing_ok=True)
-            Path(f"{temp}.wal").unlink(missing_ok=True)
-
-
-@contextmanager
-def _signals_deferred():
-    """Hold Ctrl-C and SIGTERM for the renames (microseconds), so that an interrupted run leaves
-    either every new output or none; a signal that came meanwhile is delivered afterwards."""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # only the main thread may set handlers; an embedding program handles its signals
-        return
-    caught: list[int] = []
-    held = (signal.SIGINT, signal.SIGTERM)
-    previous = {s: signal.signal(s, lambda signum, _: caught.append(signum)) for s in held}
-    try:
-        yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, signal.SIG_DFL if handler is None else handler)
-        for s in caught:
-            signal.raise_signal(s)
+        with interrupts.held():  # a signal must not leave half of the temporary files behind
+            for temp, _ in staged:
+                temp.unlink(missing_ok=True)
+                Path(f"{temp}.wal").unlink(missing_ok=True)
 
 
 def _checked(con: duckdb.DuckDBPyConnection, path: Path) -> Writer:

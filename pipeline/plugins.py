@@ -15,7 +15,7 @@ import pluggy
 from . import hookspecs
 from .errors import PluginError
 
-__all__ = ["DEFAULT_PLUGINS", "create_plugin_manager", "get_plugin_manager"]
+__all__ = ["DEFAULT_PLUGINS", "PluginManager", "create_plugin_manager", "get_plugin_manager"]
 
 DEFAULT_PLUGINS = (
     "pipeline.metrics.counts",
@@ -30,10 +30,26 @@ DEFAULT_PLUGINS = (
     "pipeline.outputs",
 )
 
-_manager: pluggy.PluginManager | None = None
+
+class PluginManager(pluggy.PluginManager):
+    """pluggy's manager, also knowing which distribution provided each plugin."""
+
+    def __init__(self) -> None:
+        super().__init__("irpipe")
+        self.distributions: dict[str, str] = {}  # plugin name -> distribution name
+
+    def distribution(self, plugin_name: str) -> str | None:
+        """`irpipe` for a built-in, its distribution for an entry point, None if registered
+        directly (by a test or an embedding program)."""
+        if plugin_name in DEFAULT_PLUGINS:
+            return "irpipe"
+        return self.distributions.get(plugin_name)
 
 
-def get_plugin_manager() -> pluggy.PluginManager:
+_manager: PluginManager | None = None
+
+
+def get_plugin_manager() -> PluginManager:
     """The process-wide plugin manager, created on first use."""
     global _manager
     if _manager is None:
@@ -41,9 +57,9 @@ def get_plugin_manager() -> pluggy.PluginManager:
     return _manager
 
 
-def create_plugin_manager() -> pluggy.PluginManager:
+def create_plugin_manager() -> PluginManager:
     """A new plugin manager with the built-in plugins and the allowed entry-point plugins."""
-    pm = pluggy.PluginManager("irpipe")
+    pm = PluginManager()
     pm.add_hookspecs(hookspecs)
     for name in DEFAULT_PLUGINS:
         pm.register(importlib.import_module(name), name=name)
@@ -55,12 +71,12 @@ def create_plugin_manager() -> pluggy.PluginManager:
     return pm
 
 
-def _load_entry_points(pm: pluggy.PluginManager) -> None:
+def _load_entry_points(pm: PluginManager) -> None:
     allowed = os.environ.get("IRPIPE_LOAD_PLUGINS")
-    if allowed is None:
-        pm.load_setuptools_entrypoints("irpipe")
-        return
-    names = {n.strip() for n in allowed.split(",") if n.strip()}
+    names = None if allowed is None else {n.strip() for n in allowed.split(",") if n.strip()}
     for ep in entry_points(group="irpipe"):
-        if ep.name in names and pm.get_plugin(ep.name) is None:
+        wanted = names is None or ep.name in names
+        if wanted and pm.get_plugin(ep.name) is None and not pm.is_blocked(ep.name):
             pm.register(ep.load(), name=ep.name)
+            if ep.dist is not None:  # messages name what a user installed: the distribution
+                pm.distributions[ep.name] = ep.dist.name

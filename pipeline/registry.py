@@ -12,10 +12,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .errors import PluginError, SpecError
+from .errors import SpecError
 from .metrics.base import Measure, MeasureParams
+from .namespace import Namespace, Owner
 from .naming import format_metric, parse_metric
-from .plugins import get_plugin_manager
+from .plugins import DEFAULT_PLUGINS, get_plugin_manager
 from .trec_eval.measures import ORDER as TREC_NAMES
 from .trec_eval.measures import default_cutoffs, translate
 
@@ -36,30 +37,30 @@ class ResolvedMeasure:
 class _Entry:
     measure: Measure
     preset: dict[str, Any]
-    plugin: str
+    owner: Owner
 
 
 class Registry:
-    """Every measure known to the plugin manager, by name and alias."""
+    """Every measure known to the plugin manager, by name and alias (see `pipeline.namespace`:
+    built-ins claim their names first, and no plugin can take or shadow a name)."""
 
-    def __init__(self, measures: list[tuple[type[Measure], str]]) -> None:
+    def __init__(self, measures: list[tuple[type[Measure], Owner | str]]) -> None:
         self._entries: dict[str, _Entry] = {}
         self.measures: list[Measure] = []
-        for cls, plugin in measures:
+        self.providers: dict[str, Owner] = {}  # measure name -> who provides it
+        namespace = Namespace()
+        owned = [(cls, _owner(owner)) for cls, owner in measures]
+        for cls, owner in sorted(owned, key=lambda item: not item[1].builtin):
             measure = cls()
             self.measures.append(measure)
-            self._add(measure.name, _Entry(measure, {}, plugin))
-            for alias, preset in measure.aliases.items():
-                self._add(alias, _Entry(measure, dict(preset), plugin))
-
-    def _add(self, name: str, entry: _Entry) -> None:
-        if name in self._entries:
-            other = self._entries[name]
-            raise PluginError(
-                f"metric name '{name}' is registered twice: by {other.plugin} "
-                f"({other.measure.name}) and by {entry.plugin} ({entry.measure.name})"
-            )
-        self._entries[name] = entry
+            self.providers[measure.name] = owner
+            names = [
+                (measure.name, {}, "name"),
+                *((a, p, "alias") for a, p in measure.aliases.items()),
+            ]
+            for name, preset, kind in names:
+                namespace.claim(name, kind, measure, owner)
+                self._entries[name] = _Entry(measure, dict(preset), owner)
 
     def resolve(self, text: str, params: dict[str, Any] | None = None, label: str | None = None):
         """Resolve a metric string plus extra parameters into one measure per cutoff.
@@ -135,7 +136,12 @@ class Registry:
         """Every measure returned by the plugins' `register_metrics` hooks."""
         found = []
         for impl in pm.hook.register_metrics.get_hookimpls():
-            found += [(measure, impl.plugin_name) for measure in impl.function() or []]
+            owner = Owner(
+                pm.distribution(impl.plugin_name),
+                impl.plugin_name,
+                builtin=impl.plugin_name in DEFAULT_PLUGINS,
+            )
+            found += [(measure, owner) for measure in impl.function() or []]
         return cls(found)
 
     def names(self) -> list[str]:
@@ -156,6 +162,14 @@ def _default_cutoffs(measure: Measure, values: dict) -> None:
     trec_key, defaults = _TREC_CUTOFFS.get(measure.name, (None, ()))
     if trec_key == key:
         values[key] = list(defaults)
+
+
+def _owner(owner: Owner | str) -> Owner:
+    """An owner given by its plugin's name alone: a built-in, or a plugin without distribution."""
+    if isinstance(owner, Owner):
+        return owner
+    builtin = owner in DEFAULT_PLUGINS
+    return Owner("irpipe" if builtin else None, owner, builtin)
 
 
 def _canonical(measure: Measure, params: MeasureParams) -> str:

@@ -65,3 +65,18 @@ def ranking(qid: str, relevant_ranks: set[int], depth: int, prefix: str = "d") -
     run = [f"{qid} Q0 {prefix}{qid}_{i} {i} {1000 - i} sys" for i in range(1, depth + 1)]
     qrels = [f"{qid} 0 {prefix}{qid}_{i} {int(i in relevant_ranks)}" for i in range(1, depth + 1)]
     return "\n".join(qrels), "\n".join(run)
+
+
+def fake_distribution(root: Path, name: str, entry_points: dict[str, str], **modules: str) -> Path:
+    """A distribution as pip leaves it (a `.dist-info` with metadata and entry points, and its
+    modules' source) in `root`; importlib.metadata finds it once `root` is on the path, and
+    nothing is installed. Returns `root`."""
+    root.mkdir(parents=True, exist_ok=True)
+    info = root / f"{name.replace('-', '_')}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    lines = [f"{key} = {value}" for key, value in entry_points.items()]
+    (info / "entry_points.txt").write_text("[irpipe]\n" + "\n".join(lines) + "\n")
+    for module, source in modules.items():
+        (root / f"{module}.py").write_text(source, encoding="utf-8")
+    return root

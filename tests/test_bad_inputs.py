@@ -1,9 +1,11 @@
 """Bad input never crashes, never lies, never half-writes: the real `irpipe run` on every bad input.
 
 Each case starts from a good evaluation whose outputs exist, breaks one thing, and runs the command
-in a subprocess. It must exit with the documented code (2 spec, 3 input data, 4 output), name the
-file and line (or the spec key) on stderr, print no traceback, and leave every earlier output
-byte-for-byte as it was, with no temporary file beside it.
+in a subprocess (mostly `irpipe run`; also `validate --no-data` on a spec without its data, plugins
+whose metric names clash, and `schema --check` on a drifted schema). It must exit with the
+documented code (2 spec, 3 input data, 4 output), name the file and line (or the spec key) on
+stderr, print no traceback, and leave every earlier output byte-for-byte as it was, with no
+temporary file beside it. Signals at any moment have their own battery: tests/test_interrupts.py.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import fake_distribution
 
 ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = ROOT / "configs" / "irpipe.schema.json"
 QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 d 1\n2 0 e 0\n"
 RUN = "1 Q0 a 1 3.5 sys\n1 Q0 b 2 2.5 sys\n1 Q0 c 3 1.5 sys\n2 Q0 d 1 1 sys\n2 Q0 e 2 0.5 sys\n"
 SPEC = {
@@ -37,9 +41,9 @@ SPEC = {
 SPEC_ERROR, DATA_ERROR, OUTPUT_ERROR = 2, 3, 4
 
 
-def irpipe(*args: str) -> subprocess.CompletedProcess:
+def irpipe(*args: str, **env: str) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "pipeline.cli", *args]
-    env = {"IRPIPE_LOAD_PLUGINS": "", "PATH": "/usr/bin:/bin", "COLUMNS": "200"}
+    env = {"IRPIPE_LOAD_PLUGINS": "", "PATH": "/usr/bin:/bin", "COLUMNS": "200", **env}
     return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env)
 
 
@@ -126,12 +130,47 @@ ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
 )
 
 
+def remove(*names: str) -> Callable[[Path], None]:
+    """The data is not on this machine (a spec checked in CI, its data on the cluster)."""
+    return lambda d: [(d / name).unlink() for name in names] and None
+
+
+def plugin(
+    distribution: str, entry: str, *measures: tuple[str, str, dict]
+) -> Callable[[Path], None]:
+    """A plugin distribution in `site/` (on PYTHONPATH), each measure given as (class, name, aliases)."""
+
+    def change(d: Path) -> None:
+        module = f"{entry}_metrics"
+        source = ["from pipeline import Measure, RankedParams, hookimpl"]
+        for cls, name, aliases in measures:
+            source += [f"class {cls}(Measure):", f"    name = {name!r}", "    description = 'x'",
+                       "    Params = RankedParams", f"    aliases = {aliases!r}",
+                       "    def per_query(self, p, c):", "        return '0.5'"]  # fmt: skip
+        source += ["@hookimpl", "def register_metrics():", f"    return [{', '.join(m[0] for m in measures)}]"]  # fmt: skip
+        fake_distribution(
+            d / "site", distribution, {entry: module}, **{module: "\n".join(source) + "\n"}
+        )
+
+    return change
+
+
+def edit(name: str, old: str, new: str) -> Callable[[Path], None]:
+    def change(d: Path) -> None:
+        (d / name).write_text((d / name).read_text().replace(old, new, 1))
+
+    return change
+
+
 @dataclass(frozen=True)
 class Case:
     id: str
     change: Callable[[Path], object]
     code: int
     message: str  # a regular expression that stderr must contain
+    command: tuple[str, ...] = ("run", "--quiet")
+    target: str = "spec.yaml"  # the file in the case's directory given last on the command line
+    env: tuple[tuple[str, str], ...] = ()  # extra environment; "{d}" is the case's directory
 
 
 CASES = [
@@ -211,6 +250,19 @@ CASES = [
     Case("output_directory_is_a_file", spec(add_output("blocked/x.csv"), write("blocked", "a file")), OUTPUT_ERROR, r"cannot write outputs: .*/blocked"),
     Case("output_target_is_a_directory", spec(add_output("out/sub.csv"), lambda d: (d / "out/sub.csv").mkdir()), OUTPUT_ERROR, r"/out/sub\.csv: is a directory"),
     Case("output_database_held", hold_database("out/all.duckdb"), OUTPUT_ERROR, r"/out/all\.duckdb: the database is open in process \d+; close it there and rerun"),
+    # a spec checked without its data (validate --no-data) is still checked whole
+    Case("no_data_unknown_metric", spec(lambda s: s["metrics"].append("nDGC@10"), remove("run.txt", "qrels.txt")), SPEC_ERROR, r"/spec\.yaml:\d+: metrics\.2: unknown metric 'nDGC'; did you mean 'nDCG'", command=("validate", "--no-data")),
+    Case("no_data_unknown_trec_eval_name", spec(lambda s: s["metrics"].append("recip_rnak"), remove("run.txt")), SPEC_ERROR, r"metrics\.2: unknown metric 'recip_rnak'; did you mean 'recip_rank'", command=("validate", "--no-data")),
+    Case("no_data_bad_parameter", spec(lambda s: s["metrics"].append({"metric": "nDCG", "gain": "cubic"}), remove("run.txt")), SPEC_ERROR, r"metrics\.2: 'nDCG': parameter 'gain.*Input should be 'linear' or 'exponential'", command=("validate", "--no-data")),
+    Case("no_data_output_without_writer", spec(lambda s: (add_output("run.txt")(s)), remove("run.txt")), SPEC_ERROR, r"outputs\.3\.path: .*no writer for '\.txt'", command=("validate", "--no-data")),
+    # plugins whose metric names would hijack others' are refused before anything runs
+    Case("plugin_alias_takes_trec_eval_map", plugin("irpipe-evil", "evil", ("Evil", "Evil", {"map": {}})), SPEC_ERROR, r"metric alias 'map' of Evil \(class evil_metrics\.Evil, distribution 'irpipe-evil'\) clashes with trec_eval's name 'map' for AP \(distribution 'irpipe'\): the same name", env=(("PYTHONPATH", "{d}/site"), ("IRPIPE_LOAD_PLUGINS", "evil"))),
+    Case("plugin_alias_takes_builtin_alias", plugin("irpipe-evil", "evil", ("Evil", "Evil", {"MRR": {}})), SPEC_ERROR, r"metric alias 'MRR' of Evil .* clashes with alias 'MRR' of RR \(class pipeline\.metrics\.reciprocal_rank\.RR, distribution 'irpipe'\)", env=(("PYTHONPATH", "{d}/site"), ("IRPIPE_LOAD_PLUGINS", "evil"))),
+    Case("plugin_name_differs_in_case", plugin("irpipe-evil", "evil", ("Evil", "Ndcg", {})), SPEC_ERROR, r"metric name 'Ndcg' of Ndcg .* clashes with name 'nDCG' of nDCG .*: the names differ only in case", env=(("PYTHONPATH", "{d}/site"), ("IRPIPE_LOAD_PLUGINS", "evil"))),
+    Case("plugins_clash_with_each_other", lambda d: (plugin("irpipe-one", "one", ("One", "One", {"shared": {}}))(d), plugin("irpipe-two", "two", ("Two", "Two", {"shared": {}}))(d)), SPEC_ERROR, r"metric alias 'shared' of (One|Two) \(class (one|two)_metrics\.(One|Two), distribution 'irpipe-(one|two)'\) clashes with alias 'shared' of (One|Two) \(class (one|two)_metrics\.(One|Two), distribution 'irpipe-(one|two)'\): the same name", env=(("PYTHONPATH", "{d}/site"), ("IRPIPE_LOAD_PLUGINS", "one,two"))),
+    # the committed JSON Schema and the spec's models drift apart
+    Case("schema_drift", lambda d: (shutil.copy(SCHEMA, d / "irpipe.schema.json"), edit("irpipe.schema.json", '"rank"', '"score"')(d)), SPEC_ERROR, r"/irpipe\.schema\.json:\d+: the schema differs from the spec's models of this irpipe; regenerate it: irpipe schema > .*irpipe\.schema\.json", command=("schema", "--check"), target="irpipe.schema.json"),
+    Case("schema_missing", lambda d: None, SPEC_ERROR, r"/irpipe\.schema\.json: cannot read the schema", command=("schema", "--check"), target="irpipe.schema.json"),
 ]  # fmt: skip
 
 
@@ -256,8 +308,9 @@ def outcomes(good, tmp_path_factory, request) -> dict[str, Outcome]:
             shutil.copytree(good, d)
             before = snapshot(d / "out")
             cleanup = case.change(d)
+            env = {key: value.format(d=d) for key, value in case.env}
             try:
-                result = irpipe("run", "--quiet", str(d / "spec.yaml"))
+                result = irpipe(*case.command, str(d / case.target), **env)
             finally:
                 if callable(cleanup):
                     cleanup()

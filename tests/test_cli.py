@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -140,7 +141,71 @@ def test_sigterm_unwinds_and_exits_143(monkeypatch, capsys):
         time.sleep(5)  # the signal arrives long before this ends
         return 0
 
+    before = signal.getsignal(signal.SIGTERM)
     monkeypatch.setattr(commands, "metrics", stopped_by_the_scheduler)
     assert cli.main(["metrics"]) == 143
-    assert "Error: terminated (SIGTERM)" in capsys.readouterr().err
-    assert signal.getsignal(signal.SIGTERM) is not cli._raise_terminated
+    assert capsys.readouterr().err == (
+        "Error: interrupted by SIGTERM: nothing was written "
+        "(earlier outputs are as they were, temporary files were removed)\n"
+    )
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+@pytest.fixture
+def without_data(quickstart) -> Path:
+    """The quickstart spec on a machine that does not have its data."""
+    shutil.rmtree(quickstart.parent / "data")
+    return quickstart
+
+
+def test_validate_no_data_checks_the_spec_without_its_files(without_data):
+    result = irpipe("validate", "--no-data", str(without_data))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"{without_data}: valid without data (10 metrics, 2 runs)\n"
+    default = irpipe("validate", str(without_data))
+    assert default.returncode == 2
+    assert "collections.sample.qrels: " in default.stderr and "does not exist" in default.stderr
+
+
+def test_compile_needs_no_data(without_data):
+    result = irpipe("compile", str(without_data))
+    assert result.returncode == 0, result.stderr
+    assert "ranked AS (" in result.stdout and "data/bm25.trec" in result.stdout
+
+
+def test_a_run_pattern_is_one_run_without_data_and_expanded_by_compile(quickstart):
+    runs = quickstart.parent / "runs"
+    runs.mkdir()
+    for name in ("a", "b", "c"):
+        shutil.copy(quickstart.parent / "data" / "bm25.trec", runs / f"{name}.trec")
+    quickstart.write_text(quickstart.read_text().replace("data/bm25.trec", "runs/*.trec"))
+    # --no-data lists no directory: the pattern stays the run `bm25`, files or not.
+    no_data = irpipe("validate", "--no-data", str(quickstart))
+    assert no_data.stdout.endswith("valid without data (10 metrics, 2 runs)\n"), no_data.stderr
+    assert irpipe("validate", str(quickstart)).stdout.endswith("(10 metrics, 5 input files)\n")
+    expanded = irpipe("compile", str(quickstart)).stdout
+    assert all(f"'bm25/{name}'" in expanded for name in ("a", "b", "c"))
+    shutil.rmtree(runs)
+    kept = irpipe("compile", str(quickstart)).stdout  # one run, read as the literal file name
+    assert "'bm25/" not in kept and "runs/[*].trec'" in kept
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (("  - RR\n", "  - RR(k=ten)\n"), r"metrics\.3: 'RR\(k=ten\)': .*k"),
+        (("  - RR\n", "  - {metric: RR, depth: 3}\n"), r"unknown parameter 'depth' of RR"),
+        (("collection: sample}", "collection: sampel}"), r"unknown collection 'sampel'; did you mean 'sample'"),
+        (("out/summary.md", "out/summary.csv"), r"outputs\.2\.path: .*summary\.csv is also outputs\.1"),
+        (("out/summary.md", "out/summary.xlsx"), r"outputs\.2\.path: .*no writer for '\.xlsx'"),
+        (("level: query", "level: queries"), r"outputs\.0\.level: Input should be 'query' or 'aggregate'"),
+        (("  ordering: trec_eval", "  odering: trec_eval"), r"settings\.odering: unknown key; did you mean 'ordering'"),
+        (("  - {metric: nDCG, k: 10, gain: exponential, label: nDCG_exp@10}\n", "  - {metric: AP, label: nDCG@5}\n"), r"nDCG@5"),
+    ],
+)  # fmt: skip
+def test_validate_no_data_checks_the_whole_spec(without_data, change, message):
+    without_data.write_text(without_data.read_text().replace(*change))
+    result = irpipe("validate", "--no-data", str(without_data))
+    assert result.returncode == 2 and result.stderr.startswith("Error: "), result.stderr
+    assert re.search(message, result.stderr), result.stderr
+    assert "Traceback" not in result.stderr

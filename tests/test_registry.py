@@ -47,7 +47,7 @@ def test_grammar_round_trips():
 
 
 class Twice(Measure):
-    name = "P"
+    name = "Twice"
     description = "a clash"
     Params = RankedParams
 
@@ -57,7 +57,10 @@ class Twice(Measure):
 
 def test_duplicate_names_name_both_plugins():
     with pytest.raises(
-        PluginError, match=r"'P' is registered twice: by one \(P\) and by two \(P\)"
+        PluginError,
+        match=r"metric name 'Twice' of Twice \(class test_registry\.Twice, plugin 'two', registered "
+        r"without a distribution\) clashes with name 'Twice' of Twice \(class test_registry\.Twice, "
+        r"plugin 'one', registered without a distribution\): the same name",
     ):
         Registry([(Twice, "one"), (Twice, "two")])
 

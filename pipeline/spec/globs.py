@@ -46,11 +46,14 @@ def _drop_suffix(name: str, suffixes: tuple[str, ...]) -> str:
     return name
 
 
-def expand_run_globs(data: Any, base_dir: Path, lines: dict[tuple, int], spec_path: Path) -> Any:
+def expand_run_globs(
+    data: Any, base_dir: Path, lines: dict[tuple, int], spec_path: Path, required: bool = True
+) -> Any:
     """`data` (the parsed YAML) with every run whose path is a pattern replaced by its matches.
 
     `lines` gains an entry for each new run's keys, copied from its pattern's, so that messages
-    about it still name the spec's line.
+    about it still name the spec's line. Unless `required`, a pattern matching no file stays one
+    run named by its key (`irpipe compile` needs no data).
     """
     runs = data.get("runs") if isinstance(data, dict) else None
     if not isinstance(runs, dict):
@@ -63,7 +66,10 @@ def expand_run_globs(data: Any, base_dir: Path, lines: dict[tuple, int], spec_pa
         if not _is_pattern(pattern, base_dir):
             _add(expanded, origins, name, run, (where, f"runs.{name}"))
             continue
-        for file in _matches(pattern, base_dir, where):
+        files = _matches(pattern, base_dir, where, required)
+        if not files:
+            _add(expanded, origins, name, run, (where, f"runs.{name}"))
+        for file in files:
             new = f"{name}/{run_name(file)}"
             _add(expanded, origins, new, {**run, "path": file}, (where, file))
             _copy_lines(lines, name, new)
@@ -76,10 +82,10 @@ def _is_pattern(path: Any, base_dir: Path) -> bool:
     return not (base_dir / path).is_file()
 
 
-def _matches(pattern: str, base_dir: Path, where: str) -> list[str]:
+def _matches(pattern: str, base_dir: Path, where: str, required: bool) -> list[str]:
     names = glob.glob(pattern, root_dir=base_dir, recursive=True)
     files = sorted(n for n in names if (base_dir / n).is_file())
-    if not files:
+    if not files and required:
         raise SpecError(f"{where}: no file matches the pattern '{pattern}' (in {base_dir})")
     return files
 

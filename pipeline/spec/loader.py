@@ -35,8 +35,13 @@ class LoadedSpec:
         return f"{self.path}:{line}: {dotted}" if line else f"{self.path}: {dotted}"
 
 
-def load_spec(path: str | Path) -> LoadedSpec:
-    """Read, parse and validate the spec at `path`; paths inside resolve relative to it."""
+def load_spec(path: str | Path, patterns: str = "expand") -> LoadedSpec:
+    """Read, parse and validate the spec at `path`; paths inside resolve relative to it.
+
+    `patterns` says what a run whose path is a glob pattern becomes: `expand` (one run per
+    matching file; none is an error), `expand_or_keep` (a pattern matching nothing stays one run
+    named by its key) or `keep` (no directory is listed: every pattern stays one run).
+    """
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -46,10 +51,12 @@ def load_spec(path: str | Path) -> LoadedSpec:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise SpecError(f"{path}: the spec is not UTF-8 text") from None
-    return parse_spec_text(text, path, hashlib.sha256(raw).hexdigest())
+    return parse_spec_text(text, path, hashlib.sha256(raw).hexdigest(), patterns)
 
 
-def parse_spec_text(text: str, path: Path, sha256: str = "") -> LoadedSpec:
+def parse_spec_text(
+    text: str, path: Path, sha256: str = "", patterns: str = "expand"
+) -> LoadedSpec:
     """Parse YAML text as a spec located at `path` (used for relative paths and messages)."""
     try:
         node = _compose(text, path)
@@ -62,7 +69,8 @@ def parse_spec_text(text: str, path: Path, sha256: str = "") -> LoadedSpec:
             f"{path}: the spec must be a YAML mapping with keys such as 'runs' and 'metrics'"
         )
     base_dir = path.parent.resolve()
-    data = expand_run_globs(data, base_dir, lines, path)
+    if patterns != "keep":
+        data = expand_run_globs(data, base_dir, lines, path, required=patterns == "expand")
     loaded = LoadedSpec(spec=Spec.model_construct(), path=path, sha256=sha256, lines=lines)
     try:
         spec = Spec.model_validate(data, context={"base_dir": base_dir})

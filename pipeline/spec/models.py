@@ -84,6 +84,7 @@ class Run(StrictModel):
 
 
 _SIZE = re.compile(r"[0-9]+(\.[0-9]+)? ?([KMGT]i?B|B)")
+_SIZE_SCHEMA = {"pattern": f"^(?:{_SIZE.pattern})$"}  # the same rule for editors
 
 
 class Settings(StrictModel):
@@ -115,6 +116,7 @@ class Settings(StrictModel):
         None,
         description="DuckDB's memory limit, e.g. 500MB or 2GiB; beyond it, work spills to "
         "temporary files (default: DuckDB's, 80% of RAM); numbers do not change",
+        json_schema_extra=_SIZE_SCHEMA,
     )
 
     @field_validator("memory_limit")
@@ -136,10 +138,19 @@ class Settings(StrictModel):
         return {**self.model_dump(), "queries": self.query_set}
 
 
+def _string_or_mapping(schema: dict[str, Any]) -> None:
+    """A metric entry is a string (`nDCG@10`) or a mapping: the JSON Schema says so too."""
+    mapping = dict(schema)
+    schema.clear()
+    schema["title"], schema["description"] = mapping.pop("title"), mapping.pop("description")
+    string = {"type": "string", "description": "a metric string, e.g. nDCG@10 or AP(rel=2)"}
+    schema["anyOf"] = [string, mapping]
+
+
 class MetricItem(BaseModel):
     """One metric entry: `metric` plus its parameters (checked later against the metric's model)."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, json_schema_extra=_string_or_mapping)
 
     metric: str = Field(description="metric name or ir_measures-style string, e.g. nDCG@10")
     label: str | None = Field(None, description="column name in the tables")
@@ -158,8 +169,10 @@ class MetricItem(BaseModel):
 class Output(StrictModel):
     """A result table written to a file; its format comes from the suffix."""
 
-    path: Path
-    level: Literal["query", "aggregate"] = "aggregate"
+    path: Path = Field(description="where to write: .csv, .tsv, .parquet, .jsonl, .duckdb, .md")
+    level: Literal["query", "aggregate"] = Field(
+        "aggregate", description="query: one row per query; aggregate: one per run and metric"
+    )
 
     @field_validator("path", mode="before")
     @classmethod
@@ -170,11 +183,18 @@ class Output(StrictModel):
 class Spec(StrictModel):
     """The whole spec: collections, runs, settings, metrics and outputs."""
 
-    collections: dict[str, Collection] = Field(min_length=1)
-    runs: dict[str, Run] = Field(min_length=1)
-    settings: Settings = Settings()
-    metrics: list[MetricItem] = Field(min_length=1)
-    outputs: list[Output] = []
+    collections: dict[str, Collection] = Field(
+        min_length=1, description="test collections by name: qrels and optional size"
+    )
+    runs: dict[str, Run] = Field(
+        min_length=1,
+        description="runs by name; a path may be a glob pattern: one run per file, <name>/<stem>",
+    )
+    settings: Settings = Field(Settings(), description="evaluation semantics (all optional)")
+    metrics: list[MetricItem] = Field(
+        min_length=1, description="metric strings, or mappings of `metric` and its parameters"
+    )
+    outputs: list[Output] = Field([], description="result tables; the suffix picks the format")
 
 
 def did_you_mean(word: str, options: list[str]) -> str:

@@ -1,0 +1,129 @@
+"""SIGINT and SIGTERM at any moment: one clean stop, whatever is running.
+
+The CLI runs its command inside `handling()` and `armed()`. The first signal is recorded (it decides
+the exit code: 130 or 143), every DuckDB connection given to `watch` is interrupted, and
+KeyboardInterrupt is raised where Python is, so that `finally` blocks remove temporary files. Both
+halves matter during a query: DuckDB checks Python's signals while it works, but stops its query at
+once only for `con.interrupt()` or a KeyboardInterrupt of exactly that class; any other exception
+lets the query run to its end (seconds) before it turns into `RuntimeError: Query interrupted`.
+Whatever the interruption becomes on its way up (RuntimeError, duckdb.InterruptException, an
+OutputError around it), the CLI asks `received()` and exits with the signal's code.
+
+Short critical sections (the outputs' final renames, removing temporary files) run under `held()`:
+a signal waits until the section is over; `committed()` records that every output was renamed.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from typing import Any
+
+__all__ = ["armed", "committed", "handling", "held", "received", "watch", "written"]
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class _State:
+    """What one CLI invocation has seen: the first signal, whether outputs were renamed."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.armed = False  # a signal raises KeyboardInterrupt only inside the command itself
+        self.committed = False
+        self.connections: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+_state = _State()
+
+
+def watch(con: Any) -> Any:
+    """Interrupt `con`'s running query when a signal comes; returns `con`."""
+    _state.connections.add(con)
+    return con
+
+
+def received() -> int | None:
+    """The first SIGINT or SIGTERM received inside `handling()`, or None."""
+    return _state.signum
+
+
+def written() -> bool:
+    """Whether every output was renamed into place (then an interruption changed nothing)."""
+    return _state.committed
+
+
+def committed() -> None:
+    """Record that the outputs' final renames completed."""
+    _state.committed = True
+
+
+@contextmanager
+def handling() -> Iterator[None]:
+    """Catch SIGINT and SIGTERM while the block runs; close the watched connections at its end
+    (DuckDB removes its spill files only when a connection closes)."""
+    global _state
+    _state = _State()
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers; an embedding program handles its signals
+        return
+    previous = {s: signal.signal(s, _stop) for s in SIGNALS}
+    try:
+        yield
+    finally:
+        for con in list(_state.connections):
+            con.close()
+        _restore(previous)
+
+
+@contextmanager
+def armed() -> Iterator[None]:
+    """Inside the block, the first signal raises KeyboardInterrupt; outside it (reporting an error,
+    cleaning up) it is only recorded, so nothing escapes the CLI's boundary."""
+    _state.armed = True
+    try:
+        yield
+    finally:
+        _state.armed = False
+
+
+def _stop(signum: int, frame: object) -> None:
+    if _state.signum is not None:
+        return  # already stopping: let the cleanup finish (it takes milliseconds)
+    _state.signum = signum
+    for con in list(_state.connections):
+        _interrupt(con)
+    if _state.armed:
+        raise KeyboardInterrupt  # exactly this class: DuckDB stops its query for no other
+
+
+def _interrupt(con: Any) -> None:
+    import duckdb  # already imported: only DuckDB's connections are watched
+
+    with suppress(duckdb.ConnectionException):  # closed already: nothing runs on it
+        con.interrupt()
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM for a critical section of microseconds (renames, removing temporary
+    files), so that it completes; a signal that came meanwhile is delivered afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = {s: signal.signal(s, lambda signum, _: caught.append(signum)) for s in SIGNALS}
+    try:
+        yield
+    finally:
+        _restore(previous)
+        for s in caught:
+            signal.raise_signal(s)
+
+
+def _restore(previous: dict[int, Any]) -> None:
+    for s, handler in previous.items():
+        signal.signal(s, signal.SIG_DFL if handler is None else handler)

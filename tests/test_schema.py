@@ -1,0 +1,107 @@
+"""The spec's JSON Schema: committed, equal to what the models generate, and in agreement with the
+loader on what a spec may look like. Checked with `jsonschema`, as an editor would check it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from pipeline import SpecError
+from pipeline.spec import parse_spec_text
+from pipeline.spec.schema import schema_text, spec_schema
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMITTED = ROOT / "configs" / "irpipe.schema.json"
+EXAMPLES = sorted(ROOT.glob("configs/**/*.yaml"))
+
+
+def test_the_committed_schema_is_the_models_schema():
+    assert COMMITTED.read_text(encoding="utf-8") == schema_text(), (
+        "configs/irpipe.schema.json differs from the spec's models; "
+        "regenerate it: irpipe schema > configs/irpipe.schema.json"
+    )
+
+
+def test_the_schema_is_valid_json_schema():
+    jsonschema.Draft202012Validator.check_schema(json.loads(COMMITTED.read_text()))
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_every_example_spec_validates_against_the_schema(example):
+    schema = json.loads(COMMITTED.read_text())
+    jsonschema.validate(
+        yaml.safe_load(example.read_text()), schema, jsonschema.Draft202012Validator
+    )
+
+
+def test_there_are_examples():
+    assert [p.name for p in EXAMPLES] >= ["quickstart.yaml"]
+
+
+GOOD = [
+    "metrics: [AP, P@10, 'nDCG(gain=exponential)@10', map, ndcg_cut.5]",
+    "metrics: [{metric: nDCG, k: [5, 10], gain: exponential, discount: jarvelin, label: n}]",
+    "metrics: [{metric: nDCG, gain: {0: 0, 1: 1, 2: 3}}, {metric: AP, label: null}]",
+    "metrics: [AP]\nsettings: {relevance_level: 2, ordering: rank, queries: intersection}",
+    "metrics: [AP]\nsettings: {compatibility: trec_eval-9, max_docs: 0, judged_only: true}",
+    "metrics: [AP]\nsettings: {input: lenient, memory_limit: 1.5 GiB, queries: null}",
+    "metrics: [AP]\noutputs: [{path: a.csv}, {path: b.parquet, level: query}]",
+    "metrics: [AP]\ncollections: {c: {qrels: q.txt, num_docs: 0}}",
+    "metrics: [AP]\nruns: {r: {path: 'runs/*.trec', collection: c}}",
+]
+BAD = [
+    "metrics: []",
+    "metrics: [3]",
+    "metrics: [{label: x}]",
+    "metrics: [AP]\nsettings: {relevance_level: '1'}",
+    "metrics: [AP]\nsettings: {ordering: score}",
+    "metrics: [AP]\nsettings: {memory_limit: lots}",
+    "metrics: [AP]\nsettings: {inptu: lenient}",
+    "metrics: [AP]\noutputs: [{path: a.csv, level: run}]",
+    "metrics: [AP]\noutputs: [{path: a.csv, format: csv}]",
+    "metrics: [AP]\ncollections: {c: {qrels: q.txt, num_docs: -1}}",
+    "metrics: [AP]\nruns: {r: {path: r.trec}}",
+    "metrics: [AP]\nruns: {}",
+    "metrics: [AP]\nextra: 1",
+]
+BASE = {
+    "collections": {"c": {"qrels": "q.txt"}},
+    "runs": {"r": {"path": "r.trec", "collection": "c"}},
+}
+
+
+def spec_of(text: str) -> dict:
+    return {**BASE, **yaml.safe_load(text)}
+
+
+def schema_accepts(data: dict) -> bool:
+    return jsonschema.Draft202012Validator(spec_schema()).is_valid(data)
+
+
+def loader_accepts(data: dict) -> bool:
+    text = yaml.safe_dump(data)
+    try:
+        parse_spec_text(text, Path("/nowhere/spec.yaml"), patterns="keep")
+    except SpecError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("text", GOOD + BAD)
+def test_schema_and_loader_agree(text):
+    data = spec_of(text)
+    assert schema_accepts(data) == loader_accepts(data) == (text in GOOD)
+
+
+def test_irpipe_schema_prints_the_committed_schema():
+    command = [sys.executable, "-m", "pipeline.cli", "schema"]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0 and result.stdout == COMMITTED.read_text()
+    check = subprocess.run([*command, "--check", str(COMMITTED)], capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    assert check.returncode == 0, check.stderr
