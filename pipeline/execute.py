@@ -66,6 +66,8 @@ def _insert_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
     try:
         _run(con, insert_lines(loads))
     except duckdb.Error:
+        if interrupts.received() is not None:
+            raise  # stopped by a signal: no file is to blame, and nothing more is read
         if len(loads) == 1:
             with _reading(loads[0]):
                 raise
