@@ -54,9 +54,10 @@ def _load_files(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
             rows = _load_generally(con, load)
         if rows == 0:
             raise InputDataError(check.empty_message(load))
-    maybe = dict(_all(con, check.maybe_duplicates(loads)))
+    if not _one(con, check.maybe_duplicates(loads))[0]:
+        return
     for load in loads:
-        found = _all(con, check.duplicates(load)) if maybe.get(load.name) else []
+        found = _all(con, check.duplicates(load))
         if found:
             raise DuplicateError(check.duplicates_message(load, found))
 

@@ -48,20 +48,19 @@ def summary(loads: list[Load]) -> Statement:
 
 
 def maybe_duplicates(loads: list[Load]) -> Statement:
-    """(name, rows sharing their (name, qid, docno) hash with the row before, in hash order) for
-    each file of a batch that may hold a duplicate.
+    """How many rows of a batch share their (name, qid, docno) hash with the row before, in hash
+    order.
 
-    No row proves there is no duplicate: equal triples have equal hashes, which sorting makes
-    neighbours. Sorting 64-bit hashes is cheaper than a hash table of string pairs (or of hashes),
-    and one global sort cheaper than one per file. A collision can only send `duplicates` looking
-    for a duplicate it then does not find.
+    0 proves there is no duplicate: equal triples have equal hashes, which sorting makes
+    neighbours. Sorting bare 64-bit hashes is cheaper than a hash table of string triples (or of
+    hashes), and than carrying each row's name through the sort; which file holds a duplicate is
+    found by `duplicates`, only once one may exist. A collision can only send `duplicates`
+    looking for a duplicate it then does not find.
     """
     key, rows = _of_batch(loads)
-    sql = f"""SELECT {key}, count(*) FROM (
-        SELECT {key}, h, lag(h) OVER (ORDER BY h) AS previous
-        FROM (SELECT {key}, hash({key}, qid, docno) AS h {rows}))
-        WHERE h = previous
-        GROUP BY {key}"""
+    sql = f"""SELECT count(*) FILTER (WHERE h = previous) FROM (
+        SELECT h, lag(h) OVER (ORDER BY h) AS previous
+        FROM (SELECT hash({key}, qid, docno) AS h {rows}))"""
     return Statement(sql, [[load.name for load in loads]])
 
 
