@@ -109,14 +109,17 @@ def _check_shared_queries(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> 
 
 
 def _run(con: duckdb.DuckDBPyConnection, statement: Statement) -> None:
+    interrupts.checkpoint()
     con.execute(statement.sql, statement.params)
 
 
 def _one(con: duckdb.DuckDBPyConnection, statement: Statement) -> tuple:
+    interrupts.checkpoint()
     return con.execute(statement.sql, statement.params).fetchone()
 
 
 def _all(con: duckdb.DuckDBPyConnection, statement: Statement) -> list[tuple]:
+    interrupts.checkpoint()
     return con.execute(statement.sql, statement.params).fetchall()
 
 

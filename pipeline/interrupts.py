@@ -9,6 +9,11 @@ lets the query run to its end (seconds) before it turns into `RuntimeError: Quer
 Whatever the interruption becomes on its way up (RuntimeError, duckdb.InterruptException, an
 OutputError around it), the CLI asks `received()` and exits with the signal's code.
 
+A signal that comes while Python is importing a module (irpipe imports DuckDB and the writers
+only when it needs them) is recorded but not raised there: importlib would print the exception as
+"ignored" and go on. The next `checkpoint()` raises it instead: before every statement the executor
+runs, and before any output is written.
+
 Short critical sections (the outputs' final renames, removing temporary files) run under `held()`:
 a signal waits until the section is over; `committed()` records that every output was renamed.
 """
@@ -22,7 +27,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
-__all__ = ["armed", "committed", "handling", "held", "received", "watch", "written"]
+__all__ = [
+    "armed",
+    "checkpoint",
+    "committed",
+    "handling",
+    "held",
+    "received",
+    "watch",
+    "written",
+]
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -96,8 +110,23 @@ def _stop(signum: int, frame: object) -> None:
     _state.signum = signum
     for con in list(_state.connections):
         _interrupt(con)
-    if _state.armed:
+    if _state.armed and not _importing(frame):
         raise KeyboardInterrupt  # exactly this class: DuckDB stops its query for no other
+
+
+def checkpoint() -> None:
+    """Raise KeyboardInterrupt if a signal was recorded but not raised (it came during an import)."""
+    if _state.armed and _state.signum is not None:
+        raise KeyboardInterrupt
+
+
+def _importing(frame: Any) -> bool:
+    """Whether `frame` runs inside Python's import machinery."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _interrupt(con: Any) -> None:

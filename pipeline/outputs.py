@@ -208,6 +208,7 @@ def write_outputs(
             writer.write(con, table, _reserve(path, staged), manifest)
             sidecar = _reserve(path.with_name(path.name + ".manifest.json"), staged)
             sidecar.write_text(json.dumps({**manifest, "table": table}, indent=2) + "\n", "utf-8")
+        interrupts.checkpoint()  # a signal that came during an import stops the run here
         # Signals wait for the renames (microseconds): every new output, or none.
         with interrupts.held():
             for temp, final in staged:

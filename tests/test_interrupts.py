@@ -82,6 +82,25 @@ def test_outside_the_command_a_signal_is_only_recorded():
         assert interrupts.received() == signal.SIGTERM
 
 
+def test_a_signal_during_an_import_waits_for_the_next_checkpoint(tmp_path, monkeypatch, capfd):
+    """irpipe imports DuckDB and writers lazily: a signal inside an import must not be raised there
+    (importlib would print it as "ignored" and go on) but at the next checkpoint."""
+    (tmp_path / "signalled_module.py").write_text(
+        "import os, signal, time\nos.kill(os.getpid(), signal.SIGTERM)\ntime.sleep(0.05)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    imported = []
+    with interrupts.handling():
+        with pytest.raises(KeyboardInterrupt), interrupts.armed():
+            import signalled_module  # noqa: F401 -- completes: the signal is only recorded
+
+            imported.append(True)
+            interrupts.checkpoint()
+        assert interrupts.received() == signal.SIGTERM
+    assert imported == [True] and "signalled_module" in sys.modules
+    assert "ignored" not in capfd.readouterr().err
+
+
 def test_handlers_are_restored_and_connections_closed():
     before = {s: signal.getsignal(s) for s in interrupts.SIGNALS}
     with interrupts.handling():
