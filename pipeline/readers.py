@@ -125,11 +125,9 @@ _SKIP = "line IS NULL OR regexp_matches(line, '^[ \\t\\v\\f]*(#|$)')"
 _TABS = "replace(line, chr(9), ' ')"
 _SPACES = "replace(replace(spaced, chr(11), ' '), chr(12), ' ')"
 _SQUEEZED = f"trim(replace(replace(replace({_SPACES}, '  ', ' '), '  ', ' '), '  ', ' '))"
-_UNEVEN = (
-    "contains(spaced, '  ') OR starts_with(spaced, ' ') OR ends_with(spaced, ' ') "
-    "OR contains(line, chr(11)) OR contains(line, chr(12))"
-)
-_FAST_FIELDS = f"string_split(CASE WHEN {_UNEVEN} THEN {_SQUEEZED} ELSE spaced END, ' ')"
+# A line whose single-space split has no empty field and holds no \v or \f is split as it is.
+_UNEVEN = "list_contains(split, '') OR contains(line, chr(11)) OR contains(line, chr(12))"
+_FAST_FIELDS = f"CASE WHEN {_UNEVEN} THEN string_split({_SQUEEZED}, ' ') ELSE split END"
 _ALL_FIELDS = "string_split(trim(regexp_replace(line, '[ \\t\\v\\f]+', ' ', 'g')), ' ')"
 # Lines the fast split left with an empty field go to the general pass.
 _NOT_FAST = "list_contains(f, '')"
@@ -166,8 +164,11 @@ def insert_lines(loads: list[Load]) -> Statement:
     file's name; `ok` is false for a line that breaks a rule or that the fast split cannot take."""
     fmt = loads[0].format
     names = [load.name for load in loads]
-    lines = f"""SELECT line, cut, file_index, {_FAST_FIELDS} AS f
-        FROM (SELECT line, cut, file_index, {_TABS} AS spaced FROM {_READ_DATA} WHERE NOT ({_SKIP}))"""
+    spaced = (
+        f"SELECT line, cut, file_index, {_TABS} AS spaced FROM {_READ_DATA} WHERE NOT ({_SKIP})"
+    )
+    split = f"SELECT *, string_split(spaced, ' ') AS split FROM ({spaced})"
+    lines = f"SELECT line, cut, file_index, {_FAST_FIELDS} AS f FROM ({split})"
     sql = f"""INSERT INTO {quote_identifier(fmt.table)}
         SELECT (?::VARCHAR[])[CAST(file_index AS BIGINT) + 1], {fmt.select}, NOT ({_NOT_FAST} OR {fmt.bad})
         FROM ({lines})"""
