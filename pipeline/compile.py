@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from .batches import batched
 from .errors import SpecError
 from .metrics.base import Columns
 from .ranking import mostly_judged, ranked_sql, ranking_length, select_list
@@ -32,10 +33,8 @@ from .spec import LoadedSpec, Settings
 
 __all__ = [
     "AGGREGATE_SQL",
-    "BATCH_BYTES",
     "Plan",
     "Ranking",
-    "batched",
     "compile_plan",
     "resolve_metrics",
 ]
@@ -192,28 +191,6 @@ def compile_plan(
     ]
     batches = batched(runs, sizes or {})
     return Plan(qrels, batches, statements, [], ranking, finish, metrics, settings.memory_limit)
-
-
-#: Bytes of run text loaded at once: a batch is ranked in one statement, so many small runs cost
-#: one statement's fixed cost, while memory holds at most about one large (7M-line) run.
-BATCH_BYTES = 256 << 20
-#: A gzip-compressed run is counted at this many times its size.
-GZIP_RATIO = 4
-
-
-def batched(runs: list[Load], sizes: dict[Path, int]) -> list[list[Load]]:
-    """The runs in spec order, cut into batches of at most BATCH_BYTES of text (a larger run is a
-    batch of its own); a file of unknown size counts as empty."""
-    batches: list[list[Load]] = []
-    total = 0
-    for load in runs:
-        size = sizes.get(load.path, 0) * (GZIP_RATIO if load.path.suffix == ".gz" else 1)
-        if not batches or total + size > BATCH_BYTES:
-            batches.append([])
-            total = 0
-        batches[-1].append(load)
-        total += size
-    return batches
 
 
 def _name_tables(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Statement]:

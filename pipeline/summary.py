@@ -75,11 +75,11 @@ def _grid(c: _Collection, metrics: list[Any]) -> Grid:
     counts = _queries(c)
     title = f"collection {c.name}" + ("" if counts else f", {_only(c.counts.values())} queries")
     if len(c.runs) >= len(metrics):
-        grid = _runs_as_rows(title, c.runs, labels, cells, best)
+        grid = _table(title, "run", c.runs, labels, lambda r, m: (r, m), cells, best)
         if counts:
             _add_column(grid, "queries", [counts[r] for r in c.runs])
     else:
-        grid = _metrics_as_rows(title, c.runs, labels, cells, best)
+        grid = _table(title, "metric", labels, c.runs, lambda m, r: (r, m), cells, best)
         if counts:
             grid.rows.append(["queries", *(counts[r] for r in c.runs)])
     return _with_marks(grid)
@@ -117,19 +117,13 @@ def _best_runs(c: _Collection, metric: Any) -> list[str]:
     return winners if len(winners) < len(scored) else []
 
 
-def _runs_as_rows(title, runs, labels, cells, best) -> Grid:
-    grid = Grid(title, "run", list(labels))
-    for i, r in enumerate(runs):
-        grid.rows.append([r, *(cells[r, m] for m in labels)])
-        grid.best |= {(i, j) for j, m in enumerate(labels) if (r, m) in best}
-    return grid
-
-
-def _metrics_as_rows(title, runs, labels, cells, best) -> Grid:
-    grid = Grid(title, "metric", list(runs))
-    for i, m in enumerate(labels):
-        grid.rows.append([m, *(cells[r, m] for r in runs)])
-        grid.best |= {(i, j) for j, r in enumerate(runs) if (r, m) in best}
+def _table(title, key, row_keys, column_keys, cell_key, cells, best) -> Grid:
+    """One row per row key (a run or a metric), one column per column key; `cell_key` makes the
+    (run, metric) key of a row key and a column key."""
+    grid = Grid(title, key, list(column_keys))
+    for i, a in enumerate(row_keys):
+        grid.rows.append([a, *(cells[cell_key(a, b)] for b in column_keys)])
+        grid.best |= {(i, j) for j, b in enumerate(column_keys) if cell_key(a, b) in best}
     return grid
 
 

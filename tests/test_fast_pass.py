@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline import InputDataError, evaluate
-from pipeline.compile import BATCH_BYTES, batched
+from pipeline.batches import BATCH_BYTES, batched
 from pipeline.readers import TABLES, Load, general_lines, insert_lines, run_format
 
 FIELDS = ["7", "Q0", "doc-1", "3", "2.5e-1", "tag"]
