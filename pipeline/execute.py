@@ -11,7 +11,7 @@ import duckdb
 from . import interrupts
 from . import validation as check
 from .compile import Plan
-from .errors import DuplicateError, InputDataError
+from .errors import DuplicateError, InputDataError, SpecError
 from .readers import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
 
 __all__ = ["execute"]
@@ -23,6 +23,14 @@ def execute(plan: Plan, con: duckdb.DuckDBPyConnection | None = None) -> duckdb.
     # A memory limit is connection configuration, given as a value: never SQL text.
     config = {"memory_limit": plan.memory_limit} if plan.memory_limit else {}
     con = interrupts.watch(con or duckdb.connect(config=config))  # a signal stops its query
+    try:
+        _evaluate(con, plan)
+    except duckdb.OutOfMemoryException as exc:
+        raise SpecError(_out_of_memory(plan, str(exc))) from None
+    return con
+
+
+def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
     con.execute("SET enable_progress_bar = false")
     for statement in TABLES:
         _run(con, statement)
@@ -39,7 +47,20 @@ def execute(plan: Plan, con: duckdb.DuckDBPyConnection | None = None) -> duckdb.
         _rank(con, plan, batch)
     for statement in plan.finish:
         _run(con, statement)
-    return con
+
+
+def _out_of_memory(plan: Plan, message: str) -> str:
+    """DuckDB spills sorts and joins to disk, but each of its threads needs some memory."""
+    what = _first_line(message)
+    if plan.memory_limit:
+        return (
+            f"settings.memory_limit: {plan.memory_limit} is too little for DuckDB ({what}); "
+            "raise it (beyond the limit DuckDB spills to disk, but it needs a few MB per thread)"
+        )
+    return (
+        f"DuckDB ran out of memory ({what}); set settings.memory_limit below the memory free on "
+        "this machine, so that DuckDB spills to disk instead"
+    )
 
 
 def _load_files(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:

@@ -231,6 +231,7 @@ CASES = [
     # the spec
     Case("spec_unknown_setting", spec(settings(inptu="lenient")), SPEC_ERROR, r"/spec\.yaml:\d+: settings\.inptu: unknown key; did you mean 'input'\?"),
     Case("spec_bad_input_mode", spec(settings(input="loose")), SPEC_ERROR, r"/spec\.yaml:\d+: settings\.input: Input should be 'strict' or 'lenient'"),
+    Case("spec_memory_limit_too_low", spec(settings(memory_limit="1MB")), SPEC_ERROR, r"settings\.memory_limit: 1MB is too little for DuckDB \(Out of Memory Error.*\); raise it"),
     Case("spec_glob_matches_nothing", spec(run_path("runs/*.trec")), SPEC_ERROR, r"/spec\.yaml:\d+: runs\.r\.path: no file matches the pattern 'runs/\*\.trec'"),
     Case("spec_missing_run_file", spec(run_path("nope.trec")), SPEC_ERROR, r"/spec\.yaml:\d+: runs\.r\.path: .*nope\.trec does not exist"),
     Case("spec_unknown_collection", spec(lambda s: s["runs"]["r"].update(collection="d")), SPEC_ERROR, r"/spec\.yaml:\d+: runs\.r\.collection: unknown collection 'd'"),
