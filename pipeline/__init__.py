@@ -10,15 +10,15 @@ __version__ = "0.1.0"
 # Where each public name lives. They are imported on first use (PEP 562), so that `irpipe --help`
 # and `irpipe validate` do not pay for DuckDB, and a command imports only what it uses.
 _EXPORTS = {
-    "Columns": "metrics.base",
+    "Columns": "columns",
     "Evaluation": "evaluate",
     "InputDataError": "errors",
     "IrpipeError": "errors",
-    "Measure": "metrics.base",
-    "MeasureParams": "metrics.base",
+    "Measure": "measure",
+    "MeasureParams": "measure",
     "OutputError": "errors",
     "PluginError": "errors",
-    "RankedParams": "metrics.base",
+    "RankedParams": "measure",
     "SpecError": "errors",
     "evaluate": "evaluate",
     "hookimpl": "hookspecs",
@@ -45,10 +45,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
+    from .columns import Columns
     from .errors import InputDataError, IrpipeError, OutputError, PluginError, SpecError
     from .evaluate import Evaluation, evaluate, validate
     from .hookspecs import hookimpl
-    from .metrics.base import Columns, Measure, MeasureParams, RankedParams
+    from .measure import Measure, MeasureParams, RankedParams
     from .spec import load_spec
 
 

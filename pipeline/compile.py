@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .batches import batched
-from .errors import SpecError
-from .metrics.base import Columns
+from .columns import Columns, Need, Requirements, flatten
+from .errors import PluginError, SpecError
 from .ranking import mostly_judged, ranked_sql, ranking_length, select_list
 from .readers import (
     TABLES,
@@ -134,14 +134,38 @@ def _check_labels(loaded: LoadedSpec, resolved: list[ResolvedMeasure]) -> None:
 
 def _check_needs(loaded: LoadedSpec, resolved: list[ResolvedMeasure]) -> None:
     used = {run.collection for run in loaded.spec.runs.values()}
+    c = columns_of(loaded.spec.settings)
     for m in resolved:
-        for need in m.measure.needed(m.params):
+        for need in Requirements(declared_needs(m, c)).fields:
             for name in sorted(used):
                 if getattr(loaded.spec.collections[name], need) is None:
                     raise SpecError(
                         f"{loaded.where('collections', name)}: {m.label} needs '{need}' "
                         f"for collection '{name}'; add {need}: <value> to it"
                     )
+
+
+def columns_of(settings: Settings) -> Columns:
+    """The columns measures are compiled against, under these settings."""
+    return Columns(settings.relevance_level, settings.compatibility)
+
+
+def declared_needs(m: ResolvedMeasure, c: Columns) -> tuple[Need, ...]:
+    """What a measure declares it reads, with what those are built from."""
+    try:
+        return flatten(m.measure.needs(m.params, c))
+    except PluginError as exc:
+        raise PluginError(f"{m.label}: {exc}") from None
+
+
+def measure_sql(metrics: list[ResolvedMeasure], c: Columns, part: str) -> list[tuple[str, str]]:
+    """(SQL, kind) of one part of each measure (`per_query`, `missing`, `empty`), each reading
+    only the columns it declared."""
+    out = []
+    for m in metrics:
+        bound = c.bound(declared_needs(m, c), f"metric {m.label!r} ({type(m.measure).__name__})")
+        out.append((getattr(m.measure, part)(m.params, bound), m.measure.kind))
+    return out
 
 
 def compile_plan(
@@ -156,21 +180,22 @@ def compile_plan(
     ]
     runs_format = run_format(settings.input, settings.ordering == "rank")
     runs = [Load(r.path, n, runs_format, r.collection) for n, r in spec.runs.items()]
-    c = Columns(settings.relevance_level, settings.compatibility)
-    values = [(m.measure.per_query(m.params, c), m.measure.kind) for m in metrics]
-    missing = [(m.measure.missing(m.params, c), m.measure.kind) for m in metrics]
+    c = columns_of(settings)
+    req = Requirements(flatten(declared_needs(m, c) for m in metrics))
+    values = measure_sql(metrics, c, "per_query")
+    missing = measure_sql(metrics, c, "missing")
     # -J and -M 0 can empty a ranking the run did give; trec_eval evaluates it as empty.
     can_empty = settings.judged_only or settings.max_docs == 0
-    empty = [(m.measure.empty(m.params, c), m.measure.kind) for m in metrics] if can_empty else None
+    empty = measure_sql(metrics, c, "empty") if can_empty else None
     # When only judged documents' positions matter, only judged rows are ranked; a query with no
     # judged document retrieved then has its `missing` value (over the ranking's length).
     judged_rows = not can_empty and all(m.measure.judged_only_ok(m.params) for m in metrics)
-    wide = _wide_sql(values, ranked_sql(c, settings, judged_rows))
-    dense = _wide_sql(values, ranked_sql(c, settings)) if judged_rows else None
+    wide = _wide_sql(values, ranked_sql(req, settings, judged_rows), req)
+    dense = _wide_sql(values, ranked_sql(req, settings), req) if judged_rows else None
     statements = [
         *_name_tables(loaded, metrics),
-        Statement(_facts_sql(c)),
-        *(Statement(_ideal_sql(tag, gain)) for tag, gain in c.ideal_lists.items()),
+        Statement(_facts_sql(req)),
+        *(Statement(_ideal_sql(tag, gain)) for tag, gain in req.ideal_lists.items()),
         Statement(f"CREATE TABLE wide AS {wide} LIMIT 0"),  # run_rows is still empty here
     ]
     ranking = Ranking(
@@ -184,7 +209,7 @@ def compile_plan(
                 settings.query_set,
                 empty,
                 can_empty or judged_rows,
-                _unjudged_length(c, settings, judged_rows),
+                _unjudged_length(req, settings, judged_rows),
             )
         ),
         Statement(AGGREGATE_SQL),
@@ -220,14 +245,14 @@ def _table(name: str, columns: str, rows: list[tuple]) -> list[Statement]:
     ]
 
 
-def _facts_sql(c: Columns) -> str:
+def _facts_sql(req: Requirements) -> str:
     return f"""
 CREATE TABLE facts AS
 WITH judged AS (
-    SELECT q.*, col.num_docs{select_list(c.judged_windows)}
+    SELECT q.*, col.num_docs{select_list(req.of_kind("judged_window"))}
     FROM qrels q JOIN collections col USING (collection)
 )
-SELECT collection, qid{select_list(c.facts)}
+SELECT collection, qid{select_list(req.of_kind("fact"))}
 FROM judged
 GROUP BY collection, qid"""
 
@@ -254,8 +279,9 @@ WINDOW later AS (PARTITION BY collection, qid ORDER BY pos DESC
                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"""
 
 
-def _wide_sql(values: list[tuple[str, str]], ranked: str) -> str:
+def _wide_sql(values: list[tuple[str, str]], ranked: str, req: Requirements) -> str:
     columns = {f"m{i}": _typed(expr, kind) for i, (expr, kind) in enumerate(values)}
+    columns |= req.of_kind("grades")  # lists for the Python path
     return f"""
 WITH {ranked}
 SELECT run, collection, qid{select_list(columns)}
@@ -267,10 +293,10 @@ def _typed(expr: str, kind: str) -> str:
     return f"CAST({expr} AS {'VARCHAR' if kind == 'text' else 'DOUBLE'})"
 
 
-def _unjudged_length(c: Columns, settings: Settings, judged_rows: bool) -> str | None:
+def _unjudged_length(req: Requirements, settings: Settings, judged_rows: bool) -> str | None:
     """SQL `num_ret` of a query without a row in `wide` (if a measure reads it): the run's
     ranking when only judged rows were kept; else that query has no ranking."""
-    if not c.length_needed:
+    if not req.has("length"):
         return None
     return ranking_length(settings, "coalesce(p.retrieved, 0)") if judged_rows else "0"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .metrics.base import Columns
+from .columns import IdealAtRank, Requirements
 from .spec import Settings
 
 __all__ = [
@@ -88,16 +88,18 @@ _RUN_ROWS = "(SELECT run, qid, docno, score, rank AS file_rank FROM run_rows)"
 _RELV = "CASE WHEN q.rel < 0 THEN -2 ELSE q.rel END"  # negative judgments are -2, as in trec_eval
 
 
-def ranked_sql(c: Columns, settings: Settings, judged_rows: bool = False) -> str:
+def ranked_sql(req: Requirements, settings: Settings, judged_rows: bool = False) -> str:
     """CTEs ending in `ranked`: the ranking with every column the measures read."""
     keys = ordering(settings)
-    body = _judged_ranking(c, settings, keys) if judged_rows else _full_ranking(c, settings, keys)
-    return f"{body},\nranked AS ({_with_rank_columns(c)}\n)"
+    body = (
+        _judged_ranking(req, settings, keys) if judged_rows else _full_ranking(req, settings, keys)
+    )
+    return f"{body},\nranked AS ({_with_rank_columns(req)}\n)"
 
 
-def _full_ranking(c: Columns, settings: Settings, keys: tuple[SortKey, ...]) -> str:
+def _full_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, ...]) -> str:
     """Every row, joined to its judgment and facts, ranked and windowed in one pass."""
-    length = _length(c, "count(*) OVER (PARTITION BY run, qid)")
+    length = _length(req, "count(*) OVER (PARTITION BY run, qid)")
     judged = "WHERE relv >= 0" if settings.judged_only else ""
     source = "joined"
     if settings.max_docs is not None:  # -M cuts the ranking before -J drops unjudged documents
@@ -112,17 +114,17 @@ def _full_ranking(c: Columns, settings: Settings, keys: tuple[SortKey, ...]) -> 
     LEFT JOIN qrels q ON q.collection = runs.collection AND q.qid = r.qid AND q.docno = r.docno
 ),
 windowed AS (
-    SELECT *, row_number() OVER ranking AS rank{length}{select_list(c.windows)}
+    SELECT *, row_number() OVER ranking AS rank{length}{select_list(req.of_kind("window"))}
     FROM {source} {judged}
     WINDOW ranking AS (PARTITION BY run, qid ORDER BY {order_by(keys)}
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 )"""
 
 
-def _judged_ranking(c: Columns, settings: Settings, keys: tuple[SortKey, ...]) -> str:
+def _judged_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, ...]) -> str:
     """Only the judged rows, each with its rank in the whole ranking (see the module docstring)."""
     cut = "" if settings.max_docs is None else f"WHERE p.rank <= {int(settings.max_docs)}"
-    length = _length(c, ranking_length(settings, "pr.retrieved"))
+    length = _length(req, ranking_length(settings, "pr.retrieved"))
     return f"""judged AS (
     SELECT r.*, runs.collection, {_RELV} AS relv
     FROM {_RUN_ROWS} r
@@ -145,7 +147,7 @@ positions AS (
     FROM (SELECT * FROM {_RUN_ROWS} SEMI JOIN sorted_queries USING (run, qid))
 ),
 windowed AS (
-    SELECT j.run, j.docno, j.score, j.file_rank, f.*, j.relv, p.rank{length}{select_list(c.windows)}
+    SELECT j.run, j.docno, j.score, j.file_rank, f.*, j.relv, p.rank{length}{select_list(req.of_kind("window"))}
     FROM judged j
     JOIN positions p USING (run, qid, docno)
     JOIN facts f ON f.collection = j.collection AND f.qid = j.qid
@@ -181,20 +183,20 @@ def ranking_length(settings: Settings, retrieved: str) -> str:
     return f"least({retrieved}, {int(settings.max_docs)})"
 
 
-def _length(c: Columns, expr: str) -> str:
+def _length(req: Requirements, expr: str) -> str:
     """The `num_ret` column, if a measure reads it."""
-    return f",\n        {expr} AS num_ret" if c.length_needed else ""
+    return f",\n        {expr} AS num_ret" if req.has("length") else ""
 
 
-def _with_rank_columns(c: Columns) -> str:
+def _with_rank_columns(req: Requirements) -> str:
     """`windowed` with the values that need the rank: a second ordered window, and the ideal
     ranking's columns at each rank."""
-    if not c.rank_windows and not c.ideal_lists:
+    columns = req.of_kind("rank_window")
+    if not columns and not req.ideal_lists:
         return "\n    SELECT * FROM windowed"
-    columns = dict(c.rank_windows)
     joins = ""
-    for tag in c.ideal_lists:
-        for part in ("idcg", "cost", "change", "tail", "tail_count"):
+    for tag in req.ideal_lists:
+        for part in IdealAtRank.PARTS:
             columns[f"ideal_{tag}_{part}"] = f"i_{tag}.{part}"
         joins += f"""
     LEFT JOIN ideal_{tag} i_{tag}

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .errors import SpecError
-from .metrics.base import Measure, MeasureParams
+from .measure import Measure, MeasureParams
 from .namespace import Namespace, Owner
 from .naming import format_metric, parse_metric
 from .plugins import DEFAULT_PLUGINS, get_plugin_manager

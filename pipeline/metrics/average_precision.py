@@ -6,9 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from ..hookspecs import hookimpl
-from .base import Columns, LevelParams, Measure, RankedParams, Rounding, double
-from .set_based import num_rel
+from ..api import Columns, LevelParams, Measure, RankedParams, Rounding, double, hookimpl
 
 ELEVEN_POINTS = tuple(i / 10 for i in range(11))
 
@@ -71,6 +69,10 @@ class AP(Measure):
     aliases = {"MAP": {}}
     cutoff = "k"
 
+    def needs(self, p: Any, c: Columns):
+        level = c.level(p)
+        return (c.num_rel(level), c.relevant_so_far(level))
+
     def per_query(self, p: Any, c: Columns) -> str:
         level = c.level(p)
         if p.variant == "interpolated_11pt":
@@ -78,7 +80,7 @@ class AP(Measure):
             # trec_eval adds the levels from the last to the first; so does this, to the last bit.
             points = " + ".join(interpolated_precision(c, level, r, p) for r in reversed(levels))
             return f"({points}) / {len(levels)}"
-        denominator = num_rel(p, c)
+        denominator = c.relevant_total(p)
         if p.variant == "capped" and p.k is not None:
             denominator = f"least({denominator}, {int(p.k)})"
         total = precision_sum(c, level, p.k)
@@ -108,6 +110,10 @@ class IPrec(Measure):
     cutoff = "recall"
     required = ("recall",)
 
+    def needs(self, p: Any, c: Columns):
+        level = c.level(p)
+        return (c.num_rel(level), c.relevant_so_far(level))
+
     def per_query(self, p: Any, c: Columns) -> str:
         return interpolated_precision(c, c.level(p), p.recall, p)
 
@@ -124,6 +130,10 @@ class Bpref(Measure):
     description = "bpref: how often relevant documents precede judged non-relevant ones"
     Params = RankedParams
     aliases = {"BPref": {}}
+
+    def needs(self, p: Any, c: Columns):
+        level = c.level(p)
+        return (c.num_rel(level), c.num_nonrel(level), c.nonrelevant_so_far(level))
 
     def per_query(self, p: Any, c: Columns) -> str:
         level = c.level(p)
@@ -168,6 +178,15 @@ class InfAP(Measure):
     Params = RankedParams
     aliases = {"InfAP": {}}
 
+    def needs(self, p: Any, c: Columns):
+        level = c.level(p)
+        return (
+            c.num_rel(level),
+            c.relevant_so_far(level),
+            c.nonrelevant_so_far(level),
+            c.grade_so_far(-2),
+        )
+
     def per_query(self, p: Any, c: Columns) -> str:
         level = c.level(p)
         k1 = f"({c.relevant_so_far(level)} - 1)"  # relevant above this one
@@ -180,7 +199,7 @@ class InfAP(Measure):
         )
         term = f"CASE WHEN rank = 1 THEN 1.0 ELSE {inferred} END"
         total = f"coalesce(sum({term}) FILTER (WHERE {c.relevant(level)} AND {c.within(p.k)}), 0)"
-        return f"(CASE WHEN {num_rel(p, c)} > 0 THEN {total} / {num_rel(p, c)} ELSE {total} END)"
+        return f"(CASE WHEN {c.relevant_total(p)} > 0 THEN {total} / {c.relevant_total(p)} ELSE {total} END)"
 
 
 class YAAP(Measure):
@@ -193,9 +212,13 @@ class YAAP(Measure):
     description = "yet another average precision (Robertson, ECIR 2012)"
     Params = RankedParams
 
+    def needs(self, p: Any, c: Columns):
+        level = c.level(p)
+        return (c.num_rel(level), c.relevant_so_far(level))
+
     def per_query(self, p: Any, c: Columns) -> str:
         s = precision_sum(c, c.level(p), p.k)
-        return f"ln((1.0 + {s}) / (1.0 + {num_rel(p, c)} - {s}))"
+        return f"ln((1.0 + {s}) / (1.0 + {c.relevant_total(p)} - {s}))"
 
     def missing(self, p: Any, c: Columns) -> str:
         return f"ln(1.0 / (1.0 + {c.num_rel(c.level(p))}))"

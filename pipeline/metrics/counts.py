@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..hookspecs import hookimpl
-from .base import Columns, LevelParams, Measure, RankedParams
+from ..api import Columns, LevelParams, Measure, RankedParams, hookimpl
 
 
 class NumRet(Measure):
@@ -18,6 +17,9 @@ class NumRet(Measure):
     cutoff = "k"
     aggregator = "sum"
     judged_rows_suffice = True
+
+    def needs(self, p: Any, c: Columns):
+        return (c.num_ret(),)
 
     def per_query(self, p: Any, c: Columns) -> str:
         return f"any_value({c.retrieved(p.k)})"
@@ -36,6 +38,9 @@ class NumRel(Measure):
     description = "number of judged relevant documents for the query"
     Params = LevelParams
     aggregator = "sum"
+
+    def needs(self, p: Any, c: Columns):
+        return (c.num_rel(c.level(p)),)
 
     def per_query(self, p: Any, c: Columns) -> str:
         return f"any_value({c.num_rel(c.level(p))})"

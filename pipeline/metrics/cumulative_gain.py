@@ -6,8 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from ..hookspecs import hookimpl
-from .base import Columns, Gain, Measure, MeasureParams
+from ..api import Columns, Gain, Measure, MeasureParams, dcg, hookimpl
 
 
 class GainParams(MeasureParams):
@@ -18,12 +17,6 @@ class GainParams(MeasureParams):
     discount: Literal["standard", "jarvelin"] = Field(
         "standard", description="standard: 1/log2(rank+1); jarvelin: 1 at rank 1, then 1/log2(rank)"
     )
-
-
-def dcg_sql(c: Columns, gain: Gain, discount: str = "standard", k: int | None = None) -> str:
-    """SQL DCG of the ranking, up to rank k if given."""
-    term = f"{c.gain(gain)} / {c.discount(discount)}"
-    return f"coalesce(sum({term}) FILTER (WHERE {c.within(k)}), 0)"
 
 
 class DCG(Measure):
@@ -37,7 +30,7 @@ class DCG(Measure):
     cutoff = "k"
 
     def per_query(self, p: Any, c: Columns) -> str:
-        return dcg_sql(c, p.gain, p.discount, p.k)
+        return dcg(c, p.gain, p.discount, p.k)
 
 
 class nDCG(Measure):  # noqa: N801 -- the name users write
@@ -51,9 +44,14 @@ class nDCG(Measure):  # noqa: N801 -- the name users write
     aliases = {"NDCG": {}}
     cutoff = "k"
 
+    def needs(self, p: Any, c: Columns):
+        return (c.ideal_dcg(p.gain, p.discount, p.k),)
+
     def per_query(self, p: Any, c: Columns) -> str:
         ideal = f"any_value({c.ideal_dcg(p.gain, p.discount, p.k)})"
-        return f"(CASE WHEN {ideal} > 0 THEN {dcg_sql(c, p.gain, p.discount, p.k)} / {ideal} ELSE 0 END)"
+        return (
+            f"(CASE WHEN {ideal} > 0 THEN {dcg(c, p.gain, p.discount, p.k)} / {ideal} ELSE 0 END)"
+        )
 
 
 class IDCG(Measure):
@@ -66,6 +64,9 @@ class IDCG(Measure):
     description = "ideal DCG (the denominator of nDCG)"
     Params = GainParams
     cutoff = "k"
+
+    def needs(self, p: Any, c: Columns):
+        return (c.ideal_dcg(p.gain, p.discount, p.k),)
 
     def per_query(self, p: Any, c: Columns) -> str:
         return f"any_value({c.ideal_dcg(p.gain, p.discount, p.k)})"

@@ -10,10 +10,7 @@ from typing import Any
 
 from pydantic import Field
 
-from ..hookspecs import hookimpl
-from .base import Columns, Gain, LevelParams, Measure, MeasureParams
-from .cumulative_gain import dcg_sql
-from .set_based import num_rel
+from ..api import Columns, Gain, LevelParams, Measure, MeasureParams, dcg, hookimpl
 
 
 class GainOnlyParams(MeasureParams):
@@ -33,11 +30,15 @@ class BinG(Measure):
     description = "binary G (trec_eval binG)"
     Params = LevelParams
 
+    def needs(self, p: Any, c: Columns):
+        level = c.level(p)
+        return (c.num_rel(level), c.relevant_so_far(level))
+
     def per_query(self, p: Any, c: Columns) -> str:
         level = c.level(p)
         term = f"1.0 / log2(rank - {c.relevant_so_far(level)} + 2)"
         total = f"sum({term}) FILTER (WHERE {c.relevant(level)})"
-        return f"coalesce({total} / {num_rel(p, c)}, 0)"
+        return f"coalesce({total} / {c.relevant_total(p)}, 0)"
 
 
 class G(Measure):
@@ -48,14 +49,17 @@ class G(Measure):
     description = "G, a gain measure between AP and nDCG (trec_eval G)"
     Params = GainOnlyParams
 
+    def needs(self, p: Any, c: Columns):
+        return (c.ideal_at_rank(p.gain), c.ideal_totals(p.gain), c.gain_so_far(p.gain))
+
     def per_query(self, p: Any, c: Columns) -> str:
         ideal, totals = c.ideal_at_rank(p.gain), c.ideal_totals(p.gain)
-        beyond = f"{totals['cost']} + (rank - {totals['length']})"  # 1 per rank past the ideal list
-        cost = f"coalesce({ideal['cost']}, {beyond})"
+        beyond = f"{totals.cost} + (rank - {totals.length})"  # 1 per rank past the ideal list
+        cost = f"coalesce({ideal.cost}, {beyond})"
         g = c.gain(p.gain)
         term = f"{g} / log2(2 + {cost} - {c.gain_so_far(p.gain)})"
         total = f"coalesce(sum({term}) FILTER (WHERE {g} <> 0), 0)"
-        ideal_gain = f"any_value({totals['gain']})"
+        ideal_gain = f"any_value({totals.gain})"
         return f"(CASE WHEN {ideal_gain} > 0 THEN {total} / {ideal_gain} ELSE 0 END)"
 
 
@@ -67,14 +71,15 @@ class nDCGRel(Measure):  # noqa: N801 -- the name users write
     description = "nDCG averaged over relevant documents (trec_eval ndcg_rel)"
     Params = GainOnlyParams
 
+    def needs(self, p: Any, c: Columns):
+        return (c.ideal_at_rank(p.gain), c.ideal_totals(p.gain), c.dcg_so_far(p.gain))
+
     def per_query(self, p: Any, c: Columns) -> str:
         ideal, totals = c.ideal_at_rank(p.gain), c.ideal_totals(p.gain)
-        g, dcg = c.gain(p.gain), c.dcg_so_far(p.gain)
-        length, full = f"any_value({totals['length']})", f"any_value({totals['dcg']})"
-        at_relevant = f"coalesce(sum({dcg} / coalesce({ideal['idcg']}, {totals['dcg']})) FILTER (WHERE {g} > 0), 0)"
-        unretrieved = (
-            f"({length} - count(*) FILTER (WHERE {g} > 0)) * {dcg_sql(c, p.gain)} / {full}"
-        )
+        g, dcg_here = c.gain(p.gain), c.dcg_so_far(p.gain)
+        length, full = f"any_value({totals.length})", f"any_value({totals.dcg})"
+        at_relevant = f"coalesce(sum({dcg_here} / coalesce({ideal.idcg}, {totals.dcg})) FILTER (WHERE {g} > 0), 0)"
+        unretrieved = f"({length} - count(*) FILTER (WHERE {g} > 0)) * {dcg(c, p.gain)} / {full}"
         total = f"({at_relevant} + {unretrieved})"
         return f"(CASE WHEN NOT isnan({total}) AND {total} > 0 THEN {total} / {length} ELSE 0 END)"
 
@@ -86,18 +91,25 @@ class RnDCG(Measure):
     description = "nDCG averaged at the R levels of the ideal ranking (trec_eval Rndcg)"
     Params = RndcgParams
 
+    def needs(self, p: Any, c: Columns):
+        gain = p.gain
+        ideal = (c.ideal_at_rank(gain), c.ideal_totals(gain), c.dcg_so_far(gain))
+        return (*ideal, c.num_rel(c.level(p)))
+
     def per_query(self, p: Any, c: Columns) -> str:
         ideal, totals = c.ideal_at_rank(p.gain), c.ideal_totals(p.gain)
-        dcg, full = dcg_sql(c, p.gain), f"any_value({totals['dcg']})"
+        whole, full = dcg(c, p.gain), f"any_value({totals.dcg})"
         # A level change after rank r <= n records DCG(r)/IDCG(r); changes after the run's end
         # record DCG(n)/IDCG; a run longer than the ideal list records DCG(n)/IDCG(full) once more.
-        inside = f"coalesce(sum({c.dcg_so_far(p.gain)} / {ideal['idcg']}) FILTER (WHERE {ideal['change']}), 0)"
-        inside_n = f"count(*) FILTER (WHERE {ideal['change']})"
-        after = f"coalesce(arg_max_null({ideal['tail']}, rank), 0) * {dcg}"
-        after_n = f"coalesce(arg_max_null({ideal['tail_count']}, rank), 0)"
-        longer = f"max(rank) > any_value({totals['length']}) + 1"
+        inside = (
+            f"coalesce(sum({c.dcg_so_far(p.gain)} / {ideal.idcg}) FILTER (WHERE {ideal.change}), 0)"
+        )
+        inside_n = f"count(*) FILTER (WHERE {ideal.change})"
+        after = f"coalesce(arg_max_null({ideal.tail}, rank), 0) * {whole}"
+        after_n = f"coalesce(arg_max_null({ideal.tail_count}, rank), 0)"
+        longer = f"max(rank) > any_value({totals.length}) + 1"
         extra, extra_n = (
-            f"CASE WHEN {longer} THEN {dcg} / {full} ELSE 0 END",
+            f"CASE WHEN {longer} THEN {whole} / {full} ELSE 0 END",
             f"CASE WHEN {longer} THEN 1 ELSE 0 END",
         )
         value = f"({inside} + {after} + {extra}) / ({inside_n} + {after_n} + {extra_n})"

@@ -6,9 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from ..hookspecs import hookimpl
-from .base import Columns, LevelParams, Measure, RankedParams, double
-from .set_based import num_rel, ratio, relevant_within, retrieved_within
+from ..api import Columns, LevelParams, Measure, RankedParams, double, hookimpl, ratio
 
 
 class P(Measure):
@@ -24,7 +22,7 @@ class P(Measure):
     required = ("k",)
 
     def per_query(self, p: Any, c: Columns) -> str:
-        return f"{relevant_within(p, c)} / {int(p.k)}"
+        return f"{c.relevant_within(p)} / {int(p.k)}"
 
 
 class R(Measure):
@@ -39,8 +37,11 @@ class R(Measure):
     cutoff = "k"
     required = ("k",)
 
+    def needs(self, p: Any, c: Columns):
+        return (c.num_rel(c.level(p)),)
+
     def per_query(self, p: Any, c: Columns) -> str:
-        return ratio(relevant_within(p, c), num_rel(p, c))
+        return ratio(c.relevant_within(p), c.relevant_total(p))
 
 
 class RelativeP(Measure):
@@ -54,8 +55,11 @@ class RelativeP(Measure):
     cutoff = "k"
     required = ("k",)
 
+    def needs(self, p: Any, c: Columns):
+        return (c.num_rel(c.level(p)),)
+
     def per_query(self, p: Any, c: Columns) -> str:
-        return ratio(relevant_within(p, c), f"least({int(p.k)}, {num_rel(p, c)})")
+        return ratio(c.relevant_within(p), f"least({int(p.k)}, {c.relevant_total(p)})")
 
 
 class RprecParams(LevelParams):
@@ -73,6 +77,9 @@ class Rprec(Measure):
     description = "R-precision: relevant documents in the top R / R"
     Params = RprecParams
     aliases = {"R-Prec": {}, "RPrec": {}}
+
+    def needs(self, p: Any, c: Columns):
+        return (c.num_rel(c.level(p)),)
 
     def per_query(self, p: Any, c: Columns) -> str:
         level = c.level(p)
@@ -94,7 +101,7 @@ class Success(Measure):
     cutoff = "k"
 
     def per_query(self, p: Any, c: Columns) -> str:
-        return f"(CASE WHEN {relevant_within(p, c)} > 0 THEN 1 ELSE 0 END)"
+        return f"(CASE WHEN {c.relevant_within(p)} > 0 THEN 1 ELSE 0 END)"
 
 
 class Fallout(Measure):
@@ -111,11 +118,13 @@ class Fallout(Measure):
     aliases = {"fallout": {}}
     cutoff = "k"
     required = ("k",)
-    needs = ("num_docs",)
     judged_rows_suffice = True
 
+    def needs(self, p: Any, c: Columns):
+        return (c.num_ret(), c.num_rel(c.level(p)), c.num_docs())
+
     def per_query(self, p: Any, c: Columns) -> str:
-        nonrel = f"({retrieved_within(p, c)} - {relevant_within(p, c)})"
+        nonrel = f"({c.retrieved_within(p)} - {c.relevant_within(p)})"
         return ratio(nonrel, f"any_value({self._nonrelevant(p, c)})")
 
     def missing(self, p: Any, c: Columns) -> str:

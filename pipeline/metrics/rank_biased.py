@@ -6,8 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from ..hookspecs import hookimpl
-from .base import Columns, Measure, MeasureParams, double
+from ..api import Columns, Measure, MeasureParams, double, hookimpl
 
 
 class RBPParams(MeasureParams):
@@ -57,6 +56,9 @@ class RBP(Measure):
     name = "RBP"
     description = "rank-biased precision with persistence p"
     Params = RBPParams
+
+    def needs(self, p: Any, c: Columns):
+        return (c.max_grade(),)
 
     def per_query(self, p: Any, c: Columns) -> str:
         terms = f"{_scaled_gain(p, c)} * pow({double(p.p)}, rank - 1)"

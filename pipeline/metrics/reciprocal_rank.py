@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..hookspecs import hookimpl
-from .base import Columns, Measure, RankedParams
+from ..api import Columns, Measure, RankedParams, hookimpl
 
 
 def _first_relevant_rank(p: Any, c: Columns) -> str:

@@ -6,8 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from ..hookspecs import hookimpl
-from .base import Columns, Measure, MeasureParams
+from ..api import Columns, Measure, MeasureParams, hookimpl
 
 
 class RelStringParams(MeasureParams):

@@ -6,28 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from ..hookspecs import hookimpl
-from .base import Columns, Measure, RankedParams, double
-
-
-def relevant_within(p: Any, c: Columns) -> str:
-    """SQL count of relevant documents within the cutoff."""
-    return f"count(*) FILTER (WHERE {c.relevant(c.level(p))} AND {c.within(p.k)})"
-
-
-def retrieved_within(p: Any, c: Columns) -> str:
-    """SQL count of retrieved documents within the cutoff, as a per-query aggregate."""
-    return f"any_value({c.retrieved(p.k)})"
-
-
-def ratio(numerator: str, denominator: str) -> str:
-    """numerator / denominator, or 0 when the denominator is not positive (trec_eval's rule)."""
-    return f"(CASE WHEN {denominator} > 0 THEN {numerator} / {denominator} ELSE 0 END)"
-
-
-def num_rel(p: Any, c: Columns) -> str:
-    """SQL number of relevant documents of the query, as a per-query aggregate."""
-    return f"any_value({c.num_rel(c.level(p))})"
+from ..api import Columns, Measure, RankedParams, double, hookimpl, ratio
 
 
 class SetP(Measure):
@@ -40,8 +19,11 @@ class SetP(Measure):
     Params = RankedParams
     cutoff = "k"
 
+    def needs(self, p: Any, c: Columns):
+        return (c.num_ret(),)
+
     def per_query(self, p: Any, c: Columns) -> str:
-        return ratio(relevant_within(p, c), retrieved_within(p, c))
+        return ratio(c.relevant_within(p), c.retrieved_within(p))
 
 
 class SetR(Measure):
@@ -54,8 +36,11 @@ class SetR(Measure):
     Params = RankedParams
     cutoff = "k"
 
+    def needs(self, p: Any, c: Columns):
+        return (c.num_rel(c.level(p)),)
+
     def per_query(self, p: Any, c: Columns) -> str:
-        return ratio(relevant_within(p, c), num_rel(p, c))
+        return ratio(c.relevant_within(p), c.relevant_total(p))
 
 
 class FParams(RankedParams):
@@ -76,10 +61,13 @@ class SetF(Measure):
     aliases = {"F": {}}
     cutoff = "k"
 
+    def needs(self, p: Any, c: Columns):
+        return (c.num_ret(), c.num_rel(c.level(p)))
+
     def per_query(self, p: Any, c: Columns) -> str:
-        hits = relevant_within(p, c)
-        precision = f"({hits} / {retrieved_within(p, c)})"
-        recall = f"({hits} / {num_rel(p, c)})"
+        hits = c.relevant_within(p)
+        precision = f"({hits} / {c.retrieved_within(p)})"
+        recall = f"({hits} / {c.relevant_total(p)})"
         b2 = double(p.beta * p.beta)
         f = f"({b2} + 1) * {precision} * {recall} / ({b2} * {precision} + {recall})"
         return f"(CASE WHEN {hits} > 0 THEN {f} ELSE 0 END)"
@@ -95,8 +83,11 @@ class SetRelativeP(Measure):
     Params = RankedParams
     cutoff = "k"
 
+    def needs(self, p: Any, c: Columns):
+        return (c.num_ret(), c.num_rel(c.level(p)))
+
     def per_query(self, p: Any, c: Columns) -> str:
-        return ratio(relevant_within(p, c), f"least({retrieved_within(p, c)}, {num_rel(p, c)})")
+        return ratio(c.relevant_within(p), f"least({c.retrieved_within(p)}, {c.relevant_total(p)})")
 
 
 class SetAP(Measure):
@@ -109,9 +100,12 @@ class SetAP(Measure):
     Params = RankedParams
     cutoff = "k"
 
+    def needs(self, p: Any, c: Columns):
+        return (c.num_ret(), c.num_rel(c.level(p)))
+
     def per_query(self, p: Any, c: Columns) -> str:
-        hits = f"CAST({relevant_within(p, c)} AS DOUBLE)"
-        denominator = f"(CAST({retrieved_within(p, c)} AS DOUBLE) * {num_rel(p, c)})"
+        hits = f"CAST({c.relevant_within(p)} AS DOUBLE)"
+        denominator = f"(CAST({c.retrieved_within(p)} AS DOUBLE) * {c.relevant_total(p)})"
         return ratio(f"({hits} * {hits})", denominator)
 
 
@@ -134,11 +128,12 @@ class Utility(Measure):
     Params = UtilityParams
     cutoff = "k"
 
-    def needed(self, p: Any) -> tuple[str, ...]:
-        return ("num_docs",) if p.d != 0 else ()
+    def needs(self, p: Any, c: Columns):
+        size = (c.num_docs(),) if p.d != 0 else ()  # num_docs must then be set in the spec
+        return (c.num_ret(), c.num_rel(c.level(p)), *size)
 
     def per_query(self, p: Any, c: Columns) -> str:
-        rr, n, r = relevant_within(p, c), retrieved_within(p, c), num_rel(p, c)
+        rr, n, r = c.relevant_within(p), c.retrieved_within(p), c.relevant_total(p)
         size = f"any_value({c.num_docs()})" if p.d != 0 else "0"
         return (
             f"{double(p.a)} * {rr} + {double(p.b)} * ({n} - {rr}) + {double(p.c)} * ({r} - {rr})"

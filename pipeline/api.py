@@ -1,0 +1,67 @@
+"""The public plugin API: everything a metric or writer author imports, and nothing else.
+
+What this module exports is irpipe's promise to plugin authors: it is documented in the README's
+"Writing a plugin" reference, with an example per hook, and names are only ever added. irpipe's own
+measures and writers import from here too.
+
+    from pipeline.api import Measure, RankedParams, hookimpl
+
+    class Judged(Measure):
+        name = "Judged"
+        description = "share of the top k documents that are judged"
+        Params = RankedParams
+        cutoff = "k"
+
+        def per_query(self, p, c):
+            within = c.within(p.k)
+            return f"count(*) FILTER (WHERE relv >= 0 AND {within}) / count(*) FILTER (WHERE {within})"
+
+    @hookimpl
+    def register_metrics():
+        return [Judged]
+"""
+
+from __future__ import annotations
+
+from .columns import (
+    Columns,
+    Discount,
+    Gain,
+    IdealAtRank,
+    IdealTotals,
+    Need,
+    Rounding,
+    dcg,
+    double,
+    ratio,
+)
+from .errors import PluginError
+from .hookspecs import hookimpl
+from .measure import LevelParams, Measure, MeasureParams, RankedParams
+from .outputs import Writer
+from .python_measure import PythonMeasure, Query, RankedQueries
+from .sql import quote_identifier
+
+__all__ = [
+    "Columns",
+    "Discount",
+    "Gain",
+    "IdealAtRank",
+    "IdealTotals",
+    "LevelParams",
+    "Measure",
+    "MeasureParams",
+    "Need",
+    "PluginError",
+    "PythonMeasure",
+    "Query",
+    "RankedParams",
+    "RankedQueries",
+    "Rounding",
+    "Writer",
+    "dcg",
+    "double",
+    "hookimpl",
+    "quote_identifier",
+    "ratio",
+]

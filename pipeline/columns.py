@@ -1,0 +1,378 @@
+"""The SQL building blocks of measures: the ranking's columns, and the derived columns a measure
+declares it needs. The one place where measure SQL is made; pure, no I/O.
+
+A measure's SQL reads the ranking's row columns (`rank`, `relv`) and derived columns: running
+counts over the ranking, per-query facts from the qrels, the ideal ranking beside each row, the
+ranking's length, collection fields. Each derived column is a `Need`: a string (the column's name,
+so it drops into SQL text) that also carries how the compiler builds it. A measure lists its needs
+in `Measure.needs`; the compiler builds each once for every measure, then calls `per_query` with
+a `Columns` bound to those needs, which refuses any need that was not declared.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
+
+from .errors import PluginError
+
+__all__ = [
+    "Columns",
+    "Discount",
+    "Gain",
+    "IdealAtRank",
+    "IdealTotals",
+    "Need",
+    "NeedKind",
+    "Requirements",
+    "Rounding",
+    "dcg",
+    "double",
+    "flatten",
+    "ratio",
+]
+
+Gain = Literal["linear", "exponential"] | dict[int, float]
+Discount = Literal["standard", "jarvelin"]
+Rounding = Literal["trec_eval", "ceil"]
+#: window: a running value over the ranking (one ordered window for all); rank_window: a running
+#: value ordered by `rank` (a second pass); judged_window: a per-judgment value over the qrels;
+#: fact: a per-query aggregate over the qrels; ideal: the ideal ranking's columns at each rank;
+#: length: the ranking's length; grades: the query's ranked grades as a list (Python measures)
+NeedKind = Literal["window", "rank_window", "judged_window", "fact", "ideal", "length", "grades"]
+
+
+class Need(str):
+    """A derived column: its name (the string itself), how it is built (`kind`, `sql`), the needs
+    it is built from (`requires`) and the collection field it reads (`field`, e.g. num_docs).
+
+    Immutable, and equal to another need exactly when the names are equal: a name encodes the
+    definition (`cum_rel_2` is the running count of grades >= 2).
+    """
+
+    kind: NeedKind
+    sql: str
+    requires: tuple[Need, ...]
+    field: str | None
+
+    def __new__(
+        cls,
+        name: str,
+        kind: NeedKind,
+        sql: str,
+        requires: tuple[Need, ...] = (),
+        field: str | None = None,
+    ) -> Need:
+        self = super().__new__(cls, name)
+        for key, value in (("kind", kind), ("sql", sql), ("requires", requires), ("field", field)):
+            object.__setattr__(self, key, value)
+        return self
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError(f"a Need is immutable; cannot set {key}")
+
+    def __repr__(self) -> str:
+        return f"Need({str(self)!r}, {self.kind!r})"
+
+    def closure(self) -> tuple[Need, ...]:
+        """The needs this one is built from, then itself."""
+        return (*(n for r in self.requires for n in r.closure()), self)
+
+
+class IdealAtRank(Need):
+    """The ideal ranking (positive gains, sorted by gain) at each row's rank; NULL beyond it.
+
+    idcg: ideal DCG up to this position; cost: the sum of max(gain, 1) up to it; change: the ideal
+    gain changes after this position; tail, tail_count: the sum of 1/idcg (and the count) over
+    later positions followed by a change (trec_eval's Rndcg and G walk these).
+    """
+
+    PARTS = ("idcg", "cost", "change", "tail", "tail_count")
+
+    @property
+    def tag(self) -> str:
+        return str(self).removeprefix("ideal_")
+
+    def __getattr__(self, part: str) -> str:
+        if part in IdealAtRank.PARTS:
+            return f"{self}_{part}"
+        raise AttributeError(part)
+
+
+class IdealTotals(NamedTuple):
+    """Facts of the whole ideal ranking: its length, sum of gains, sum of max(gain, 1), DCG."""
+
+    length: Need
+    gain: Need
+    cost: Need
+    dcg: Need
+
+
+def flatten(needs: Iterable[Need | Iterable[Need]]) -> tuple[Need, ...]:
+    """Needs as a measure lists them (needs, or groups such as `IdealTotals`), each with the needs
+    it is built from, first seen first, once each."""
+    found: dict[str, Need] = {}
+    for item in needs:
+        for need in [item] if isinstance(item, Need) else item:
+            if not isinstance(need, Need):
+                raise PluginError(f"needs() must give Columns' needs, not {need!r}")
+            found.update((str(n), n) for n in need.closure())
+    return tuple(found.values())
+
+
+@dataclass(frozen=True)
+class Requirements:
+    """Every derived column the compiler builds for a set of measures, by kind."""
+
+    needs: tuple[Need, ...] = ()
+
+    def of_kind(self, kind: NeedKind) -> dict[str, str]:
+        """{name: SQL} of the needs of one kind, in the order they were first declared."""
+        return {str(n): n.sql for n in self.needs if n.kind == kind}
+
+    def has(self, kind: NeedKind) -> bool:
+        return any(n.kind == kind for n in self.needs)
+
+    @property
+    def ideal_lists(self) -> dict[str, str]:
+        """{tag: SQL gain of `rel`} of each ideal ranking needed beside the rows."""
+        return {n.tag: n.sql for n in self.needs if isinstance(n, IdealAtRank)}
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """Collection fields read (each must be set in the spec's collection)."""
+        return tuple(dict.fromkeys(n.field for n in self.needs if n.field))
+
+
+def double(value: float | int) -> str:
+    """A float literal that DuckDB reads as DOUBLE (a bare 0.1 would be DECIMAL)."""
+    return f"CAST({float(value)!r} AS DOUBLE)"
+
+
+def ratio(numerator: str, denominator: str) -> str:
+    """numerator / denominator, or 0 when the denominator is not positive (trec_eval's rule)."""
+    return f"(CASE WHEN {denominator} > 0 THEN {numerator} / {denominator} ELSE 0 END)"
+
+
+def dcg(c: Columns, gain: Gain, discount: Discount = "standard", k: int | None = None) -> str:
+    """SQL DCG of the ranking (a per-query aggregate), up to rank k if given."""
+    term = f"{c.gain(gain)} / {c.discount(discount)}"
+    return f"coalesce(sum({term}) FILTER (WHERE {c.within(k)}), 0)"
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The canonical columns of the ranking, and the derived columns measures may declare.
+
+    Row columns of the ranking: `rank` (1-based, after ordering) and `relv`, the judged grade of the
+    document, or -1 if the qrels do not have it and -2 if its judgment is negative (trec_eval's
+    RELVALUE_NONPOOL and RELVALUE_UNJUDGED). Methods that return a `Need` name a derived column;
+    bound to a measure's declared needs (`bound`), they refuse any other.
+    """
+
+    relevance_level: int = 1
+    recall_rounding: str = "trec_eval-10"
+    declared: frozenset[str] | None = None
+    owner: str = field(default="", compare=False)
+
+    rank = "rank"
+    relv = "relv"
+
+    def bound(self, needs: Iterable[Need], owner: str) -> Columns:
+        """These columns, allowing only `needs` (for `per_query`, `missing`, `empty` of `owner`)."""
+        return Columns(self.relevance_level, self.recall_rounding, frozenset(needs), owner)
+
+    def _use(self, need: Need, how: str) -> Need:
+        if self.declared is not None and any(n not in self.declared for n in need.closure()):
+            raise PluginError(
+                f"{self.owner} reads the derived column {str(need)!r} without declaring it; "
+                f"add c.{how} to what its needs() returns"
+            )
+        return need
+
+    # -- row predicates --------------------------------------------------------------------------
+    def level(self, p: Any) -> int:
+        """The relevance level of a measure: its own `rel`, else the spec's setting."""
+        rel = getattr(p, "rel", None)
+        return self.relevance_level if rel is None else rel
+
+    def relevant(self, level: int) -> str:
+        """Predicate: this row is relevant at `level` (unjudged rows never are)."""
+        return f"(relv >= {max(level, 0)})"
+
+    def within(self, k: int | None) -> str:
+        """Predicate: this row is within the cutoff (TRUE when there is none)."""
+        return "TRUE" if k is None else f"(rank <= {int(k)})"
+
+    def relevant_within(self, p: Any) -> str:
+        """Aggregate: relevant rows within the cutoff `p.k` at the measure's level."""
+        return f"count(*) FILTER (WHERE {self.relevant(self.level(p))} AND {self.within(p.k)})"
+
+    def retrieved_within(self, p: Any) -> str:
+        """Aggregate: documents retrieved within the cutoff `p.k` (needs `num_ret`)."""
+        return f"any_value({self.retrieved(p.k)})"
+
+    def relevant_total(self, p: Any) -> str:
+        """Aggregate: the query's relevant documents at the measure's level (needs `num_rel`)."""
+        return f"any_value({self.num_rel(self.level(p))})"
+
+    # -- the ranking's length ---------------------------------------------------------------------
+    def num_ret(self) -> Need:
+        """Column: the length of the query's ranking (after -M and -J), on every row; in `missing`,
+        the length of a ranking none of whose documents is judged (0 when the run lacks the query)."""
+        return self._use(Need("num_ret", "length", ""), "num_ret()")
+
+    def retrieved(self, k: int | None) -> str:
+        """The number of documents retrieved within the cutoff (needs `num_ret`)."""
+        return self.num_ret() if k is None else f"least({self.num_ret()}, {int(k)})"
+
+    # -- running counts over the ranking ---------------------------------------------------------
+    def relevant_so_far(self, level: int) -> Need:
+        """Column: relevant rows at or above this rank."""
+        need = _window(f"cum_rel_{_tag(level)}", self.relevant(level))
+        return self._use(need, f"relevant_so_far({level})")
+
+    def nonrelevant_so_far(self, level: int) -> Need:
+        """Column: judged non-relevant rows (0 <= grade < level) at or above this rank."""
+        need = _window(f"cum_nonrel_{_tag(level)}", f"(relv >= 0 AND relv < {max(level, 0)})")
+        return self._use(need, f"nonrelevant_so_far({level})")
+
+    def grade_so_far(self, grade: int) -> Need:
+        """Column: rows with exactly this relv (-1 unjudged, -2 negatively judged) so far."""
+        need = _window(f"cum_grade_{_tag(grade)}", f"(relv = {int(grade)})")
+        return self._use(need, f"grade_so_far({grade})")
+
+    def gain_so_far(self, gain: Gain) -> Need:
+        """Column: the sum of gains at or above this rank."""
+        sql = f"sum({self.gain(gain)}) OVER ranking"
+        return self._use(Need(f"cum_gain_{_gain_tag(gain)}", "window", sql), "gain_so_far(gain)")
+
+    def dcg_so_far(self, gain: Gain) -> Need:
+        """Column: DCG (standard discount) at this rank; a second ordered pass, so use sparingly."""
+        sql = f"sum({self.gain(gain)} / log2(rank + 1)) OVER by_rank"
+        need = Need(f"cum_dcg_{_gain_tag(gain)}", "rank_window", sql)
+        return self._use(need, "dcg_so_far(gain)")
+
+    def ideal_at_rank(self, gain: Gain) -> IdealAtRank:
+        """Columns of the ideal ranking at this row's rank (see `IdealAtRank`)."""
+        need = IdealAtRank(f"ideal_{_gain_tag(gain)}", "ideal", self.gain(gain, "rel"))
+        return self._use(need, "ideal_at_rank(gain)")
+
+    # -- per-query facts from the qrels ----------------------------------------------------------
+    def num_rel(self, level: int) -> Need:
+        """Fact: judged documents with grade >= level (negative judgments never count)."""
+        need = _fact(f"R_{_tag(level)}", f"count(*) FILTER (WHERE rel >= {max(level, 0)})")
+        return self._use(need, f"num_rel({level})")
+
+    def num_nonrel(self, level: int) -> Need:
+        """Fact: judged documents with 0 <= grade < level."""
+        expr = f"count(*) FILTER (WHERE rel >= 0 AND rel < {max(level, 0)})"
+        return self._use(_fact(f"NR_{_tag(level)}", expr), f"num_nonrel({level})")
+
+    def max_grade(self) -> Need:
+        """Fact: the highest non-negative grade judged for the query (-1 if none)."""
+        need = _fact("max_grade", "coalesce(max(rel) FILTER (WHERE rel >= 0), -1)")
+        return self._use(need, "max_grade()")
+
+    def num_docs(self) -> Need:
+        """Fact: the collection's size (`num_docs` in the spec, which must then be set)."""
+        need = Need("num_docs", "fact", "any_value(num_docs)", field="num_docs")
+        return self._use(need, "num_docs()")
+
+    def qrels_grades(self) -> Need:
+        """Fact: the query's judged grades (negative judgments included), highest first."""
+        need = _fact("qrels_grades", "list(rel ORDER BY rel DESC)")
+        return self._use(need, "qrels_grades()")
+
+    def ideal_dcg(self, gain: Gain, discount: Discount, k: int | None) -> Need:
+        """Fact: DCG of the ideal ranking (all judged documents sorted by gain) at cutoff k.
+
+        As in trec_eval, only positive gains enter the ideal ranking.
+        """
+        g = self.gain(gain, "rel")
+        irank = Need(
+            f"irank_{_gain_tag(gain)}",
+            "judged_window",
+            f"row_number() OVER (PARTITION BY collection, qid ORDER BY {g} DESC)",
+        )
+        within = "" if k is None else f" AND {irank} <= {int(k)}"
+        expr = f"coalesce(sum({g} / {self.discount(discount, irank)}) FILTER (WHERE {g} > 0{within}), 0)"
+        need = Need(f"idcg_{_gain_tag(gain)}_{discount}_{k or 'all'}", "fact", expr, (irank,))
+        return self._use(need, f"ideal_dcg(gain, {discount!r}, {k})")
+
+    def ideal_totals(self, gain: Gain) -> IdealTotals:
+        """Facts of the whole ideal ranking (see `IdealTotals`); declare the group as it is."""
+        g, tag = self.gain(gain, "rel"), _gain_tag(gain)
+        positive = f"FILTER (WHERE {g} > 0)"
+        return IdealTotals(
+            self._use(_fact(f"ideal_len_{tag}", f"count(*) {positive}"), "ideal_totals(gain)"),
+            self._use(
+                _fact(f"ideal_sum_{tag}", f"coalesce(sum({g}) {positive}, 0)"), "ideal_totals(gain)"
+            ),
+            self._use(
+                _fact(f"ideal_cost_{tag}", f"coalesce(sum(greatest({g}, 1)) {positive}, 0)"),
+                "ideal_totals(gain)",
+            ),
+            self.ideal_dcg(gain, "standard", None),
+        )
+
+    # -- gains, discounts and recall cutoffs -----------------------------------------------------
+    def gain(self, gain: Gain, column: str = "relv") -> str:
+        """SQL gain of a grade: linear (the grade), exponential (2^g - 1) or a mapping.
+
+        Grades below 0 (unjudged, negative judgments) have gain 0 unless the mapping names them;
+        grades a mapping leaves out keep their linear gain, as in trec_eval.
+        """
+        if gain == "linear":
+            return f"greatest({column}, 0)"
+        if gain == "exponential":
+            return f"(CASE WHEN {column} > 0 THEN pow(2, {column}) - 1 ELSE 0 END)"
+        cases = " ".join(f"WHEN {int(g)} THEN {double(v)}" for g, v in sorted(gain.items()))
+        return f"(CASE {column} {cases} ELSE greatest({column}, 0) END)"
+
+    @staticmethod
+    def discount(discount: Discount, rank: str = "rank") -> str:
+        """SQL divisor of the gain at `rank`: log2(rank+1), or Järvelin's log2(max(rank, 2))."""
+        return f"log2({rank} + 1)" if discount == "standard" else f"log2(greatest({rank}, 2))"
+
+    def recall_reached(self, recall: float, level: int, rounding: str) -> str:
+        """Predicate: the ranking has reached `recall` at or above this row (needs
+        `relevant_so_far(level)` and `num_rel(level)`).
+
+        rounding 'ceil' is the textbook rule, recall >= r. 'trec_eval' counts relevant documents as
+        trec_eval does: lround(r*R) in 10.0, (long)(r*R + 0.9) in 9.x (the compatibility setting).
+        """
+        so_far, num_rel = self.relevant_so_far(level), self.num_rel(level)
+        if rounding == "ceil":
+            return f"({so_far} / {num_rel} >= {double(recall)})"
+        return f"({so_far} >= {self.recall_count(recall, num_rel, rounding)})"
+
+    def recall_count(self, recall: float, num_rel: str, rounding: str) -> str:
+        """SQL number of relevant documents that reaches `recall` (see `recall_reached`)."""
+        x = f"({double(recall)} * {num_rel})"
+        if rounding == "ceil":
+            return f"ceil({x})"
+        if self.recall_rounding == "trec_eval-9":
+            return f"floor({x} + {double(0.9)})"
+        return f"(floor({x}) + CASE WHEN {x} - floor({x}) >= 0.5 THEN 1 ELSE 0 END)"
+
+
+def _window(name: str, predicate: str) -> Need:
+    # A running sum is much cheaper in DuckDB than a running count(*) FILTER.
+    return Need(name, "window", f"CAST(sum(CAST({predicate} AS INTEGER)) OVER ranking AS BIGINT)")
+
+
+def _fact(name: str, expr: str) -> Need:
+    return Need(name, "fact", expr)
+
+
+def _tag(level: int) -> str:
+    return str(int(level)).replace("-", "m")
+
+
+def _gain_tag(gain: Gain) -> str:
+    if isinstance(gain, str):
+        return gain
+    return hashlib.sha1(repr(sorted(gain.items())).encode()).hexdigest()[:8]

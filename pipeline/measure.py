@@ -1,0 +1,92 @@
+"""The measure contract: a definition (name, parameters, aggregator), what it needs, and its SQL.
+
+A measure's `per_query` returns one SQL aggregate expression evaluated per (run, query) over the rows
+of the canonical ranking. It reads the row columns of `Columns` and the derived columns (running
+counts, per-query facts, the ideal ranking, the ranking's length, collection fields) that `needs`
+declares; the compiler builds every declared column once, for all measures. A measure never reads
+files, re-sorts the ranking, or loops over rows in Python. For what SQL cannot express well,
+`PythonMeasure` computes over numpy arrays after the SQL ranking.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .columns import Columns, Need
+
+__all__ = ["LevelParams", "Measure", "MeasureParams", "RankedParams"]
+
+
+class MeasureParams(BaseModel):
+    """Base of every measure's parameter model: strict, frozen, unknown keys rejected."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class LevelParams(MeasureParams):
+    """The relevance level of a binary measure."""
+
+    rel: int | None = Field(None, description="grade >= rel is relevant (default: relevance_level)")
+
+
+class RankedParams(LevelParams):
+    """Parameters shared by binary measures over a ranking: a cutoff and a relevance level."""
+
+    k: int | None = Field(None, gt=0, description="cutoff: only the first k ranks count")
+
+
+class Measure(ABC):
+    """A measure definition. Subclasses set the class attributes and implement `per_query`."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Params: ClassVar[type[MeasureParams]] = MeasureParams
+    #: other names, each with the parameters it presets: {"map_cut": {}, "11pt_avg": {...}}
+    aliases: ClassVar[dict[str, dict[str, Any]]] = {}
+    #: the parameter that `@x` sets, or None if the measure takes no cutoff
+    cutoff: ClassVar[str | None] = None
+    #: parameters that must be given (besides the defaults), e.g. ("k",) for P
+    required: ClassVar[tuple[str, ...]] = ()
+    #: how per-query values combine: mean, gmean (floor 1e-5, as trec_eval), sum, or none
+    aggregator: ClassVar[Literal["mean", "gmean", "sum", "none"]] = "mean"
+    #: number (a DOUBLE in `value`) or text (a VARCHAR in `text`, e.g. relstring)
+    kind: ClassVar[Literal["number", "text"]] = "number"
+    #: which aggregate is best, so the console can mark the best run: "higher", "lower", or None
+    #: when runs are not better or worse by it: counts, diagnostics (Unjudged, IDCG), and means
+    #: over a different set of queries per run (SearchLength leaves out queries with no hit)
+    better: ClassVar[Literal["higher", "lower"] | None] = "higher"
+
+    #: the value depends only on where judged documents (grade >= 0 or negative judgments) rank,
+    #: on facts and on the ranking's length (`Columns.num_ret`), and `missing` is the value when
+    #: no judged document is retrieved: the executor may then skip unjudged rows once ranked
+    judged_rows_suffice: ClassVar[bool] = False
+
+    def judged_only_ok(self, p: Any) -> bool:
+        """Whether these parameters keep the value a function of judged rows (see the flag)."""
+        gain = getattr(p, "gain", None)
+        # a mapping that gives unjudged (-1) or negatively judged (-2) rows a gain needs them all
+        gains_unjudged = isinstance(gain, dict) and any(grade < 0 for grade in gain)
+        return self.judged_rows_suffice and not gains_unjudged
+
+    def needs(self, p: Any, c: Columns) -> Iterable[Need | Iterable[Need]]:
+        """The derived columns `per_query`, `missing` and `empty` read, as `c`'s methods name
+        them (`c.num_rel(2)`, `c.relevant_so_far(1)`, `c.ideal_totals(gain)`, `c.num_docs()`);
+        none by default. Reading an undeclared one is an error naming the measure."""
+        return ()
+
+    @abstractmethod
+    def per_query(self, p: Any, c: Columns) -> str:
+        """SQL aggregate expression giving the measure's value for one (run, query)."""
+
+    def missing(self, p: Any, c: Columns) -> str:
+        """SQL expression over query facts (and `Columns.num_ret`, 0 when the run lacks the query)
+        for a query none of whose retrieved documents is judged, or that the run lacks (default 0)."""
+        return "0"
+
+    def empty(self, p: Any, c: Columns) -> str:
+        """SQL value for a query the run answered but -J or -M emptied (default: as missing)."""
+        return self.missing(p, c)
