@@ -18,6 +18,7 @@ from pathlib import Path
 from .batches import batched
 from .columns import Columns, Need, Requirements, flatten
 from .errors import PluginError, SpecError
+from .python_measure import PythonMeasure
 from .ranking import mostly_judged, ranked_sql, ranking_length, select_list
 from .readers import (
     TABLES,
@@ -32,7 +33,7 @@ from .registry import Registry, ResolvedMeasure
 from .spec import LoadedSpec, Settings
 
 __all__ = [
-    "AGGREGATE_SQL",
+    "aggregate_sql",
     "Plan",
     "Ranking",
     "compile_plan",
@@ -55,6 +56,8 @@ class Plan:
     finish: list[Statement]
     metrics: list[ResolvedMeasure]
     memory_limit: str | None = None  # DuckDB's memory_limit for the connection (`settings`)
+    #: (ordinal, measure) of each metric computed in Python once every batch is ranked
+    python: tuple[tuple[int, ResolvedMeasure], ...] = ()
 
     @property
     def loads(self) -> list[Load]:
@@ -192,9 +195,11 @@ def compile_plan(
     judged_rows = not can_empty and all(m.measure.judged_only_ok(m.params) for m in metrics)
     wide = _wide_sql(values, ranked_sql(req, settings, judged_rows), req)
     dense = _wide_sql(values, ranked_sql(req, settings), req) if judged_rows else None
+    bogus = settings.missing_queries == "trec_eval_c" and settings.query_set == "qrels"
     statements = [
         *_name_tables(loaded, metrics),
         Statement(_facts_sql(req)),
+        *([Statement("CREATE TABLE bogus (run VARCHAR, qid VARCHAR)")] if bogus else []),
         *(Statement(_ideal_sql(tag, gain)) for tag, gain in req.ideal_lists.items()),
         Statement(f"CREATE TABLE wide AS {wide} LIMIT 0"),  # run_rows is still empty here
     ]
@@ -210,12 +215,25 @@ def compile_plan(
                 empty,
                 can_empty or judged_rows,
                 _unjudged_length(req, settings, judged_rows),
+                bogus,
             )
         ),
-        Statement(AGGREGATE_SQL),
+        Statement(aggregate_sql(bogus)),
     ]
     batches = batched(runs, sizes or {})
-    return Plan(qrels, batches, statements, [], ranking, finish, metrics, settings.memory_limit)
+    python = tuple((i, m) for i, m in enumerate(metrics) if isinstance(m.measure, PythonMeasure))
+    per_batch = BOGUS_ROWS if bogus else []
+    return Plan(
+        qrels,
+        batches,
+        statements,
+        per_batch,
+        ranking,
+        finish,
+        metrics,
+        settings.memory_limit,
+        python,
+    )
 
 
 def _name_tables(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Statement]:
@@ -302,12 +320,18 @@ def _unjudged_length(req: Requirements, settings: Settings, judged_rows: bool) -
 
 
 def _per_query_sql(
-    missing: list, query_set: str, empty: list | None, by_presence: bool, length: str | None
+    missing: list,
+    query_set: str,
+    empty: list | None,
+    by_presence: bool,
+    length: str | None,
+    bogus: bool = False,
 ) -> str:
     """Every expected query in long form. A query without a row in `wide` gets the measure's
     `missing` value, or its `empty` value (when given) if the run has it but -J or -M emptied it.
     `by_presence`: `wide` may lack answered queries, so the intersection is taken on `present`.
-    `length`: the `num_ret` of a query without a row in `wide` (None if no measure reads it)."""
+    `length`: the `num_ret` of a query without a row in `wide` (None if no measure reads it).
+    `bogus`: queries the run lacked were ranked as trec_eval -c ranks them; reset by name."""
     present = "EXISTS (SELECT 1 FROM present p WHERE p.run = e.run AND p.qid = e.qid)"
     columns = {}
     for i, (expr, kind) in enumerate(missing):
@@ -321,8 +345,12 @@ def _per_query_sql(
     where = f"WHERE {present}" if intersection and by_presence else ""
     num_ret = "" if length is None else f", {length} AS num_ret"
     lengths = "" if length is None else " LEFT JOIN present p ON p.run = runs.run AND p.qid = f.qid"
-    kinds = {kind for _, kind in missing}
-    cells = "".join(f",\n    {_pick(missing, kind)} AS {_COLUMN[kind]}" for kind in sorted(kinds))
+    # Both columns always: the table's shape never depends on which metrics a spec names.
+    picks = {kind: _pick(missing, kind) for kind in _COLUMN}
+    if bogus:
+        picks = {kind: _reset_bogus(kind, pick) for kind, pick in picks.items()}
+    cells = "".join(f",\n    {pick} AS {_COLUMN[kind]}" for kind, pick in picks.items())
+    flag = _BOGUS_FLAG if bogus else ""
     return f"""
 CREATE TABLE per_query AS
 WITH expected AS (
@@ -330,7 +358,7 @@ WITH expected AS (
     FROM runs JOIN facts f USING (collection){lengths}
 ),
 filled AS (
-    SELECT e.ordinal, e.run, e.collection, e.qid{select_list(columns)}
+    SELECT e.ordinal, e.run, e.collection, e.qid{flag}{select_list(columns)}
     FROM expected e {join} wide w ON w.run = e.run AND w.qid = e.qid
     {where}
 )
@@ -345,22 +373,61 @@ _COLUMN = {"number": "value", "text": "text"}
 def _pick(missing: list[tuple[str, str]], kind: str) -> str:
     """The column of each metric's ordinal, for the metrics of one kind."""
     whens = " ".join(f"WHEN {i} THEN f.m{i}" for i, (_, k) in enumerate(missing) if k == kind)
-    return f"CASE m.ordinal {whens} END"
+    return f"CASE m.ordinal {whens} END" if whens else _typed("NULL", kind)
 
 
-# trec_eval sums in query order; so does this, so that means print the same to the last digit.
-AGGREGATE_SQL = """
+# trec_eval -c evaluates a query missing from the run as a one-document ranking that is not in
+# the pool; doing the same gives its values by construction. The batch's runs are in run_rows.
+BOGUS_DOCNO = "ceci_nest_pas_un_docno"
+BOGUS_ROWS = [
+    Statement("""
+CREATE OR REPLACE TEMP TABLE batch_bogus AS
+SELECT r.run, f.qid
+FROM (SELECT DISTINCT run FROM run_rows) r JOIN runs USING (run) JOIN facts f USING (collection)
+ANTI JOIN present p ON p.run = r.run AND p.qid = f.qid"""),
+    Statement("INSERT INTO bogus SELECT * FROM batch_bogus"),
+    Statement(
+        "INSERT INTO run_rows SELECT run, qid, ?, 1, 1.0, true FROM batch_bogus", [BOGUS_DOCNO]
+    ),
+    # The bogus ranking makes the query answered, as trec_eval evaluates it (-J can empty it).
+    Statement("INSERT INTO present SELECT run, qid, 1 FROM batch_bogus"),
+]
+_BOGUS_FLAG = (
+    ",\n        EXISTS (SELECT 1 FROM bogus b WHERE b.run = e.run AND b.qid = e.qid) AS bogus"
+)
+#: trec_eval -c then resets these values of a bogus query, by exact name (a quirk it has)
+RESET_BY_NAME = ("num_ret", "utility", "rbp_resid")
+
+
+def _reset_bogus(kind: str, pick: str) -> str:
+    if kind == "text":
+        return f"CASE WHEN f.bogus AND m.metric = 'relstring' THEN '' ELSE {pick} END"
+    names = ", ".join(f"'{name}'" for name in RESET_BY_NAME)
+    reset = f"m.metric IN ({names}) OR starts_with(m.metric, 'unj')"
+    return f"CASE WHEN f.bogus AND ({reset}) THEN 0 ELSE {pick} END"
+
+
+def aggregate_sql(bogus: bool = False) -> str:
+    """The aggregate table; with trec_eval -c's bogus rankings, `num_rel` is the number of qrels
+    lines with a grade > 0, whatever the relevance level (trec_eval's summary does this)."""
+    value = _AGGREGATED
+    if bogus:
+        num_rel = "(SELECT count(*) FROM qrels q WHERE q.collection = p.collection AND q.rel > 0)"
+        value = f"CASE WHEN p.metric = 'num_rel' THEN {num_rel} ELSE {value} END"
+    return f"""
 CREATE TABLE aggregate AS
-SELECT p.run, p.collection, p.metric,
-    CASE m.aggregator
-        WHEN 'sum' THEN sum(p.value ORDER BY p.qid)
-        WHEN 'gmean' THEN exp(sum(ln(greatest(p.value, 1e-5)) ORDER BY p.qid) / count(p.value))
-        ELSE sum(p.value ORDER BY p.qid) / count(p.value)
-    END AS value,
-    count(p.value) AS n_queries
+SELECT p.run, p.collection, p.metric, {value} AS value, count(p.value) AS n_queries
 FROM per_query p
 JOIN metrics m USING (metric)
 JOIN runs USING (run)
 WHERE m.aggregator <> 'none'
 GROUP BY runs.ordinal, p.run, p.collection, p.metric, m.ordinal, m.aggregator
 ORDER BY runs.ordinal, m.ordinal"""
+
+
+# trec_eval sums in query order; so does this, so that means print the same to the last digit.
+_AGGREGATED = """CASE m.aggregator
+        WHEN 'sum' THEN sum(p.value ORDER BY p.qid)
+        WHEN 'gmean' THEN exp(sum(ln(greatest(p.value, 1e-5)) ORDER BY p.qid) / count(p.value))
+        ELSE sum(p.value ORDER BY p.qid) / count(p.value)
+    END"""

@@ -34,7 +34,9 @@ class Evaluation:
 
     def per_query(self) -> list[tuple]:
         """Rows (run, collection, qid, metric, value)."""
-        return self.con.execute("SELECT * FROM per_query").fetchall()
+        return self.con.execute(
+            "SELECT run, collection, qid, metric, value FROM per_query"
+        ).fetchall()
 
 
 def validate(spec: str | Path | LoadedSpec, data: bool = True) -> Plan:
@@ -134,6 +136,7 @@ def metric_definitions(plan: Plan) -> list[dict]:
             "metric": m.canonical,
             "params": m.params.model_dump(mode="json"),
             "aggregator": m.measure.aggregator,
+            "kind": m.measure.kind,
         }
         for m in plan.metrics
     ]

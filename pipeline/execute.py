@@ -12,6 +12,7 @@ from . import interrupts
 from . import validation as check
 from .compile import Plan
 from .errors import DuplicateError, InputDataError, SpecError
+from .python_step import python_values
 from .readers import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
 
 __all__ = ["execute"]
@@ -45,6 +46,8 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
         for statement in plan.per_batch:
             _run(con, statement)
         _rank(con, plan, batch)
+    if plan.python:
+        python_values(con, plan)
     for statement in plan.finish:
         _run(con, statement)
 

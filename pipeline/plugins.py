@@ -28,6 +28,7 @@ DEFAULT_PLUGINS = (
     "pipeline.metrics.rank_biased",
     "pipeline.metrics.relstring",
     "pipeline.outputs",
+    "pipeline.outputs.trec_eval",
 )
 
 

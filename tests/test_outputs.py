@@ -55,6 +55,7 @@ def test_manifest_records_settings_hashes_and_version(tmp_path, spec):
         "relevance_level": 1,
         "ordering": "trec_eval",
         "queries": "qrels",
+        "missing_queries": "value",
         "compatibility": "trec_eval-10",
         "max_docs": None,
         "judged_only": False,

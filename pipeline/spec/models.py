@@ -98,6 +98,13 @@ class Settings(StrictModel):
         None,
         description="qrels: every qrels query (missing ones score 0); intersection: run and qrels",
     )
+    missing_queries: Literal["value", "trec_eval_c"] = Field(
+        "value",
+        description="how a qrels query the run lacks is scored (queries: qrels): value: each "
+        "metric's value for no ranking; trec_eval_c: as trec_eval -c, a one-document ranking "
+        "outside the qrels, then metrics named num_ret, utility, rbp_resid or unj* reset to 0 "
+        "and relstring to '', and the summary num_rel counts grades > 0 ignoring rel",
+    )
     compatibility: Literal["trec_eval-10", "trec_eval-9"] = Field(
         "trec_eval-10", description="trec_eval-9: float32 scores, (long)(p*R+0.9) recall cutoffs"
     )

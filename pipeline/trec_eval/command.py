@@ -1,33 +1,29 @@
 """`irpipe trec-eval [flags] QRELS RUN`: a drop-in for trec_eval 10.0's command line.
 
-It runs on the same registry and executor as `irpipe run`; this module only translates flags into a
-spec, handles the two places where trec_eval's topic loop differs from a spec (`-c` scores missing
-topics with a one-document bogus ranking; without `-c` a missing topic is fatal), and prints
-trec_eval's text format.
+It is `irpipe run` with trec_eval's settings: this module translates flags into a spec (`-c` is the
+`missing_queries: trec_eval_c` setting, `-J`, `-M`, `-l` are settings too), evaluates it, and prints
+with the trec_eval text writer, laid out as trec_eval lays out the measures asked for. It adds one
+rule of trec_eval's topic loop: without `-c`, a qrels topic the run lacks is fatal.
 """
 
 from __future__ import annotations
 
 import getopt
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import __version__
-from ..compile import AGGREGATE_SQL
 from ..errors import DuplicateError, InputDataError, SpecError
 from ..evaluate import validate
 from ..execute import execute
-from ..readers import Statement
+from ..outputs.trec_eval import RUNID, Line, render, runid_of
 from ..spec import LoadedSpec, Spec
 from .measures import Selected, atol, select
-from .output import print_report, runid_of
 
 __all__ = ["main"]
 
 USAGE = "usage: irpipe trec-eval [-h] [-q] [-n] [-c] [-J] [-l N] [-M N] [-N N] [-m measure[.params]] ... qrels run"
-BOGUS_DOCNO = "ceci_nest_pas_un_docno"
-RESET_BY_NAME = ("num_ret", "utility", "rbp_resid")  # trec_eval -c resets these exact names
 
 
 class TrecEvalExit(Exception):
@@ -118,16 +114,20 @@ def evaluate(options: Options) -> int:
         raise TrecEvalExit(str(exc), getattr(exc, "trec_eval_exit", 1)) from None
     loaded = _spec(options, selected)
     try:
-        plan = validate(loaded)
-        if options.complete:
-            plan = replace(plan, per_batch=[*_bogus_rows(), *plan.per_batch])
-        con = execute(plan)
+        con = execute(validate(loaded))
     except (SpecError, InputDataError) as exc:  # trec_eval stops duplicates with exit 4
         raise TrecEvalExit(str(exc), 4 if isinstance(exc, DuplicateError) else 2) from None
     missing = _missing_topics(con, options)
-    if options.complete:
-        _reset_bogus(con)
-    print_report(con, selected, options, runid_of(Path(options.files[1])), before=missing[:1])
+    runid = runid_of(Path(options.files[1]))
+    text = render(
+        con,
+        _layout(selected),
+        options.per_query,
+        options.summary,
+        before=missing[0] if missing else None,
+        runid=lambda _: runid,
+    )
+    print(text, end="")
     if missing:
         raise TrecEvalExit(
             f"query '{missing[0]}' is in the qrels but not in the run; trec_eval 10.0 stops "
@@ -153,6 +153,7 @@ def _spec(options: Options, selected: list[Selected]) -> LoadedSpec:
             "max_docs": options.max_docs,
             "judged_only": options.judged_only,
             "compatibility": options.compatibility,
+            "missing_queries": "trec_eval_c" if options.complete else "value",
             # Missing topics are fatal, or scored by the bogus ranking (-c), or skipped (9.x).
             "queries": "intersection" if options.compatibility == "trec_eval-9" else "qrels",
         },
@@ -162,18 +163,16 @@ def _spec(options: Options, selected: list[Selected]) -> LoadedSpec:
     return LoadedSpec(spec=spec, path=Path("<trec-eval>"), sha256="")
 
 
-def _bogus_rows() -> list[Statement]:
-    """trec_eval -c evaluates a topic missing from the run as a one-document ranking that is not
-    in the pool; doing the same gives its values by construction."""
-    missing = "SELECT DISTINCT qid FROM qrels WHERE qid NOT IN (SELECT qid FROM run_rows)"
-    return [
-        Statement(f"CREATE TABLE bogus AS {missing}"),
-        Statement(
-            "INSERT INTO run_rows SELECT 'run', qid, ?, 1, 1.0, true FROM bogus", [BOGUS_DOCNO]
-        ),
-        # The bogus ranking makes the topic answered, as trec_eval evaluates it (-J can empty it).
-        Statement("INSERT INTO present SELECT 'run', qid, 1 FROM bogus"),
-    ]
+def _layout(selected: list[Selected]) -> list[Line]:
+    """The measures asked for, as trec_eval prints them."""
+    lines = []
+    for s in selected:
+        if s.measure.name == "runid":
+            lines.append(RUNID)
+            continue
+        m, text = s.measure, s.measure.name == "relstring"
+        lines += [Line(label, m.per_query, m.summary, m.integer, text) for label, *_ in s.outputs]
+    return lines
 
 
 def _missing_topics(con, options: Options) -> list[str]:
@@ -183,16 +182,3 @@ def _missing_topics(con, options: Options) -> list[str]:
         "SELECT qid FROM facts WHERE qid NOT IN (SELECT qid FROM present) ORDER BY qid"
     ).fetchall()
     return [qid for (qid,) in rows]
-
-
-def _reset_bogus(con) -> None:
-    """trec_eval -c then zeroes these values of a bogus topic (by exact name, a quirk kept)."""
-    bogus = "qid IN (SELECT qid FROM bogus)"
-    names = ", ".join(f"'{n}'" for n in RESET_BY_NAME)
-    con.execute(
-        f"UPDATE per_query SET value = 0 WHERE {bogus} AND (metric IN ({names}) OR metric LIKE 'unj%')"
-    )
-    if "text" in [c[0] for c in con.execute("DESCRIBE per_query").fetchall()]:
-        con.execute(f"UPDATE per_query SET text = '' WHERE {bogus} AND metric = 'relstring'")
-    con.execute("DROP TABLE aggregate")
-    con.execute(AGGREGATE_SQL)

@@ -17,10 +17,10 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from . import interrupts
-from .errors import OutputError, SpecError
-from .hookspecs import hookimpl
-from .sql import quote_identifier
+from .. import interrupts
+from ..errors import OutputError, SpecError
+from ..hookspecs import hookimpl
+from ..sql import quote_identifier
 
 if TYPE_CHECKING:  # DuckDB is imported where a table is written: validating a spec needs none
     import duckdb
@@ -146,7 +146,7 @@ def _markdown_row(cells) -> str:
 def pivot(con: duckdb.DuckDBPyConnection, table: str, metrics: list[str]):
     """Rows of `table` as (key columns, rows): one row per key, one cell per metric in order."""
     columns = [row[0] for row in con.execute(f"DESCRIBE {quote_identifier(table)}").fetchall()]
-    keys = [c for c in columns if c not in ("metric", "value", "n_queries")]
+    keys = [c for c in columns if c not in ("metric", "value", "text", "n_queries")]
     cells = ", ".join("any_value(value) FILTER (WHERE metric = ?)" for _ in metrics)
     key_list = ", ".join(map(quote_identifier, keys))
     source = quote_identifier(table)
@@ -178,7 +178,7 @@ def writer_for(path: Path) -> Writer:
 
 
 def _writers() -> dict[str, Writer]:
-    from .plugins import get_plugin_manager
+    from ..plugins import get_plugin_manager
 
     found: dict[str, Writer] = {}
     for impl in get_plugin_manager().hook.register_writers.get_hookimpls():

@@ -1,0 +1,90 @@
+"""The engine's Python step: metrics computed by `PythonMeasure`s over the ranked grades in `wide`.
+
+The rankings come out of DuckDB as Arrow record batches of many queries; each measure computes a
+whole batch at once, and the values go back into `wide` in one UPDATE, so the step costs a Python
+call per measure per batch (plus whatever the measure does inside).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import interrupts
+from .errors import PluginError
+from .python_measure import RankedQueries
+
+if TYPE_CHECKING:
+    import duckdb
+    import pyarrow as pa
+
+    from .compile import Plan
+    from .registry import ResolvedMeasure
+
+__all__ = ["BATCH_QUERIES", "python_values"]
+
+#: Queries per batch handed to a Python measure: large enough that a vectorized measure pays
+#: little per call, small enough that a batch of long rankings fits in memory.
+BATCH_QUERIES = 65536
+
+_RANKINGS = """
+SELECT w.run, w.qid, w.ranked_grades, f.qrels_grades
+FROM wide w JOIN runs USING (run)
+JOIN facts f ON f.collection = runs.collection AND f.qid = w.qid"""
+
+
+def python_values(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
+    """Compute every Python metric of the plan into its column of `wide`."""
+    pa = _arrow(plan)
+    reader = con.sql(_RANKINGS).to_arrow_reader(BATCH_QUERIES)
+    parts = [_batch_values(pa.Table.from_batches([batch]), plan) for batch in reader]
+    if not parts:
+        return
+    con.register("python_values", pa.concat_tables(parts))
+    try:
+        columns = ", ".join(f"m{i} = v.m{i}" for i, _ in plan.python)
+        interrupts.checkpoint()
+        con.execute(
+            f"UPDATE wide SET {columns} FROM python_values v "
+            "WHERE wide.run = v.run AND wide.qid = v.qid"
+        )
+    finally:
+        con.unregister("python_values")
+
+
+def _batch_values(table: pa.Table, plan: Plan) -> pa.Table:
+    interrupts.checkpoint()
+    queries = RankedQueries.from_arrow(table)
+    values = {f"m{i}": _values(m, queries) for i, m in plan.python}
+    import pyarrow as pa
+
+    return pa.table({"run": table.column("run"), "qid": table.column("qid"), **values})
+
+
+def _values(m: ResolvedMeasure, queries: RankedQueries):
+    """One measure's values for a batch, checked: one finite-or-NaN float per query."""
+    import numpy as np
+
+    try:
+        values = np.asarray(m.measure.compute_batch(m.params, queries), dtype=np.float64)
+    except Exception as exc:  # an author's code: say whose, never a bare traceback
+        raise PluginError(
+            f"metric {m.label!r} ({type(m.measure).__name__}) raised {type(exc).__name__}: {exc}"
+        ) from exc
+    if values.shape != (len(queries),):
+        raise PluginError(
+            f"metric {m.label!r} ({type(m.measure).__name__}) returned {values.shape[0] if values.ndim else 'a scalar'} "
+            f"values for {len(queries)} queries; compute_batch must return one per query, in order"
+        )
+    return values
+
+
+def _arrow(plan: Plan):
+    try:
+        import numpy  # noqa: F401
+        import pyarrow as pa
+    except ImportError:
+        labels = ", ".join(m.label for _, m in plan.python)
+        raise PluginError(
+            f"{labels} computed in Python need numpy and pyarrow; pip install 'irpipe[arrays]'"
+        ) from None
+    return pa
