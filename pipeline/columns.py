@@ -115,7 +115,7 @@ def flatten(needs: Iterable[Need | Iterable[Need]]) -> tuple[Need, ...]:
     it is built from, first seen first, once each."""
     found: dict[str, Need] = {}
     for item in needs:
-        for need in [item] if isinstance(item, Need) else item:
+        for need in [item] if isinstance(item, str) else item:
             if not isinstance(need, Need):
                 raise PluginError(f"needs() must give Columns' needs, not {need!r}")
             found.update((str(n), n) for n in need.closure())

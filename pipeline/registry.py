@@ -31,6 +31,7 @@ class ResolvedMeasure:
     params: MeasureParams
     canonical: str
     label: str
+    provider: str = "irpipe"  # who provides the measure, as messages name it
 
 
 @dataclass(frozen=True)
