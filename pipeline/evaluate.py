@@ -8,10 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import __version__
+from .compare import ComparePlan, check_compare, compare_plan
 from .compile import Plan, compile_plan, resolve_metrics
 from .errors import SpecError
 from .outputs import write_outputs, writer_for
 from .registry import get_registry
+from .report import Significance, report_table, significance
 from .spec import LoadedSpec, load_spec
 
 if TYPE_CHECKING:
@@ -27,10 +29,17 @@ class Evaluation:
     loaded: LoadedSpec
     plan: Plan
     con: duckdb.DuckDBPyConnection
+    comparing: ComparePlan | None = None
 
     def aggregate(self) -> list[tuple]:
         """Rows (run, collection, metric, value, n_queries) in spec order."""
         return self.con.execute("SELECT * FROM aggregate").fetchall()
+
+    def significance(self) -> Significance | None:
+        """The marks of the console summary (and its legend), or None without comparisons."""
+        if self.comparing is None:
+            return None
+        return significance(self.con, self.comparing)
 
     def per_query(self) -> list[tuple]:
         """Rows (run, collection, qid, metric, value)."""
@@ -49,6 +58,7 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> Plan:
     if not isinstance(spec, LoadedSpec):
         spec = load_spec(spec, patterns="expand" if data else "keep")
     metrics = resolve_metrics(spec, get_registry())
+    check_compare(spec, metrics, data)
     sizes = _check_input_files(spec) if data else {}
     _check_outputs(spec)
     return compile_plan(spec, metrics, sizes)
@@ -82,7 +92,7 @@ def _check_outputs(loaded: LoadedSpec) -> None:
     for i, output in enumerate(spec.outputs):
         where = loaded.where("outputs", i, "path")
         try:
-            writer_for(output.path)
+            writer_for(output.path, output.level)
         except SpecError as exc:
             raise SpecError(f"{where}: {exc}") from None
         target = output.path.resolve()
@@ -104,13 +114,25 @@ def evaluate(spec: str | Path | LoadedSpec, write: bool = True) -> Evaluation:
     from .execute import execute  # DuckDB is imported only when data is evaluated (start-up time)
 
     con = execute(plan)
+    comparing = compare_plan(loaded, plan.metrics)
+    if comparing is not None:
+        from .compare.table import compare_runs  # numpy and scipy: only for specs that compare
+
+        compare_runs(con, comparing, loaded.where("compare"))
     if write and loaded.spec.outputs:
-        jobs = [(_TABLES[o.level], o.path) for o in loaded.spec.outputs]
+        if any(o.level == "report" for o in loaded.spec.outputs):
+            report_table(con, plan.metrics, comparing)
+        jobs = [(_TABLES[o.level], o.path, o.level) for o in loaded.spec.outputs]
         write_outputs(con, jobs, manifest(loaded, plan))
-    return Evaluation(loaded, plan, con)
+    return Evaluation(loaded, plan, con, comparing)
 
 
-_TABLES = {"query": "per_query", "aggregate": "aggregate"}
+_TABLES = {
+    "query": "per_query",
+    "aggregate": "aggregate",
+    "comparison": "comparison",
+    "report": "report",
+}
 
 
 def manifest(loaded: LoadedSpec, plan: Plan) -> dict:
@@ -118,7 +140,7 @@ def manifest(loaded: LoadedSpec, plan: Plan) -> dict:
     spec = loaded.spec
     files = {str(c.qrels): _sha256(c.qrels) for c in spec.collections.values()}
     files |= {str(r.path): _sha256(r.path) for r in spec.runs.values()}
-    return {
+    recorded = {
         "irpipe_version": __version__,
         "spec": str(loaded.path),
         "spec_sha256": loaded.sha256,
@@ -126,6 +148,10 @@ def manifest(loaded: LoadedSpec, plan: Plan) -> dict:
         "metrics": metric_definitions(plan),
         "inputs_sha256": files,
     }
+    comparing = compare_plan(loaded, plan.metrics)
+    if comparing is not None:
+        recorded["compare"] = comparing.manifest()
+    return recorded
 
 
 def metric_definitions(plan: Plan) -> list[dict]:

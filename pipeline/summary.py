@@ -23,7 +23,7 @@ from typing import Any
 
 from .outputs import format_value
 
-__all__ = ["MARK", "Grid", "grids", "split_columns"]
+__all__ = ["MARK", "Grid", "best_runs", "grids", "split_columns"]
 
 MARK = "*"
 HEADER_FOLD = 12  # a header longer than this may fold when the table does not fit
@@ -106,10 +106,17 @@ def _cell(c: _Collection, run: str, metric: Any) -> str:
 
 def _best_runs(c: _Collection, metric: Any) -> list[str]:
     """The runs holding the best printed value of `metric` (see the module's docstring)."""
-    better = metric.measure.better
     scored = {r: c.values.get((r, metric.label)) for r in c.runs}
+    counts = {r: c.counts.get((r, metric.label)) for r in c.runs}
+    return best_runs(scored, counts, metric.measure.better)
+
+
+def best_runs(scored: dict[str, Any], counts: dict[str, Any], better: str | None) -> list[str]:
+    """Of runs' values of one metric in one collection (and the queries each averaged), the runs
+    holding the best printed value; none when the metric marks none (see the module's docstring).
+    The report's bold follows the same rule."""
     scored = {r: v for r, v in scored.items() if isinstance(v, int | float) and not math.isnan(v)}
-    same_queries = len({c.counts[r, metric.label] for r in scored}) == 1
+    same_queries = len({counts[r] for r in scored}) == 1
     if better is None or len(scored) < 2 or not same_queries:
         return []
     top = (max if better == "higher" else min)(scored.values())

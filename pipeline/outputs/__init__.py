@@ -32,6 +32,10 @@ class Writer(ABC):
     """Writes a DuckDB table to a file of one format."""
 
     suffixes: ClassVar[tuple[str, ...]]
+    #: the output levels it writes; None: any (every level is a table). A writer naming a level
+    #: takes its suffixes at that level from a writer of any level (`.md` is a pivot at level
+    #: aggregate, and the report at level report)
+    levels: ClassVar[tuple[str, ...] | None] = None
 
     @abstractmethod
     def write(self, con: duckdb.DuckDBPyConnection, table: str, path: Path, manifest: dict) -> None:
@@ -115,11 +119,14 @@ class DuckDBWriter(Writer):
 
 
 class MarkdownWriter(Writer):
-    """A readable pivot: one row per run (and query), one column per metric."""
+    """A readable pivot: one row per run (and query), one column per metric. A table without a
+    `value` column (the comparisons) is written as it is, a row per row."""
 
     suffixes = (".md", ".markdown")
 
     def write(self, con, table, path, manifest):
+        if "value" not in _columns(con, table):
+            return _plain_markdown(con, table, path)
         metrics = [m["label"] for m in manifest["metrics"]]
         keys, rows = pivot(con, table, metrics)
         integral = [False] * len(keys) + [m["aggregator"] == "sum" for m in manifest["metrics"]]
@@ -137,6 +144,18 @@ class MarkdownWriter(Writer):
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    return [row[0] for row in con.execute(f"DESCRIBE {quote_identifier(table)}").fetchall()]
+
+
+def _plain_markdown(con: duckdb.DuckDBPyConnection, table: str, path: Path) -> None:
+    columns = _columns(con, table)
+    lines = [_markdown_row(columns), "|" + "---|" * len(columns)]
+    for row in con.execute(f"SELECT * FROM {quote_identifier(table)}").fetchall():
+        lines.append(_markdown_row(format_value(v) for v in row))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def _markdown_row(cells) -> str:
     # A name is data: a '|' or a line break in a run name or label must not break the table.
     escaped = (str(c).replace("|", "\\|").replace("\n", " ") for c in cells)
@@ -145,7 +164,7 @@ def _markdown_row(cells) -> str:
 
 def pivot(con: duckdb.DuckDBPyConnection, table: str, metrics: list[str]):
     """Rows of `table` as (key columns, rows): one row per key, one cell per metric in order."""
-    columns = [row[0] for row in con.execute(f"DESCRIBE {quote_identifier(table)}").fetchall()]
+    columns = _columns(con, table)
     keys = [c for c in columns if c not in ("metric", "value", "text", "n_queries")]
     cells = ", ".join("any_value(value) FILTER (WHERE metric = ?)" for _ in metrics)
     key_list = ", ".join(map(quote_identifier, keys))
@@ -165,37 +184,55 @@ def format_value(value: Any, integral: bool = False) -> str:
 
 @hookimpl
 def register_writers() -> list[type[Writer]]:
-    return [CsvWriter, TsvWriter, ParquetWriter, JsonlWriter, DuckDBWriter, MarkdownWriter]
+    from .report import HtmlReport, LatexReport, MarkdownReport
+
+    return [CsvWriter, TsvWriter, ParquetWriter, JsonlWriter, DuckDBWriter, MarkdownWriter,
+            MarkdownReport, LatexReport, HtmlReport]  # fmt: skip
 
 
-def writer_for(path: Path) -> Writer:
-    """The writer for a path's suffix, or a SpecError listing the known suffixes."""
+def writer_for(path: Path, level: str | None = None) -> Writer:
+    """The writer for a path's suffix at an output level (one naming the level before one of any
+    level), or a SpecError listing what the suffixes write."""
     writers = _writers()
     suffix = path.suffix.lower()
     if suffix not in writers:
         raise SpecError(f"{path}: no writer for '{suffix}'; known: {', '.join(sorted(writers))}")
-    return writers[suffix]
+    named = [w for w in writers[suffix] if w.levels is not None and level in w.levels]
+    general = [w for w in writers[suffix] if w.levels is None]
+    if named or general:
+        return (named or general)[0]
+    levels = sorted({lv for w in writers[suffix] for lv in w.levels})
+    raise SpecError(
+        f"{path}: '{suffix}' is not written at level {level}; it is at level {', '.join(levels)}"
+    )
 
 
-def _writers() -> dict[str, Writer]:
+def _writers() -> dict[str, list[Writer]]:
     from ..plugins import get_plugin_manager
 
-    found: dict[str, Writer] = {}
+    found: dict[str, list[Writer]] = {}
     for impl in get_plugin_manager().hook.register_writers.get_hookimpls():
         for cls in impl.function() or []:
             for suffix in cls.suffixes:
-                if suffix in found:
-                    raise SpecError(
-                        f"two writers claim '{suffix}': {type(found[suffix]).__name__}, {cls.__name__}"
-                    )
-                found[suffix] = cls()
+                for other in found.get(suffix, []):
+                    if _overlap(other.levels, cls.levels):
+                        raise SpecError(
+                            f"two writers claim '{suffix}': {type(other).__name__}, {cls.__name__}"
+                        )
+                found.setdefault(suffix, []).append(cls())
     return found
 
 
-def write_outputs(
-    con: duckdb.DuckDBPyConnection, jobs: list[tuple[str, Path]], manifest: dict
-) -> None:
-    """Write each (table, path) and its manifest to temporary files, then rename them all.
+def _overlap(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> bool:
+    """Two writers of one suffix clash unless one names levels the other does not write."""
+    if a is None or b is None:
+        return a is None and b is None
+    return bool(set(a) & set(b))
+
+
+def write_outputs(con: duckdb.DuckDBPyConnection, jobs: list[tuple], manifest: dict) -> None:
+    """Write each (table, path) or (table, path, level) and its manifest to temporary files, then
+    rename them all. The level picks the writer where a suffix has several (`.md`).
 
     Nothing is renamed unless every write succeeded, and temporary files never outlive the call.
     """
@@ -203,8 +240,8 @@ def write_outputs(
 
     staged: list[tuple[Path, Path]] = []
     try:
-        writers = [_checked(con, path) for _, path in jobs]
-        for (table, path), writer in zip(jobs, writers, strict=True):
+        writers = [_checked(con, path, *level) for _, path, *level in jobs]
+        for (table, path, *_), writer in zip(jobs, writers, strict=True):
             writer.write(con, table, _reserve(path, staged), manifest)
             sidecar = _reserve(path.with_name(path.name + ".manifest.json"), staged)
             sidecar.write_text(json.dumps({**manifest, "table": table}, indent=2) + "\n", "utf-8")
@@ -223,10 +260,10 @@ def write_outputs(
                 Path(f"{temp}.wal").unlink(missing_ok=True)
 
 
-def _checked(con: duckdb.DuckDBPyConnection, path: Path) -> Writer:
+def _checked(con: duckdb.DuckDBPyConnection, path: Path, level: str | None = None) -> Writer:
     """The writer for `path`, once the target is known to be replaceable (checked before any
     output is written, so a refusal leaves every output as it was)."""
-    writer = writer_for(path)
+    writer = writer_for(path, level)
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.is_dir():
         raise OutputError(f"{path}: is a directory")

@@ -51,6 +51,7 @@ class TrecEvalWriter(Writer):
     """trec_eval's text output, one block per run."""
 
     suffixes = (".trec_eval",)
+    levels = ("query", "aggregate")
 
     def write(self, con, table, path, manifest):
         lines = layout(manifest["metrics"])

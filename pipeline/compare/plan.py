@@ -1,0 +1,243 @@
+"""The `compare:` section resolved against the spec and checked before any data is read.
+
+Which runs meet which: with a `baseline`, every other run of the baseline's collection is compared
+with it; without one, every pair of runs of each collection, the run earlier in the spec being the
+pair's baseline. Which metrics: those named (by their labels in the tables), or every metric with
+per-query numbers. Nothing here imports numpy: `irpipe validate` stays fast.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from importlib.util import find_spec
+from typing import TYPE_CHECKING
+
+from ..errors import IrpipeWarning, SpecError
+from ..spec.models import did_you_mean
+
+if TYPE_CHECKING:
+    from ..registry import ResolvedMeasure
+    from ..spec import LoadedSpec
+
+__all__ = ["ComparePlan", "check_compare", "compare_plan"]
+
+#: fewer samples than this make a p-value too coarse to correct for many comparisons
+FEW_SAMPLES = 1000
+EXACT_MAX_QUERIES = 16  # 2^16 sign flips: the exact test stays a fraction of a second
+
+
+@dataclass(frozen=True)
+class ComparePlan:
+    """The resolved `compare:` section: settings, metrics (label -> aggregator) and, per
+    collection, its runs in spec order."""
+
+    baseline: str | None
+    tests: tuple[str, ...]
+    correction: str
+    alpha: float
+    samples: int | str
+    seed: int
+    min_difference: float | None
+    metrics: tuple[tuple[str, str], ...]
+    collections: tuple[tuple[str, tuple[str, ...]], ...]
+
+    def pairs(self, runs: tuple[str, ...]) -> list[tuple[str, str]]:
+        """(run, baseline) of each comparison among a collection's runs, in table order."""
+        if self.baseline is not None:
+            return [(run, self.baseline) for run in runs if run != self.baseline]
+        return [(runs[j], runs[i]) for i in range(len(runs)) for j in range(i + 1, len(runs))]
+
+    def reference(self, runs: tuple[str, ...]) -> str:
+        """The run a report's marks compare with: the baseline, else the collection's first run."""
+        return self.baseline if self.baseline is not None else runs[0]
+
+    def manifest(self) -> dict:
+        """The settings as every output records them, with what a correction's family is."""
+        return {
+            "baseline": self.baseline,
+            "tests": list(self.tests),
+            "correction": self.correction,
+            "family": "every comparison of one metric and one test in the spec",
+            "alpha": self.alpha,
+            "samples": self.samples,
+            "seed": self.seed,
+            "metrics": [label for label, _ in self.metrics],
+            "min_difference": self.min_difference,
+        }
+
+
+def compare_plan(
+    loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool = True
+) -> ComparePlan | None:
+    """The spec's `compare:` resolved, or None when it has none; SpecError naming the key when a
+    run, a metric or a collection does not fit. `data=False`: run patterns were not expanded."""
+    spec = loaded.spec
+    section = spec.compare
+    if section is None:
+        return None
+    _check_baseline(loaded, data)
+    chosen = _metrics(loaded, metrics)
+    if section.samples == "exact" and "bootstrap" in section.tests:
+        raise SpecError(
+            f"{loaded.where('compare', 'samples')}: exact enumerates the randomization test's "
+            "sign flips; the bootstrap needs a number of samples (e.g. 100000)"
+        )
+    return ComparePlan(
+        section.baseline,
+        tuple(section.tests),
+        section.correction,
+        section.alpha,
+        section.samples,
+        section.seed,
+        section.min_difference,
+        chosen,
+        _collections(loaded, data),
+    )
+
+
+def check_compare(loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool) -> None:
+    """Everything about comparisons that can be checked before data is read, with warnings for
+    what is allowed but doubtful; with `data`, also that irpipe[compare] is installed."""
+    _check_levels(loaded)
+    plan = compare_plan(loaded, metrics, data)
+    if plan is None:
+        return
+    if data:
+        _check_extra(loaded)
+    if isinstance(plan.samples, int) and plan.samples < FEW_SAMPLES:
+        _warn(
+            f"{loaded.where('compare', 'samples')}: {plan.samples} samples give p-values no "
+            f"finer than 1/{plan.samples + 1}; use at least {FEW_SAMPLES} (100000 is usual)"
+        )
+    _warn_uncompared(loaded, plan)
+
+
+def _check_levels(loaded: LoadedSpec) -> None:
+    if loaded.spec.compare is not None:
+        return
+    for i, output in enumerate(loaded.spec.outputs):
+        if output.level == "comparison":
+            raise SpecError(
+                f"{loaded.where('outputs', i, 'level')}: level comparison needs a compare "
+                "section in the spec (compare: {} for the defaults)"
+            )
+
+
+def _check_extra(loaded: LoadedSpec) -> None:
+    missing = [name for name in ("numpy", "scipy") if not _installed(name)]
+    if missing:
+        raise SpecError(
+            f"{loaded.where('compare')}: comparing runs needs {' and '.join(missing)}, "
+            "which are not installed: pip install 'irpipe[compare]'"
+        )
+
+
+def _installed(module: str) -> bool:
+    try:
+        return find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _check_baseline(loaded: LoadedSpec, data: bool) -> None:
+    baseline, runs = loaded.spec.compare.baseline, loaded.spec.runs
+    if baseline is None or baseline in runs:
+        return
+    # Without data a pattern is one run named by its key: its files' runs are `<key>/<name>`.
+    if not data and any(baseline.startswith(f"{n}/") and _pattern(r) for n, r in runs.items()):
+        return
+    raise SpecError(
+        f"{loaded.where('compare', 'baseline')}: unknown run '{baseline}'; "
+        f"{did_you_mean(baseline, list(runs))}runs: {', '.join(runs)}"
+    )
+
+
+def _pattern(run) -> bool:
+    return any(c in str(run.path) for c in "*?[")
+
+
+def _metrics(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> tuple[tuple[str, str], ...]:
+    """(label, aggregator) of each metric compared."""
+    by_label = {m.label: m for m in metrics}
+    named = loaded.spec.compare.metrics
+    if named is None:
+        chosen = [m for m in metrics if _per_query_numbers(m)]
+        if not chosen:
+            raise SpecError(
+                f"{loaded.where('compare')}: no metric of the spec has per-query numbers to "
+                "compare (text metrics and metrics without aggregation have none)"
+            )
+        return tuple((m.label, m.measure.aggregator) for m in chosen)
+    for i, label in enumerate(named):
+        _check_metric(loaded, i, label, by_label, named[:i])
+    return tuple((label, by_label[label].measure.aggregator) for label in named)
+
+
+def _check_metric(loaded, i: int, label: str, by_label: dict, earlier: list[str]) -> None:
+    where = loaded.where("compare", "metrics", i)
+    if label not in by_label:
+        labels = list(by_label)
+        raise SpecError(
+            f"{where}: '{label}' is not a metric of this spec; {did_you_mean(label, labels)}"
+            f"compare names metrics as the tables do: {', '.join(labels)}"
+        )
+    if label in earlier:
+        raise SpecError(f"{where}: '{label}' is listed twice; list each metric once")
+    measure = by_label[label].measure
+    if not _per_query_numbers(by_label[label]):
+        why = "a text metric" if measure.kind == "text" else "it is not aggregated over queries"
+        raise SpecError(f"{where}: '{label}' has no per-query numbers to compare ({why})")
+
+
+def _per_query_numbers(m: ResolvedMeasure) -> bool:
+    return m.measure.kind == "number" and m.measure.aggregator != "none"
+
+
+def _collections(loaded: LoadedSpec, data: bool) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each compared collection and its runs (spec order); a collection with one run is an
+    error: with a baseline, the baseline's; without, any collection with runs."""
+    spec = loaded.spec
+    runs: dict[str, list[str]] = {}
+    for name, run in spec.runs.items():
+        runs.setdefault(run.collection, []).append(name)
+    home = _baseline_collection(loaded)
+    if home is not None:
+        runs = {home: runs[home]}
+    for collection, names in runs.items():
+        patterns = not data and any(_pattern(spec.runs[n]) for n in names)
+        if len(names) < 2 and not patterns:
+            raise SpecError(
+                f"{loaded.where('compare')}: collection '{collection}' has one run "
+                f"('{names[0]}'): there is nothing to compare it with; add a run or remove compare"
+            )
+    return tuple((c, tuple(names)) for c, names in runs.items())
+
+
+def _baseline_collection(loaded: LoadedSpec) -> str | None:
+    """The baseline's collection (also when the baseline is a file of an unexpanded pattern)."""
+    baseline, runs = loaded.spec.compare.baseline, loaded.spec.runs
+    if baseline is None:
+        return None
+    if baseline in runs:
+        return runs[baseline].collection
+    owner = next(n for n in runs if baseline.startswith(f"{n}/") and _pattern(runs[n]))
+    return runs[owner].collection
+
+
+def _warn_uncompared(loaded: LoadedSpec, plan: ComparePlan) -> None:
+    compared = {c for c, _ in plan.collections}
+    left: dict[str, list[str]] = {}
+    for name, run in loaded.spec.runs.items():
+        if run.collection not in compared:
+            left.setdefault(run.collection, []).append(name)
+    for collection, names in left.items():
+        _warn(
+            f"{loaded.where('compare', 'baseline')}: the {len(names)} run(s) of collection "
+            f"'{collection}' are not compared: the baseline '{plan.baseline}' is a run of "
+            f"collection '{plan.collections[0][0]}'"
+        )
+
+
+def _warn(message: str) -> None:
+    warnings.warn(IrpipeWarning(message), stacklevel=4)

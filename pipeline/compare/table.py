@@ -1,0 +1,102 @@
+"""The `comparison` table: per-query values out of DuckDB in one query, every comparison computed
+with numpy, the corrections applied per family, and the rows written back as a DuckDB table, so
+that every writer (and the report) reads it like any other table."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .block import Block, compare_block
+from .corrections import adjust
+from .plan import ComparePlan
+
+if TYPE_CHECKING:
+    import duckdb
+
+__all__ = ["COLUMNS", "compare_runs"]
+
+#: the table's columns, in order, with their DuckDB types
+COLUMNS = (
+    ("collection", "VARCHAR"), ("run", "VARCHAR"), ("baseline", "VARCHAR"), ("metric", "VARCHAR"),
+    ("test", "VARCHAR"), ("n_queries", "BIGINT"), ("mean", "DOUBLE"), ("baseline_mean", "DOUBLE"),
+    ("difference", "DOUBLE"), ("ci_low", "DOUBLE"), ("ci_high", "DOUBLE"), ("p_value", "DOUBLE"),
+    ("p_adjusted", "DOUBLE"), ("significant", "BOOLEAN"), ("effect_size", "DOUBLE"),
+    ("wins", "BIGINT"), ("ties", "BIGINT"), ("losses", "BIGINT"), ("seed", "BIGINT"),
+    ("samples", "BIGINT"),
+)  # fmt: skip
+
+# Queries are numbered per collection in query-id order (the order the aggregate sums in); a
+# missing value (NULL) becomes NaN, which a comparison leaves out like a query the run lacks.
+_VALUES = """
+SELECT list_position($labels, p.metric) - 1 AS metric, r.ordinal AS run,
+    dense_rank() OVER (PARTITION BY p.collection ORDER BY p.qid) - 1 AS query,
+    coalesce(p.value, 'NaN'::DOUBLE) AS value
+FROM per_query p JOIN runs r USING (run)
+WHERE list_contains($labels, p.metric)"""
+
+
+def compare_runs(con: duckdb.DuckDBPyConnection, plan: ComparePlan, where: str) -> None:
+    """Create the `comparison` table; `where` names the spec's compare section in messages."""
+    parts = [compare_block(block, plan, where) for block in fetch_blocks(con, plan)]
+    columns = {name: _joined([part[name] for part in parts]) for name in parts[0]}
+    columns["p_adjusted"] = _corrected(columns, plan.correction)
+    columns["significant"] = columns["p_adjusted"] <= plan.alpha
+    columns["seed"] = np.full(len(columns["p_value"]), plan.seed)
+    _write(con, columns)
+
+
+def _joined(parts: list) -> np.ndarray | list:
+    if isinstance(parts[0], list):
+        return [value for part in parts for value in part]
+    return np.concatenate(parts)
+
+
+def fetch_blocks(con: duckdb.DuckDBPyConnection, plan: ComparePlan) -> list[Block]:
+    """One block per (collection, metric) of the plan, in the plan's order."""
+    labels = [label for label, _ in plan.metrics]
+    data = con.execute(_VALUES, {"labels": labels}).fetchnumpy()
+    ordinals = dict(con.execute("SELECT run, ordinal FROM runs").fetchall())
+    blocks = []
+    for collection, runs in plan.collections:
+        local = np.full(max(ordinals.values()) + 1, -1)
+        local[[ordinals[run] for run in runs]] = np.arange(len(runs))
+        rows = local[data["run"]] >= 0
+        width = int(data["query"][rows].max()) + 1 if rows.any() else 0
+        for m, (label, aggregator) in enumerate(plan.metrics):
+            values = np.full((len(runs), width), np.nan)
+            mine = rows & (data["metric"] == m)
+            values[local[data["run"][mine]], data["query"][mine]] = data["value"][mine]
+            blocks.append(Block(collection, label, aggregator, runs, values))
+    return blocks
+
+
+def _corrected(columns: dict, method: str) -> np.ndarray:
+    """p-values adjusted within each family: every comparison of one metric and one test."""
+    families: dict[tuple[str, str], list[int]] = {}
+    for i, key in enumerate(zip(columns["metric"], columns["test"], strict=True)):
+        families.setdefault(key, []).append(i)
+    adjusted = np.empty(len(columns["p_value"]))
+    for rows in families.values():
+        adjusted[rows] = adjust(columns["p_value"][rows], method)
+    return adjusted
+
+
+def _write(con: duckdb.DuckDBPyConnection, columns: dict) -> None:
+    """The columns as the table `comparison`; NaN (no value, e.g. an undefined effect size)
+    becomes NULL, which every format can hold."""
+    con.execute(f"CREATE TABLE comparison ({', '.join(f'{n} {t}' for n, t in COLUMNS)})")
+    values = ", ".join(f"unnest(${name})" for name, _ in COLUMNS)
+    params = {name: _cells(columns[name], kind) for name, kind in COLUMNS}
+    con.execute(f"INSERT INTO comparison SELECT {values}", params)
+
+
+def _cells(column, kind: str) -> list:
+    if isinstance(column, list):
+        return column
+    if kind == "BIGINT":
+        return [None if np.isnan(v) else int(v) for v in column.astype(np.float64)]
+    if kind == "BOOLEAN":
+        return [bool(v) for v in column]
+    return [None if np.isnan(v) else float(v) for v in column]

@@ -1,0 +1,189 @@
+"""The report writers (`level: report`): the table for a paper, in Markdown, LaTeX or HTML.
+
+One table per collection (values compare only on the same queries): one row per run, one column
+per metric, 4 decimals (counts as integers), each metric's best value in bold, and the marks of
+`pipeline.report` (†, ‡) after values that differ significantly from the reference run; a legend
+says what bold and each mark mean, with the test, the correction and alpha. They read the
+`report` table (`pipeline.report.report_table`) and the manifest.
+
+`.md` is also the pivot writer of the other levels: a writer names the levels it writes
+(`Writer.levels`), and one naming a level takes its suffixes at that level.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from abc import abstractmethod
+from dataclasses import dataclass, field
+
+from ..report import DAGGER, DOUBLE_DAGGER, legend
+from ..sql import quote_identifier
+from . import Writer, format_value
+
+__all__ = ["HtmlReport", "LatexReport", "MarkdownReport", "ReportWriter"]
+
+BOLD_LEGEND = "Bold: the best run of each metric in its collection."
+
+
+@dataclass
+class Grid:
+    """One collection's part of the report."""
+
+    collection: str
+    runs: list[str] = field(default_factory=list)
+    metrics: list[str] = field(default_factory=list)
+    cells: dict[tuple[str, str], tuple[str, bool, str]] = field(default_factory=dict)
+    queries: set[int] = field(default_factory=set)
+
+    @property
+    def title(self) -> str:
+        low, high = min(self.queries), max(self.queries)
+        counted = f"{low}" if low == high else f"{low}-{high}"
+        return f"collection {self.collection}, {counted} queries"
+
+
+class ReportWriter(Writer):
+    """A report: `render` lays out the grids and the legend in the writer's format."""
+
+    levels = ("report",)
+
+    def write(self, con, table, path, manifest):
+        grids, lines = load(con, table, manifest)
+        path.write_text(self.render(grids, lines), encoding="utf-8")
+
+    @abstractmethod
+    def render(self, grids: list[Grid], lines: list[str]) -> str:
+        """The report's text: the grids, then the legend's lines."""
+
+
+def load(con, table: str, manifest: dict) -> tuple[list[Grid], list[str]]:
+    """The report table's grids (collections, runs and metrics in order) and the legend."""
+    sums = {m["label"] for m in manifest["metrics"] if m["aggregator"] == "sum"}
+    grids: dict[str, Grid] = {}
+    references: dict[str, str] = {}
+    query = f"SELECT collection, run, metric, value, n_queries, best, mark, baseline FROM {quote_identifier(table)}"  # fmt: skip
+    for collection, run, metric, value, n, best, mark, baseline in con.execute(query).fetchall():
+        grid = grids.setdefault(collection, Grid(collection))
+        grid.runs += [] if run in grid.runs else [run]
+        grid.metrics += [] if metric in grid.metrics else [metric]
+        grid.cells[run, metric] = (format_value(value, metric in sums), best, mark)
+        grid.queries.add(n)
+        if baseline is not None:
+            references[collection] = baseline
+    lines = [BOLD_LEGEND]
+    if "compare" in manifest and references:
+        lines += legend(manifest["compare"], references)
+    return list(grids.values()), lines
+
+
+class MarkdownReport(ReportWriter):
+    """GitHub-flavoured Markdown: a heading and a table per collection, the legend below."""
+
+    suffixes = (".md", ".markdown")
+
+    def render(self, grids, lines):
+        out = []
+        for grid in grids:
+            out += [f"### {_md(grid.title)}", "", _md_row(["run", *grid.metrics])]
+            out.append("|---|" + "---:|" * len(grid.metrics))
+            for run in grid.runs:
+                out.append(_md_row([run, *(_md_cell(grid.cells.get((run, m))) for m in grid.metrics)], escape=False))  # fmt: skip
+            out.append("")
+        return "\n".join(out + [f"{_md(line)}  " for line in lines]) + "\n"
+
+
+def _md(text: str) -> str:
+    return re.sub(r"([\\`*_|<>\[\]])", r"\\\1", text).replace("\n", " ")
+
+
+def _md_row(cells, escape: bool = True) -> str:
+    return "| " + " | ".join(_md(c) if escape else c for c in cells) + " |"
+
+
+def _md_cell(cell) -> str:
+    if cell is None:
+        return ""
+    text, best, mark = cell
+    return (f"**{text}**" if best else text) + mark
+
+
+class LatexReport(ReportWriter):
+    """A booktabs `table` per collection, its caption the title and the legend; for `\\input`
+    in a paper whose preamble loads booktabs."""
+
+    suffixes = (".tex",)
+
+    def render(self, grids, lines):
+        caption = " ".join(_tex(line) for line in lines)
+        out = ["% irpipe report: needs \\usepackage{booktabs} in the preamble"]
+        for grid in grids:
+            out += ["\\begin{table}", "  \\centering",
+                    f"  \\caption{{{_tex(grid.title[0].upper() + grid.title[1:])}. {caption}}}",
+                    f"  \\begin{{tabular}}{{l{'r' * len(grid.metrics)}}}", "    \\toprule",
+                    "    " + " & ".join(_tex(h) for h in ["Run", *grid.metrics]) + " \\\\",
+                    "    \\midrule"]  # fmt: skip
+            for run in grid.runs:
+                cells = [_tex_cell(grid.cells.get((run, m))) for m in grid.metrics]
+                out.append("    " + " & ".join([_tex(run), *cells]) + " \\\\")
+            out += ["    \\bottomrule", "  \\end{tabular}", "\\end{table}", ""]
+        return "\n".join(out)
+
+
+_TEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "%": r"\%",
+        "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+        DAGGER: r"\textsuperscript{\dag}", DOUBLE_DAGGER: r"\textsuperscript{\ddag}"}  # fmt: skip
+
+
+def _tex(text: str) -> str:
+    return "".join(_TEX.get(c, c) for c in text)
+
+
+def _tex_cell(cell) -> str:
+    if cell is None:
+        return ""
+    text, best, mark = cell
+    return (f"\\textbf{{{text}}}" if best else text) + _tex(mark)
+
+
+class HtmlReport(ReportWriter):
+    """A small standalone HTML page: a captioned table per collection, the legend below."""
+
+    suffixes = (".html", ".htm")
+
+    def render(self, grids, lines):
+        out = [_HTML_HEAD]
+        for grid in grids:
+            heads = "".join(f"<th>{html.escape(h)}</th>" for h in ["run", *grid.metrics])
+            out += [f"<table>\n<caption>{html.escape(grid.title)}</caption>",
+                    f"<thead><tr>{heads}</tr></thead>", "<tbody>"]  # fmt: skip
+            for run in grid.runs:
+                cells = "".join(_html_cell(grid.cells.get((run, m))) for m in grid.metrics)
+                out.append(f"<tr><td>{html.escape(run)}</td>{cells}</tr>")
+            out += ["</tbody>", "</table>"]
+        out += [f"<p>{html.escape(line)}</p>" for line in lines]
+        return "\n".join([*out, "</body>", "</html>"]) + "\n"
+
+
+_HTML_HEAD = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>irpipe report</title>
+<style>
+table { border-collapse: collapse; margin: 1em 0; }
+caption { text-align: left; font-weight: bold; }
+th, td { padding: 0.2em 0.8em; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+thead th { border-bottom: 1px solid; }
+</style>
+</head>
+<body>"""
+
+
+def _html_cell(cell) -> str:
+    if cell is None:
+        return "<td></td>"
+    text, best, mark = cell
+    shown = f"<b>{text}</b>" if best else text
+    return f"<td>{shown}<sup>{html.escape(mark)}</sup></td>" if mark else f"<td>{shown}</td>"
