@@ -17,7 +17,8 @@ def run(args: argparse.Namespace) -> int:
     evaluation = evaluate(args.spec)
     if not args.quiet:
         outputs = [output.path for output in evaluation.loaded.spec.outputs]
-        print_results(evaluation.aggregate(), evaluation.plan.metrics, outputs)
+        significance = evaluation.significance()
+        print_results(evaluation.aggregate(), evaluation.plan.metrics, outputs, None, significance)
     return ExitCode.OK
 
 

@@ -25,14 +25,20 @@ def _console(stderr: bool = False) -> Console:
 
 
 def print_results(
-    rows: list[tuple], metrics: list[Any], outputs: list[Path] = (), console: Console | None = None
+    rows: list[tuple],
+    metrics: list[Any],
+    outputs: list[Path] = (),
+    console: Console | None = None,
+    significance: Any = None,
 ) -> None:
     """The aggregate summary of `irpipe run`, laid out by `pipeline.summary` to fit the terminal,
-    then which files were written. `metrics` are the plan's resolved metrics, in spec order."""
+    then which files were written. `metrics` are the plan's resolved metrics, in spec order;
+    `significance` (a `pipeline.report.Significance`) adds its marks and legend."""
     from .summary import grids
 
     console = console or _console()
-    tables = grids(rows, metrics)
+    marks = significance.marks if significance is not None else {}
+    tables = grids(rows, metrics, _plain(marks, console))
     for grid in tables:
         console.print(Text(grid.title, style="bold"))
         for table in _tables(grid, console):
@@ -40,6 +46,8 @@ def print_results(
             console.print()
     if any(grid.best for grid in tables):
         console.print(Text(_legend(metrics)), soft_wrap=False)  # wrapped at spaces
+    for line in significance.legend if significance is not None else ():
+        console.print(Text(_plain_text(line, console)), soft_wrap=False)
     head, *paths = _written(outputs)
     console.print(Text(head), soft_wrap=False)
     for path in paths:
@@ -84,6 +92,20 @@ def _legend(metrics: list[Any]) -> str:
     text = f"{MARK} best run of the collection for the metric: the highest value"
     text += f" (lowest for {', '.join(lower)})" if lower else ""
     return text + (f"; not compared: {', '.join(unmarked)}" if unmarked else "")
+
+
+# Off a terminal the summary is plain ASCII: the daggers become + and ~.
+_ASCII_MARKS = str.maketrans({"†": "+", "‡": "~"})
+
+
+def _plain(marks: dict, console: Console) -> dict:
+    return (
+        marks if console.is_terminal else {k: v.translate(_ASCII_MARKS) for k, v in marks.items()}
+    )
+
+
+def _plain_text(text: str, console: Console) -> str:
+    return text if console.is_terminal else text.translate(_ASCII_MARKS)
 
 
 def _written(outputs: list[Path]) -> list[str]:

@@ -82,12 +82,12 @@ def legend(compare: dict, references: dict[str, str]) -> list[str]:
     lines = [
         f"{DAGGER} significantly different from {_against(references)}: {how}, "
         f"{CORRECTION_NAMES[compare['correction']]} over the comparisons of each metric, "
-        f"alpha = {compare['alpha']}"
+        f"alpha = {compare['alpha']}."
     ]
     if compare["min_difference"] is not None:
         lines.append(
             f"{DOUBLE_DAGGER} significant, but the difference is smaller than "
-            f"min_difference = {compare['min_difference']}"
+            f"min_difference = {compare['min_difference']}."
         )
     return lines
 

@@ -38,6 +38,7 @@ class Grid:
     headers: list[str]
     rows: list[list[str]] = field(default_factory=list)
     best: set[tuple[int, int]] = field(default_factory=set)  # (row, value column)
+    notes: dict[tuple[int, int], str] = field(default_factory=dict)  # significance marks
 
 
 @dataclass
@@ -48,13 +49,15 @@ class _Collection:
     counts: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
-def grids(rows: list[tuple], metrics: list[Any]) -> list[Grid]:
+def grids(
+    rows: list[tuple], metrics: list[Any], marks: dict[tuple[str, str, str], str] | None = None
+) -> list[Grid]:
     """One oriented Grid per collection from aggregate rows (run, collection, metric, value, n).
 
     `metrics` are the plan's resolved metrics (label, measure.aggregator, measure.better), in spec
-    order.
+    order; `marks` the significance marks by (collection, run, metric), set after the best mark.
     """
-    return [_grid(c, metrics) for c in _collections(rows)]
+    return [_grid(c, metrics, marks or {}) for c in _collections(rows)]
 
 
 def _collections(rows: list[tuple]) -> list[_Collection]:
@@ -68,18 +71,19 @@ def _collections(rows: list[tuple]) -> list[_Collection]:
     return list(found.values())
 
 
-def _grid(c: _Collection, metrics: list[Any]) -> Grid:
+def _grid(c: _Collection, metrics: list[Any], marks: dict) -> Grid:
     labels = [m.label for m in metrics]
     cells = {(r, m.label): _cell(c, r, m) for r in c.runs for m in metrics}
     best = {(r, m.label) for m in metrics for r in _best_runs(c, m)}
+    notes = {(r, m): mark for (name, r, m), mark in marks.items() if name == c.name}
     counts = _queries(c)
     title = f"collection {c.name}" + ("" if counts else f", {_only(c.counts.values())} queries")
     if len(c.runs) >= len(metrics):
-        grid = _table(title, "run", c.runs, labels, lambda r, m: (r, m), cells, best)
+        grid = _table(title, "run", c.runs, labels, lambda r, m: (r, m), cells, (best, notes))
         if counts:
             _add_column(grid, "queries", [counts[r] for r in c.runs])
     else:
-        grid = _table(title, "metric", labels, c.runs, lambda m, r: (r, m), cells, best)
+        grid = _table(title, "metric", labels, c.runs, lambda m, r: (r, m), cells, (best, notes))
         if counts:
             grid.rows.append(["queries", *(counts[r] for r in c.runs)])
     return _with_marks(grid)
@@ -124,13 +128,16 @@ def best_runs(scored: dict[str, Any], counts: dict[str, Any], better: str | None
     return winners if len(winners) < len(scored) else []
 
 
-def _table(title, key, row_keys, column_keys, cell_key, cells, best) -> Grid:
+def _table(title, key, row_keys, column_keys, cell_key, cells, marked) -> Grid:
     """One row per row key (a run or a metric), one column per column key; `cell_key` makes the
-    (run, metric) key of a row key and a column key."""
+    (run, metric) key of a row key and a column key; `marked` is (best cells, notes by cell)."""
+    best, notes = marked
     grid = Grid(title, key, list(column_keys))
     for i, a in enumerate(row_keys):
         grid.rows.append([a, *(cells[cell_key(a, b)] for b in column_keys)])
         grid.best |= {(i, j) for j, b in enumerate(column_keys) if cell_key(a, b) in best}
+        grid.notes |= {(i, j): notes[cell_key(a, b)] for j, b in enumerate(column_keys)
+                       if cell_key(a, b) in notes}  # fmt: skip
     return grid
 
 
@@ -141,10 +148,14 @@ def _add_column(grid: Grid, header: str, cells: list[str]) -> None:
 
 
 def _with_marks(grid: Grid) -> Grid:
-    """Values get the mark or a space after them, so that decimal points stay aligned."""
+    """Values get the mark or a space after them, so that decimal points stay aligned; the same
+    for significance marks, after the best mark."""
     if grid.best:
         for i, row in enumerate(grid.rows):
             row[1:] = [f"{v}{MARK if (i, j) in grid.best else ' '}" for j, v in enumerate(row[1:])]
+    if grid.notes:
+        for i, row in enumerate(grid.rows):
+            row[1:] = [f"{v}{grid.notes.get((i, j), ' ')}" for j, v in enumerate(row[1:])]
     return grid
 
 

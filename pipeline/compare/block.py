@@ -80,6 +80,9 @@ def _check_shared(block: Block, pairs: list, counts: np.ndarray, where: str) -> 
 
 def _groups(shared: np.ndarray):
     """(pair rows, query columns) of the pairs compared on the same queries."""
+    if shared.all():  # the usual case (queries: qrels): one group, without sorting the masks
+        yield np.arange(len(shared)), np.arange(shared.shape[1])
+        return
     masks, inverse = np.unique(shared, axis=0, return_inverse=True)
     for g, mask in enumerate(masks):
         yield np.flatnonzero(inverse.ravel() == g), np.flatnonzero(mask)

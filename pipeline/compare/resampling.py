@@ -33,7 +33,7 @@ import numpy as np
 
 __all__ = ["Resampled", "bootstrap", "quantized", "randomization"]
 
-COLUMNS = 4096  # samples compared at once: a pair block of this width stays in cache
+COLUMNS = 8192  # samples compared at once, into buffers allocated once (allocating is costly)
 
 
 @dataclass(frozen=True)
@@ -69,15 +69,29 @@ def randomization(
     units, _ = quantized(values)
     sums = units.sum(axis=0)
     observed = sums[first] - sums[second]
-    limit = np.abs(observed) - 2 * values.shape[0]
+    limit = (np.abs(observed) - 2 * values.shape[0])[:, None]
+    blocks = _by_baseline(first, second)
     beyond = np.zeros(len(first), dtype=np.int64)
+    buffers = np.empty((units.shape[1], COLUMNS)), np.empty((units.shape[1], COLUMNS), bool)
     samples = 0
     for chunk in flips:
-        resampled = np.ascontiguousarray((chunk @ units).T)  # runs x samples
-        beyond += _count_beyond(resampled, first, second, limit)
+        resampled = units.T @ chunk.T  # runs x samples, each row contiguous
+        for start in range(0, resampled.shape[1], COLUMNS):
+            part = resampled[:, start : start + COLUMNS]
+            for rows, runs, base in blocks:
+                beyond[rows] += _reaching(part[runs], part[base], limit[rows], buffers)
         samples += len(chunk)
     p = beyond / samples if exact else (beyond + 1) / (samples + 1)
     return Resampled(p)
+
+
+def _reaching(runs: np.ndarray, base: np.ndarray, limit: np.ndarray, buffers) -> np.ndarray:
+    """Per row of `runs`, the samples where |run - base| >= its limit; in place, in `buffers`."""
+    diff, reached = (b[: runs.shape[0], : runs.shape[1]] for b in buffers)
+    np.subtract(runs, base, out=diff)
+    np.abs(diff, out=diff)
+    np.greater_equal(diff, limit, out=reached)
+    return np.count_nonzero(reached, axis=1)
 
 
 def bootstrap(
@@ -93,10 +107,11 @@ def bootstrap(
     n = values.shape[0]
     sums = units.sum(axis=0)
     observed = sums[first] - sums[second]
-    resampled = np.ascontiguousarray(np.vstack([chunk @ units for chunk in counts]).T)
+    resampled = np.hstack([units.T @ chunk.T for chunk in counts])  # runs x samples
     samples = resampled.shape[1]
     p, low, high = np.empty(len(first)), np.empty(len(first)), np.empty(len(first))
-    for rows, diff in _pair_blocks(resampled, first, second):
+    for rows, runs, base in _by_baseline(first, second):
+        diff = resampled[runs] - resampled[base]
         bounds = np.quantile(diff, [alpha / 2, 1 - alpha / 2], axis=1)
         low[rows], high[rows] = np.ldexp(bounds, -k) / n
         diff -= observed[rows, None]
@@ -106,25 +121,13 @@ def bootstrap(
     return Resampled(p, low, high)
 
 
-def _count_beyond(
-    resampled: np.ndarray, first: np.ndarray, second: np.ndarray, limit: np.ndarray
-) -> np.ndarray:
-    """Per pair, the samples whose |first - second| reaches `limit`, a block of columns at a time."""
-    beyond = np.zeros(len(first), dtype=np.int64)
-    for start in range(0, resampled.shape[1], COLUMNS):
-        block = resampled[:, start : start + COLUMNS]
-        for rows, diff in _pair_blocks(block, first, second):
-            np.abs(diff, out=diff)
-            beyond[rows] += np.count_nonzero(diff >= limit[rows, None], axis=1)
-    return beyond
-
-
-def _pair_blocks(resampled: np.ndarray, first: np.ndarray, second: np.ndarray):
-    """(pair indices, their rows of first - second) for the pairs of each `second` run: one
-    broadcast subtraction per baseline, over a slice of runs where the pairs' runs are adjacent."""
+def _by_baseline(first: np.ndarray, second: np.ndarray) -> list[tuple]:
+    """(pair indices, their runs, the baseline) per baseline: one broadcast subtraction per
+    baseline; the runs are a slice (no copy) where they are adjacent, as in all pairs."""
+    blocks = []
     for base in np.unique(second):
         rows = np.flatnonzero(second == base)
         runs = first[rows]
-        adjacent = np.all(np.diff(runs) == 1)  # a slice: no copy of the runs' samples
-        taken = resampled[runs[0] : runs[-1] + 1] if adjacent else resampled[runs]
-        yield rows, taken - resampled[base]
+        adjacent = bool(np.all(np.diff(runs) == 1))
+        blocks.append((rows, slice(runs[0], runs[-1] + 1) if adjacent else runs, base))
+    return blocks

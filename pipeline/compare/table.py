@@ -84,19 +84,23 @@ def _corrected(columns: dict, method: str) -> np.ndarray:
 
 
 def _write(con: duckdb.DuckDBPyConnection, columns: dict) -> None:
-    """The columns as the table `comparison`; NaN (no value, e.g. an undefined effect size)
-    becomes NULL, which every format can hold."""
-    con.execute(f"CREATE TABLE comparison ({', '.join(f'{n} {t}' for n, t in COLUMNS)})")
-    values = ", ".join(f"unnest(${name})" for name, _ in COLUMNS)
-    params = {name: _cells(columns[name], kind) for name, kind in COLUMNS}
-    con.execute(f"INSERT INTO comparison SELECT {values}", params)
+    """The columns as the table `comparison`, through DuckDB's scan of numpy arrays (binding
+    lists as parameters converts value by value); NaN (no value: an undefined effect size, no
+    samples) becomes NULL, which every format can hold."""
+    arrays = {name: np.asarray(columns[name]) for name, _ in COLUMNS}
+    arrays["row_order"] = np.arange(len(arrays["run"]))
+    con.register("irpipe_comparison_rows", arrays)
+    try:
+        values = ", ".join(_cell(name, kind) for name, kind in COLUMNS)
+        con.execute(
+            f"CREATE TABLE comparison AS SELECT {values} FROM irpipe_comparison_rows "
+            "ORDER BY row_order"
+        )
+    finally:
+        con.unregister("irpipe_comparison_rows")
 
 
-def _cells(column, kind: str) -> list:
-    if isinstance(column, list):
-        return column
-    if kind == "BIGINT":
-        return [None if np.isnan(v) else int(v) for v in column.astype(np.float64)]
-    if kind == "BOOLEAN":
-        return [bool(v) for v in column]
-    return [None if np.isnan(v) else float(v) for v in column]
+def _cell(name: str, kind: str) -> str:
+    if kind in ("DOUBLE", "BIGINT"):  # DuckDB holds NaN equal to NaN, so nullif finds it
+        return f"CAST(nullif(CAST({name} AS DOUBLE), 'NaN'::DOUBLE) AS {kind}) AS {name}"
+    return f"CAST({name} AS {kind}) AS {name}"

@@ -149,10 +149,13 @@ def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
 
 
 def _plain_markdown(con: duckdb.DuckDBPyConnection, table: str, path: Path) -> None:
+    """Every row and column; numbers to 4 significant digits, so that a small p-value shows."""
     columns = _columns(con, table)
     lines = [_markdown_row(columns), "|" + "---|" * len(columns)]
     for row in con.execute(f"SELECT * FROM {quote_identifier(table)}").fetchall():
-        lines.append(_markdown_row(format_value(v) for v in row))
+        lines.append(
+            _markdown_row(f"{v:.4g}" if isinstance(v, float) else format_value(v) for v in row)
+        )
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
