@@ -8,9 +8,10 @@ says how many. Pairs sharing the same queries form a group computed at once; und
 The scale: a metric averaged arithmetically (mean, or a count summed over queries) is compared
 on its per-query values, and `mean` is their mean. A geometric mean (gmAP, gmBpref) averages
 ln(max(value, 1e-5)): its tests, effect size and intervals are on that scale, `mean` and
-`baseline_mean` are the geometric means (the aggregate's values), and an interval [L, H] of the
-mean log-difference becomes [baseline_mean (e^L - 1), baseline_mean (e^H - 1)], the difference
-of geometric means it implies at the baseline's value.
+`baseline_mean` are the geometric means (the aggregate's values). Their difference is
+2 G sinh(m / 2), for m the mean log-difference and G = sqrt(mean * baseline_mean); an interval
+[L, H] of m becomes [2 G sinh(L / 2), 2 G sinh(H / 2)]: it holds the difference, and it is the
+same (negated) whichever of the two runs is the baseline.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ def compare_block(block: Block, plan: ComparePlan, where: str) -> dict:
         a, b = block.values[first[rows]][:, queries], block.values[second[rows]][:, queries]
         for name, value in _describe(a, b, block.aggregator, plan.alpha).items():
             described[name][rows] = value
-        group = _Group(block, first[rows], second[rows], queries, described["baseline_mean"][rows])
+        means = described["mean"][rows], described["baseline_mean"][rows]
+        group = _Group(block, first[rows], second[rows], queries, *means)
         for test in plan.tests:
             for name, value in _test(test, group, plan, where).items():
                 tested[test][name][rows] = value
@@ -107,16 +109,17 @@ def _describe(a: np.ndarray, b: np.ndarray, aggregator: str, alpha: float) -> di
     difference = mean - baseline_mean
     low, high = paired.t_interval(d, ma - mb if gmean else difference, alpha)
     if gmean:
-        low, high = _on_difference(low, high, baseline_mean)
+        low, high = _on_difference(low, high, mean, baseline_mean)
     return {"n_queries": a.shape[1], "mean": mean, "baseline_mean": baseline_mean,
             "difference": difference, "effect_size": paired.effect_size(d),
             "wins": np.count_nonzero(a > b, axis=1), "ties": np.count_nonzero(a == b, axis=1),
             "losses": np.count_nonzero(a < b, axis=1), "t_low": low, "t_high": high}  # fmt: skip
 
 
-def _on_difference(low, high, baseline_mean):
+def _on_difference(low, high, mean, baseline_mean):
     """An interval of the mean log-difference as one of the difference of geometric means."""
-    return baseline_mean * np.expm1(low), baseline_mean * np.expm1(high)
+    scale = 2 * np.sqrt(mean * baseline_mean)
+    return scale * np.sinh(low / 2), scale * np.sinh(high / 2)
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,7 @@ class _Group:
     first: np.ndarray
     second: np.ndarray
     queries: np.ndarray
+    mean: np.ndarray
     baseline_mean: np.ndarray
 
     def scaled(self, rows: np.ndarray) -> np.ndarray:
@@ -170,7 +174,7 @@ def _resampled(test: str, g: _Group, plan: ComparePlan, where: str) -> dict[str,
 
 def _bootstrap_interval(found: resampling.Resampled, g: _Group):
     if g.block.aggregator == "gmean":
-        return _on_difference(found.low, found.high, g.baseline_mean)
+        return _on_difference(found.low, found.high, g.mean, g.baseline_mean)
     return found.low, found.high
 
 

@@ -112,8 +112,10 @@ def bootstrap(
     p, low, high = np.empty(len(first)), np.empty(len(first)), np.empty(len(first))
     for rows, runs, base in _by_baseline(first, second):
         diff = resampled[runs] - resampled[base]
-        bounds = np.quantile(diff, [alpha / 2, 1 - alpha / 2], axis=1)
-        low[rows], high[rows] = np.ldexp(bounds, -k) / n
+        # The upper bound as the lower one of the negated means: the same number (the linear rule
+        # is symmetric), and exactly the negated lower bound when the pair is seen the other way.
+        low[rows] = np.ldexp(np.quantile(diff, alpha / 2, axis=1), -k) / n
+        high[rows] = -np.ldexp(np.quantile(-diff, alpha / 2, axis=1), -k) / n
         diff -= observed[rows, None]
         np.abs(diff, out=diff)
         limit = np.abs(observed[rows]) - 2 * n
