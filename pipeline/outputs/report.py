@@ -88,7 +88,8 @@ class MarkdownReport(ReportWriter):
             out += [f"### {_md(grid.title)}", "", _md_row(["run", *grid.metrics])]
             out.append("|---|" + "---:|" * len(grid.metrics))
             for run in grid.runs:
-                out.append(_md_row([run, *(_md_cell(grid.cells.get((run, m))) for m in grid.metrics)], escape=False))  # fmt: skip
+                cells = [_md_cell(grid.cells.get((run, m))) for m in grid.metrics]
+                out.append(_md_row([_md(run), *cells], escape=False))
             out.append("")
         return "\n".join(out + [f"{_md(line)}  " for line in lines]) + "\n"
 
