@@ -133,6 +133,7 @@ class LatexReport(ReportWriter):
 
 _TEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "%": r"\%",
         "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+        "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",  # OT1 prints < > as ¡ ¿
         DAGGER: r"\textsuperscript{\dag}", DOUBLE_DAGGER: r"\textsuperscript{\ddag}"}  # fmt: skip
 
 
