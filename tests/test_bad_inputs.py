@@ -121,6 +121,32 @@ def hold_database(name: str) -> Callable[[Path], Callable[[], None]]:
     return change
 
 
+def compare(section: dict, *more: Callable[[Path], None], dense: str = "run.txt") -> Callable[[Path], None]:  # fmt: skip
+    """Two runs of the collection, bm25 and dense, compared as `section` says."""
+
+    def change(s: dict) -> None:
+        s["runs"] = {"bm25": {"path": "run.txt", "collection": "c"},
+                     "dense": {"path": dense, "collection": "c"}}  # fmt: skip
+        s["compare"] = section
+
+    return spec(change, *more)
+
+
+def without(module: str) -> Callable[[Path], None]:
+    """`module` cannot be imported (as on a machine without it): a finder in sitecustomize."""
+    code = (f"import sys\nclass Without:\n    def find_spec(self, name, path=None, target=None):\n"
+            f"        if name.partition('.')[0] == {module!r}:\n"
+            f"            raise ModuleNotFoundError(name)\nsys.meta_path.insert(0, Without())\n")  # fmt: skip
+
+    def change(d: Path) -> None:
+        (d / "site").mkdir()
+        (d / "site/sitecustomize.py").write_text(code)
+
+    return change
+
+
+SEVENTEEN = "".join(f"{q} 0 d{q} {q % 2}\n" for q in range(17))
+SEVENTEEN_RUN = "".join(f"{q} Q0 d{q} 1 1.0 sys\n{q} Q0 e{q} 2 0.5 sys\n" for q in range(17))
 GZ_RUN = gzip.compress(RUN.encode())
 BIG_RUN = "".join(f"{q} Q0 d{q}_{i} {i} {1000 - i} sys\n" for q in (1, 2) for i in range(1, 2000))
 BIG_QRELS = "".join(f"{q} 0 d{q}_{i} {i % 3}\n" for q in (1, 2) for i in range(1, 2000))
@@ -261,6 +287,22 @@ CASES = [
     Case("plugin_alias_takes_builtin_alias", plugin("irpipe-evil", "evil", ("Evil", "Evil", {"MRR": {}})), SPEC_ERROR, r"metric alias 'MRR' of Evil .* clashes with alias 'MRR' of RR \(class pipeline\.metrics\.reciprocal_rank\.RR, distribution 'irpipe'\)", env=(("PYTHONPATH", "{d}/site"), ("IRPIPE_LOAD_PLUGINS", "evil"))),
     Case("plugin_name_differs_in_case", plugin("irpipe-evil", "evil", ("Evil", "Ndcg", {})), SPEC_ERROR, r"metric name 'Ndcg' of Ndcg .* clashes with name 'nDCG' of nDCG .*: the names differ only in case", env=(("PYTHONPATH", "{d}/site"), ("IRPIPE_LOAD_PLUGINS", "evil"))),
     Case("plugins_clash_with_each_other", lambda d: (plugin("irpipe-one", "one", ("One", "One", {"shared": {}}))(d), plugin("irpipe-two", "two", ("Two", "Two", {"shared": {}}))(d)), SPEC_ERROR, r"metric alias 'shared' of (One|Two) \(class (one|two)_metrics\.(One|Two), distribution 'irpipe-(one|two)'\) clashes with alias 'shared' of (One|Two) \(class (one|two)_metrics\.(One|Two), distribution 'irpipe-(one|two)'\): the same name", env=(("PYTHONPATH", "{d}/site"), ("IRPIPE_LOAD_PLUGINS", "one,two"))),
+    # comparing runs (compare:)
+    Case("compare_unknown_baseline", compare({"baseline": "bm52"}), SPEC_ERROR, r"/spec\.yaml:\d+: compare\.baseline: unknown run 'bm52'; did you mean 'bm25'\? runs: bm25, dense"),
+    Case("compare_unknown_metric", compare({"metrics": ["AP", "P@3"]}), SPEC_ERROR, r"/spec\.yaml:\d+: compare\.metrics\.1: 'P@3' is not a metric of this spec; did you mean 'P@2'\? compare names metrics as the tables do: AP, P@2"),
+    Case("compare_test_typo", compare({"tests": ["t", "randomisation"]}), SPEC_ERROR, r"/spec\.yaml:\d+: compare\.tests: unknown test 'randomisation'; did you mean 'randomization'\? known: t, wilcoxon, sign, randomization, bootstrap"),
+    Case("compare_correction_typo", compare({"correction": "holmes"}), SPEC_ERROR, r"compare\.correction: unknown correction 'holmes'; did you mean 'holm'\?"),
+    Case("compare_alpha_zero", compare({"alpha": 0}), SPEC_ERROR, r"/spec\.yaml:\d+: compare\.alpha: Input should be greater than 0"),
+    Case("compare_alpha_one", compare({"alpha": 1.0}), SPEC_ERROR, r"/spec\.yaml:\d+: compare\.alpha: Input should be less than 1"),
+    Case("compare_no_samples", compare({"samples": 0}), SPEC_ERROR, r"compare\.samples: expected a number of samples \(at least 1\) or 'exact', found 0"),
+    Case("compare_one_run", spec(lambda s: s.update(compare={})), SPEC_ERROR, r"/spec\.yaml:\d+: compare: collection 'c' has one run \('r'\): there is nothing to compare it with"),
+    Case("compare_one_shared_query", compare({"tests": ["t"]}, spec(settings(queries="intersection")), write("run2.txt", RUN.splitlines()[0] + "\n"), dense="run2.txt"), DATA_ERROR, r"/spec\.yaml:\d+: compare: run 'dense' and baseline 'bm25' share 1 query with a value of AP in collection 'c'; a paired test needs at least 2"),
+    Case("compare_text_metric", compare({"metrics": ["RelString"]}, spec(lambda s: s["metrics"].append("RelString"))), SPEC_ERROR, r"compare\.metrics\.0: 'RelString' has no per-query numbers to compare \(a text metric\)"),
+    Case("compare_level_without_section", spec(lambda s: s["outputs"].append({"path": "out/c.csv", "level": "comparison"})), SPEC_ERROR, r"outputs\.3\.level: level comparison needs a compare section in the spec"),
+    Case("compare_level_tex_aggregate", compare({}, spec(add_output("out/table.tex"))), SPEC_ERROR, r"outputs\.3\.path: .*table\.tex: '\.tex' is not written at level aggregate; it is at level report"),
+    Case("compare_bootstrap_exact", compare({"tests": ["bootstrap"], "samples": "exact"}), SPEC_ERROR, r"compare\.samples: exact enumerates the randomization test's sign flips; the bootstrap needs a number of samples"),
+    Case("compare_exact_too_many_queries", compare({"samples": "exact"}, write("qrels.txt", SEVENTEEN), write("run.txt", SEVENTEEN_RUN)), SPEC_ERROR, r"compare\.samples: exact enumerates all 2\^n sign flips, for at most 16 queries; AP in collection 'c' has 17"),
+    Case("compare_without_scipy", compare({}, without("scipy")), SPEC_ERROR, r"/spec\.yaml:\d+: compare: comparing runs needs scipy, which is not installed: pip install 'irpipe\[compare\]'", env=(("PYTHONPATH", "{d}/site"),)),
     # the committed JSON Schema and the spec's models drift apart
     Case("schema_drift", lambda d: (shutil.copy(SCHEMA, d / "irpipe.schema.json"), edit("irpipe.schema.json", '"rank"', '"score"')(d)), SPEC_ERROR, r"/irpipe\.schema\.json:\d+: the schema differs from the spec's models of this irpipe; regenerate it: irpipe schema > .*irpipe\.schema\.json", command=("schema", "--check"), target="irpipe.schema.json"),
     Case("schema_missing", lambda d: None, SPEC_ERROR, r"/irpipe\.schema\.json: cannot read the schema", command=("schema", "--check"), target="irpipe.schema.json"),
@@ -339,6 +381,19 @@ def test_bad_input(outcomes, case):
     assert result.stderr.startswith("Error: ")
     assert re.search(case.message, result.stderr), result.stderr
     assert outcome.after == outcome.before  # nothing changed, no temporary file left
+
+
+def test_few_samples_are_a_warning_not_an_error(good, tmp_path):
+    d = tmp_path / "case"
+    shutil.copytree(good, d)
+    compare({"tests": ["randomization"], "samples": 500})(d)
+    result = irpipe("run", "--quiet", str(d / "spec.yaml"))
+    assert result.returncode == 0, result.stderr
+    assert re.fullmatch(
+        r"Warning: \S+/spec\.yaml:\d+: compare\.samples: 500 samples give p-values no finer than "
+        r"1/501; use at least 1000 \(100000 is usual\)\n",
+        result.stderr,
+    )
 
 
 def test_debug_shows_the_traceback_and_keeps_the_exit_code(good, tmp_path):

@@ -128,8 +128,8 @@ def _check_extra(loaded: LoadedSpec) -> None:
     missing = [name for name in ("numpy", "scipy") if not _installed(name)]
     if missing:
         raise SpecError(
-            f"{loaded.where('compare')}: comparing runs needs {' and '.join(missing)}, "
-            "which are not installed: pip install 'irpipe[compare]'"
+            f"{loaded.where('compare')}: comparing runs needs {' and '.join(missing)}, which "
+            f"{'is' if len(missing) == 1 else 'are'} not installed: pip install 'irpipe[compare]'"
         )
 
 
