@@ -54,6 +54,12 @@ GOOD = [
     "metrics: [AP]\noutputs: [{path: a.csv}, {path: b.parquet, level: query}]",
     "metrics: [AP]\ncollections: {c: {qrels: q.txt, num_docs: 0}}",
     "metrics: [AP]\nruns: {r: {path: 'runs/*.trec', collection: c}}",
+    "metrics: [AP]\ncompare: {}",
+    "metrics: [AP]\ncompare: null",
+    "metrics: [AP]\ncompare: {samples: exact, tests: [randomization], seed: -3}",
+    "metrics: [AP]\ncompare: {baseline: r, tests: [t, wilcoxon, sign, randomization, bootstrap], "
+    "correction: bh, alpha: 0.01, samples: 1000, seed: 7, metrics: [AP], min_difference: 0.01}",
+    "metrics: [AP]\noutputs: [{path: a.md, level: report}, {path: b.csv, level: comparison}]",
 ]
 BAD = [
     "metrics: []",
@@ -69,6 +75,21 @@ BAD = [
     "metrics: [AP]\nruns: {r: {path: r.trec}}",
     "metrics: [AP]\nruns: {}",
     "metrics: [AP]\nextra: 1",
+    "metrics: [AP]\ncompare: {tests: [randomisation]}",
+    "metrics: [AP]\ncompare: {tests: [t, t]}",
+    "metrics: [AP]\ncompare: {tests: []}",
+    "metrics: [AP]\ncompare: {tests: t}",
+    "metrics: [AP]\ncompare: {alpha: 0}",
+    "metrics: [AP]\ncompare: {alpha: 1}",
+    "metrics: [AP]\ncompare: {samples: 0}",
+    "metrics: [AP]\ncompare: {samples: many}",
+    "metrics: [AP]\ncompare: {samples: 1.5}",
+    "metrics: [AP]\ncompare: {correction: holmes}",
+    "metrics: [AP]\ncompare: {seed: 1.5}",
+    "metrics: [AP]\ncompare: {min_difference: -0.1}",
+    "metrics: [AP]\ncompare: {metrics: []}",
+    "metrics: [AP]\ncompare: {basline: r}",
+    "metrics: [AP]\ncompare: [t]",
 ]
 BASE = {
     "collections": {"c": {"qrels": "q.txt"}},
