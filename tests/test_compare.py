@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -241,3 +242,13 @@ def test_with_a_baseline_the_order_of_runs_changes_no_row(tmp_path):
     spec["runs"] = dict(reversed(spec["runs"].items()))
     backward, _ = run_spec(tmp_path, spec)
     assert sorted(forward, key=repr) == sorted(backward, key=repr)
+
+
+def test_the_example_spec_runs(tmp_path):
+    shutil.copytree(ROOT / "configs", tmp_path / "configs", ignore=shutil.ignore_patterns("out"))
+    result = cli(tmp_path / "configs" / "compare.yaml")
+    assert result.returncode == 0, result.stderr
+    assert "significantly different from bm25: paired t-test, Holm-corrected" in result.stdout
+    lines = (tmp_path / "configs/out/comparison.csv").read_text().splitlines()
+    assert len(lines) == 1 + 5 * 2  # five metrics, two tests, one pair
+    assert (tmp_path / "configs/out/report.tex").read_text().count("\\toprule") == 1
