@@ -196,8 +196,8 @@ def test_every_writer_writes_the_comparisons(tmp_path, suffix):
     assert [r["p_value"] for r in found] == [r["p_value"] for r in rows]
 
 
-def cli(spec: Path, **env: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "pipeline.cli", "run", "--quiet", str(spec)]
+def cli(spec: Path, *flags: str, **env: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "pipeline.cli", "run", *flags, str(spec)]
     environment = {**os.environ, "IRPIPE_LOAD_PLUGINS": "", **env}
     return subprocess.run(command, capture_output=True, text=True, env=environment, cwd=ROOT)
 
@@ -208,7 +208,7 @@ def test_the_same_seed_gives_the_same_table_in_another_process_and_thread_count(
     tables = []
     for threads in ("1", "2"):
         env = {name: threads for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}  # fmt: skip
-        result = cli(tmp_path / "spec.yaml", **env)
+        result = cli(tmp_path / "spec.yaml", "--quiet", **env)
         assert result.returncode == 0, result.stderr
         tables.append((tmp_path / "out/comparison.csv").read_bytes())
     assert tables[0] == tables[1]
