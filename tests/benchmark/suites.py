@@ -1,5 +1,5 @@
 """The suites: track, grid and run100k (everyday.py), five and official (compare.py), scale, runs10,
-spill and validate.
+spill, validate, python and significance.
 
 Each suite measures its commands in turns, then adds a section (and its targets) to the report.
 """
@@ -173,6 +173,35 @@ def python(ctx: Context) -> None:
     )
 
 
+def significance(ctx: Context) -> None:
+    """Comparing runs, apart from evaluating them: every pair of 100 runs on 5 metrics and 50
+    queries by the randomization test with 100,000 samples (issue 10: at most 10 s)."""
+    work = ctx.results / "significance"
+    script = str(RUNNERS / "irpipe_significance.py")
+    shape = "100 runs x 5 metrics x 50 queries, all 4,950 pairs, randomization, 100,000 samples"
+    jobs = {shape: ([sys.executable, script], work / "randomization.log")}
+    timings = measured(take_turns(jobs, ctx.repeat))
+    log = dict(line.split() for line in (work / "randomization.log").read_text().splitlines())
+    seconds, cpu = float(log["seconds"]), float(log["cpu"])
+    rows = [timing_row(f"process: {shape}", timings[shape])]
+    rows.append(
+        [f"of which compare_runs ({log['comparisons']} comparisons)", seconds, "-", cpu, "-"]
+    )
+    ctx.report.sections.append(
+        "## significance: comparing runs (runners/irpipe_significance.py)\n\n"
+        f"{table(TIMING_HEADERS, rows)}\n\n{SIGNIFICANCE_NOTE}"
+    )
+    ctx.report.target("significance: compare_runs, all pairs of 100 runs (s)", seconds, 10.0)
+
+
+SIGNIFICANCE_NOTE = (
+    "The process generates per-query values, loads them into DuckDB as `per_query`, and times "
+    "`compare_runs`, the step `irpipe run` takes once runs are evaluated: values out of DuckDB, "
+    "every comparison, Holm's correction, the `comparison` table written back (the last round's "
+    "figure; the process row is the median)."
+)
+
+
 SUITES = {
     **{name: (lambda ctx, name=name: everyday(ctx, name)) for name in EVERYDAY_SUITES},
     "five": lambda ctx: compare(ctx, FIVE),
@@ -182,6 +211,7 @@ SUITES = {
     "spill": spill,
     "validate": validate,
     "python": python,
+    "significance": significance,
 }
 SUITE_NAMES = list(SUITES)
 # Names that stand for several suites on the command line.
