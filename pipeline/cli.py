@@ -45,6 +45,10 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "trec-eval", help="trec_eval 10.0's command line: irpipe trec-eval [flags] QRELS RUN"
     )
+    new_plugin = commands.add_parser("new-plugin", help="create a plugin package from a template")
+    new_plugin.add_argument("name", help="the plugin's name, e.g. err or err-ia")
+    new_plugin.add_argument("--dir", default=".", help="where to create irpipe-NAME/ (default: .)")
+    new_plugin.set_defaults(command="new_plugin")
     return parser
 
 

@@ -6,7 +6,16 @@ import argparse
 
 from .errors import ExitCode
 
-__all__ = ["compile", "metrics", "plugins", "run", "schema", "trec_eval", "validate"]
+__all__ = [
+    "compile",
+    "metrics",
+    "new_plugin",
+    "plugins",
+    "run",
+    "schema",
+    "trec_eval",
+    "validate",
+]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,3 +105,14 @@ def trec_eval(args: argparse.Namespace) -> int:
     from .trec_eval.command import main
 
     return main(args.arguments)
+
+
+def new_plugin(args: argparse.Namespace) -> int:
+    """`irpipe new-plugin NAME [--dir DIR]`: a plugin package from irpipe's template."""
+    from pathlib import Path
+
+    from .plugin_template import create_plugin
+
+    path = create_plugin(args.name, Path(args.dir))
+    print(f"created {path}; next: cd {path} && pip install -e '.[test]' && python -m pytest")
+    return ExitCode.OK
