@@ -39,17 +39,22 @@ it themselves, so a plugin's tests pass whether or not the plugin is installed.
 
 from __future__ import annotations
 
-from .bench import NUM_DOCS
-from .checks import (
+from collections.abc import Sequence
+from contextlib import ExitStack
+
+from ..measure import Measure
+from .bench import NUM_DOCS, Bench
+from .data import (
+    Reference,
+    check_data,
     check_judged_rows,
-    check_measure,
     check_missing,
-    check_names,
-    check_params,
     check_reference,
     check_ties,
 )
+from .declarations import check_names, check_params
 from .install import installed
+from .metrics import resolve_metrics
 
 __all__ = [
     "NUM_DOCS",
@@ -62,3 +67,25 @@ __all__ = [
     "check_ties",
     "installed",
 ]
+
+
+def check_measure(
+    measure: type[Measure],
+    reference: Reference,
+    metrics: Sequence[str],
+    *,
+    collections: int = 30,
+    seed: int = 0,
+    tolerance: float = 1e-9,
+    ties: bool = True,
+) -> None:
+    """Every check of the kit, in order (see the module's docstring), on one set of collections.
+    `ties=False` compares with the reference on collections without score ties (the ties and
+    judged-rows checks still use ties: they need no reference)."""
+    with installed(measure), ExitStack() as stack:
+        check_params(measure, metrics)
+        check_names(measure, metrics)
+        resolved = resolve_metrics(measure, metrics)
+        tied = stack.enter_context(Bench(collections, seed, ties=True))
+        bench = tied if ties else stack.enter_context(Bench(collections, seed, ties=False))
+        check_data(tied, bench, measure, reference, resolved, tolerance)
