@@ -212,7 +212,10 @@ class PythonRR(PythonMeasure):
 
 
 def test_a_python_measure_passes_the_kit():
-    check_measure(PythonRR, reciprocal_rank, ["PythonRR", "PythonRR(rel=2)@5"], collections=5)
+    """With ties=False too: the reference is compared on collections without ties, the tie and
+    judged-rows checks still run on collections with them."""
+    metrics = ["PythonRR", "PythonRR(rel=2)@5"]
+    check_measure(PythonRR, reciprocal_rank, metrics, collections=5, ties=False)
 
 
 def test_ties_false_spares_a_reference_that_breaks_ties_its_own_way():

@@ -103,7 +103,9 @@ def check_missing(
         _check_missing(bench, measure, reference, resolve_metrics(measure, metrics), tolerance)
 
 
-def _check_missing(bench, measure, reference, metrics: Metrics, tolerance: float) -> None:
+def _check_missing(
+    bench: Bench, measure: type[Measure], reference: Reference, metrics: Metrics, tolerance: float
+) -> None:
     def empty(r: ResolvedMeasure, run: str, qid: str) -> Any:
         return call(reference, r, bench.empty(qid), f"an empty ranking of qid {qid}")
 
@@ -175,7 +177,9 @@ def check_reference(
         _check_reference(bench, measure, reference, resolve_metrics(measure, metrics), tolerance)
 
 
-def _check_reference(bench, measure, reference, metrics: Metrics, tolerance: float) -> None:
+def _check_reference(
+    bench: Bench, measure: type[Measure], reference: Reference, metrics: Metrics, tolerance: float
+) -> None:
     values, expected = bench.values(metrics.spec), {}
 
     def want(r: ResolvedMeasure, run: str, qid: str) -> Any:
@@ -192,7 +196,7 @@ def _check_reference(bench, measure, reference, metrics: Metrics, tolerance: flo
 
 
 def _check_mean(
-    bench, values: Values, expected: dict, r: ResolvedMeasure, run: str, tolerance: float
+    bench: Bench, values: Values, expected: dict, r: ResolvedMeasure, run: str, tolerance: float
 ) -> None:
     want = aggregate((expected[r.label, run, q] for q in bench.qrels), r.measure.aggregator)
     got = values.aggregate.get((run, r.label), (None, 0))
@@ -223,10 +227,10 @@ def check_judged_rows(
 def _check_judged_rows(
     bench: Bench, measure: type[Measure], metrics: Metrics, tolerance: float
 ) -> None:
-    claimed = metrics.where(lambda r: r.measure.judged_only_ok(r.params))
-    if not measure.judged_rows_suffice or not claimed.groups:
+    if not measure.judged_rows_suffice:
         return
-    for settings in JUDGED_ROWS_SETTINGS:
+    claimed = metrics.where(lambda r: r.measure.judged_only_ok(r.params))  # parameters may not
+    for settings in JUDGED_ROWS_SETTINGS if claimed.groups else ():
         ranked_fully = values_of(bench.values((*claimed.spec, NEEDS_EVERY_ROW), settings))
         for plan, form in JUDGED_ROWS_FORMS.items():
             got = bench.values(claimed.spec, settings, plan)
@@ -263,8 +267,8 @@ def check_data(
     metrics: Metrics,
     tolerance: float,
 ) -> None:
-    """Checks 3 to 6 in order: the reference's on `bench`, the others (which need no reference,
-    and ties in the data) on `tied`."""
+    """Checks 3 to 6 in order. Those that compare with the reference run on `bench`; ties and
+    judged rows, which compare irpipe with itself, on `tied` (collections with score ties)."""
     _check_missing(bench, measure, reference, metrics, tolerance)
     _check_ties(tied, measure, metrics, tolerance)
     _check_reference(bench, measure, reference, metrics, tolerance)

@@ -28,20 +28,21 @@ def check_params(measure: type[Measure], metrics: Sequence[str]) -> None:
     with installed(measure):
         for r in resolve_metrics(measure, metrics).resolved:
             base = _base_params(measure, r)
-            _refuses(
-                measure,
-                {**base, UNKNOWN_PARAMETER: 1},
-                f"the unknown parameter {UNKNOWN_PARAMETER!r}",
-            )
-            for key, field in measure.Params.model_fields.items():
-                wrong = wrong_value(field.annotation)
-                if wrong is not None:
-                    _refuses(
-                        measure, {**base, key: wrong}, f"{key}={wrong!r}, a {type(wrong).__name__}"
-                    )
+            _refuses_wrong(measure, base)
             for key in _required(measure):
                 _refuses_without(measure, base, key)
             _compiles(measure, {key: base.get(key) for key in _required(measure)})
+
+
+def _refuses_wrong(measure: type[Measure], base: dict[str, Any]) -> None:
+    """An unknown parameter, and for each parameter a value of a type it does not take."""
+    _refuses(
+        measure, {**base, UNKNOWN_PARAMETER: 1}, f"the unknown parameter {UNKNOWN_PARAMETER!r}"
+    )
+    for key, field in measure.Params.model_fields.items():
+        wrong = wrong_value(field.annotation)
+        if wrong is not None:
+            _refuses(measure, {**base, key: wrong}, f"{key}={wrong!r}, a {type(wrong).__name__}")
 
 
 def _base_params(measure: type[Measure], r: ResolvedMeasure) -> dict[str, Any]:
@@ -98,7 +99,7 @@ def _refuses_without(measure: type[Measure], base: dict[str, Any], key: str) -> 
 
 
 def _compiles(measure: type[Measure], params: dict[str, Any]) -> None:
-    """Every other parameter at its default, the measure's SQL must compile (a parameter it
+    """With every other parameter at its default, the measure's SQL compiles (a parameter it
     cannot do without belongs in `required`)."""
     for r in resolve(measure, measure.name, params):
         for part in ("per_query", "missing", "empty"):
