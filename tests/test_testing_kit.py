@@ -16,12 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline import PluginError, SpecError
 from pipeline.api import Columns, Measure, PythonMeasure, RankedParams
-from pipeline.metrics.average_precision import AP, Bpref
+from pipeline.metrics.average_precision import AP, Bpref, GeometricAP
 from pipeline.metrics.counts import NumRet
 from pipeline.metrics.cumulative_gain import nDCG
 from pipeline.metrics.precision import P, R, Success
 from pipeline.metrics.rank_biased import RBP
-from pipeline.metrics.reciprocal_rank import RR
+from pipeline.metrics.reciprocal_rank import RR, SearchLength
 from pipeline.metrics.set_based import SetF
 from pipeline.registry import get_registry
 from pipeline.synthetic import generate
@@ -69,6 +69,12 @@ def average_precision(p, q) -> float:
     within = precisions[ranks <= p.k] if p.k is not None else precisions
     r = num_rel(p, q)
     return float(within.sum()) / r if r else 0.0
+
+
+def search_length(p, q) -> float | None:
+    """The rank of the first relevant document (within k); no value when there is none."""
+    hits = np.flatnonzero(top(p, q) >= level(p))
+    return float(hits[0] + 1) if len(hits) else None
 
 
 def gains(p, grades: np.ndarray) -> np.ndarray:
@@ -142,6 +148,8 @@ BUILT_INS = [
     (P, precision, ["P@5", "P(rel=2)@10", "P@1"]),
     (R, recall, ["R@10", "R(rel=3)@30"]),
     (AP, average_precision, ["AP", "AP@10", "AP(rel=2)"]),
+    (GeometricAP, average_precision, ["gmAP"]),  # the geometric mean of the per-query values
+    (SearchLength, search_length, ["SearchLength", "SearchLength@5"]),  # None: left out of means
     (nDCG, ndcg, ["nDCG", "nDCG@10", "nDCG(gain='exponential')@5", "nDCG(gain='exponential')"]),
     (RR, reciprocal_rank, ["RR", "RR@3", "RR(rel=2)"]),
     (Bpref, bpref, ["Bpref", "Bpref(rel=2)"]),
