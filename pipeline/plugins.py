@@ -237,7 +237,7 @@ def _load_entry_points(pm: PluginManager) -> None:
     allowed = os.environ.get("IRPIPE_LOAD_PLUGINS")
     names = None if allowed is None else {n.strip() for n in allowed.split(",") if n.strip()}
     # By name, so the same installation loads (and reports) its plugins in the same order.
-    found = sorted(entry_points(group="irpipe"), key=lambda ep: (ep.name, ep.value))
+    found = sorted(entry_points(group="irpipe"), key=_load_order)
     for ep in found:
         state = _state_of(ep)
         pm.records.append(state)
@@ -255,6 +255,11 @@ def _load_entry_points(pm: PluginManager) -> None:
             ),
             stacklevel=3,
         )
+
+
+def _load_order(ep: EntryPoint) -> tuple[str, str, str]:
+    """By entry-point name, then distribution: of two with one name, the same one always loads."""
+    return ep.name, ep.dist.name if ep.dist is not None else "", ep.value
 
 
 def _state_of(ep: EntryPoint) -> PluginState:
