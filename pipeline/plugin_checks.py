@@ -1,9 +1,11 @@
-"""What a plugin must be: hooks irpipe has, and results it can use, checked before any is used.
+"""What a plugin must be, checked when plugins load, before irpipe uses any of it.
 
-A hook returns a list of classes. Each is checked for what irpipe reads from it (a measure's name,
-description and pydantic `Params`; a writer's `suffixes`) and created once, as the registry and the
-writers create it, so that a broken class is reported when plugins load, by its plugin's
-distribution, and never fails an evaluation halfway. A problem raises `BrokenPlugin`.
+Its hooks must be irpipe's (`check_hook_names`: a misspelt one would never be called). A hook
+returns a list of classes; each is checked for what irpipe reads from it (a measure's name,
+description and pydantic `Params`; a writer's `suffixes`) and created, as the registry and the
+writers create it (`checked`, raising `BrokenPlugin`); and a suffix has one writer
+(`check_suffixes`). So a broken plugin is reported by its distribution when plugins load, and
+never fails an evaluation halfway. `pipeline.plugins` fails the plugin; the others work.
 """
 
 from __future__ import annotations
@@ -19,12 +21,16 @@ if TYPE_CHECKING:
 __all__ = ["BrokenPlugin", "check_hook_names", "check_suffixes", "checked", "one_line"]
 
 _HOOKSPECS = "see pipeline/hookspecs.py"
-FIXES = {
-    "register_metrics": "its register_metrics must return a list of pipeline.Measure subclasses, "
+_FIXES = {  # for the plugin's authors: what the hook must return
+    "register_metrics": "its register_metrics must return a list of pipeline.api.Measure subclasses, "
     f"each setting name, description and Params (a pydantic model; {_HOOKSPECS})",
-    "register_writers": "its register_writers must return a list of pipeline.outputs.Writer "
+    "register_writers": "its register_writers must return a list of pipeline.api.Writer "
     f"subclasses, each setting suffixes such as ('.xlsx',) ({_HOOKSPECS})",
 }
+
+_NO_HOOK = (
+    f"point the entry point at the module whose {' or '.join(HOOKS)} carries @pipeline.api.hookimpl"
+)
 
 
 class BrokenPlugin(Exception):
@@ -42,11 +48,11 @@ def checked(hook: str, result: object) -> list[type]:
     if result is None:  # a hook with nothing to add (pluggy drops None results too)
         return []
     if not isinstance(result, list | tuple):
-        raise BrokenPlugin(f"{hook} returned {_what(result)}, not a list", FIXES[hook])
+        raise BrokenPlugin(f"{hook} returned {_what(result)}, not a list", _FIXES[hook])
     for item in result:
         if not isinstance(item, type):
-            raise BrokenPlugin(f"{hook} returned {_what(item)}, not a class", FIXES[hook])
-        check(item, FIXES[hook])
+            raise BrokenPlugin(f"{hook} returned {_what(item)}, not a class", _FIXES[hook])
+        check(item, _FIXES[hook])
     return list(result)
 
 
@@ -67,9 +73,7 @@ def check_hook_names(pm: PluginManager) -> None:
                 pm.fail(impl.plugin_name, *_unknown_hook(name))
     for name, plugin in pm.list_name_plugin():
         if plugin is not None and name not in DEFAULT_PLUGINS and not pm.get_hookcallers(plugin):
-            hooks = " or ".join(HOOKS)
-            fix = f"point the entry point at the module whose {hooks} carries @pipeline.hookimpl"
-            pm.fail(name, "it implements no irpipe hook", fix)
+            pm.fail(name, "it implements no irpipe hook", _NO_HOOK)
 
 
 def _unknown_hook(name: str) -> tuple[str, str]:
@@ -107,7 +111,7 @@ def _check_measure(cls: type, fix: str) -> None:
 
     where = f"measure class {_name(cls)}"
     if not issubclass(cls, Measure):
-        raise BrokenPlugin(f"class {_name(cls)} is not a subclass of pipeline.Measure", fix)
+        raise BrokenPlugin(f"class {_name(cls)} is not a subclass of pipeline.api.Measure", fix)
     _check_metric_name(cls, where, fix)
     if not _text(getattr(cls, "description", None)):
         raise BrokenPlugin(f"{where} has no description (a one-line string)", fix)
@@ -152,7 +156,7 @@ def _check_writer(cls: type, fix: str) -> None:
 
     where = f"writer class {_name(cls)}"
     if not issubclass(cls, Writer):
-        raise BrokenPlugin(f"class {_name(cls)} is not a subclass of pipeline.outputs.Writer", fix)
+        raise BrokenPlugin(f"class {_name(cls)} is not a subclass of pipeline.api.Writer", fix)
     suffixes = getattr(cls, "suffixes", None)
     if not isinstance(suffixes, list | tuple) or not suffixes:
         raise BrokenPlugin(f"{where} has no suffixes (a tuple such as ('.xlsx',))", fix)
@@ -168,7 +172,7 @@ def _created(cls: type, where: str, hint: str) -> Any:
     try:
         return cls()
     except Exception as exc:
-        fix = f"{hint}; irpipe creates each class once, without arguments"
+        fix = f"{hint}; irpipe creates each class without arguments"
         raise BrokenPlugin(f"{where} cannot be created: {one_line(exc)}", fix) from exc
 
 
@@ -186,6 +190,6 @@ def _what(value: object) -> str:
         return f"class {_name(value)}"
     shown = repr(value)
     shown = shown if len(shown) <= 40 else shown[:37] + "..."
-    if type(value).__module__ not in ("builtins",):
+    if type(value).__module__ != "builtins":
         return f"an instance of {_name(type(value))} (return the class itself)"
     return f"{shown} (a {type(value).__name__})"

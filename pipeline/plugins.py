@@ -142,10 +142,10 @@ class PluginManager(pluggy.PluginManager):
         ]
 
     def failures(self) -> list[PluginState]:
-        """The plugins that failed, in the order they did."""
+        """The plugins that failed, in the order they load (entry points by name)."""
         return [state for state in self.records if state.state == "failed"]
 
-    def fail(self, plugin: str, reason: str, fix: str, exception: BaseException | None = None):
+    def fail(self, plugin: str, reason: str, fix: str, exception: Exception | None = None) -> None:
         """Unregister `plugin` and report it as failed (once: a plugin no longer registered is
         left alone). A built-in plugin raises instead: that is a bug in irpipe."""
         if plugin in DEFAULT_PLUGINS:
@@ -154,9 +154,9 @@ class PluginManager(pluggy.PluginManager):
             return
         state = self._record(plugin)
         self.unregister(name=plugin)
-        self.failed(state, reason, fix, exception)
+        self.mark_failed(state, reason, fix, exception)
 
-    def failed(self, state: PluginState, reason: str, fix: str, exception=None) -> None:
+    def mark_failed(self, state: PluginState, reason: str, fix: str, exception=None) -> None:
         """Mark `state` failed and warn, naming the plugin's distribution and version."""
         state.state, state.reason, state.fix, state.exception = "failed", reason, fix, exception
         message = f"{state.describe()} was not loaded: {state.error}"
@@ -275,32 +275,36 @@ def _load(pm: PluginManager, ep: EntryPoint, state: PluginState) -> None:
     if pm.get_plugin(ep.name) is not None:
         other = pm.distribution(ep.name) or ep.name
         reason = f"the entry point name '{ep.name}' is taken by distribution '{other}'"
-        pm.failed(state, reason, "uninstall one of the two distributions")
+        pm.mark_failed(state, reason, "uninstall one of the two distributions")
         return
     try:
         plugin = ep.load()
     except (Exception, SystemExit) as exc:  # a plugin's import may raise anything, even exit
         reason = f"importing {ep.value} raised {one_line(exc)}"
         fix = "reinstall or upgrade it (a dependency may be missing), or report it to its authors"
-        pm.failed(state, reason, fix, exc)
+        pm.mark_failed(state, reason, fix, exc)
         return
     problem = _registration_problem(pm, ep.name, plugin)
     if problem is not None:
-        pm.failed(state, *problem)
+        pm.mark_failed(state, *problem)
     elif state.distribution:  # messages name what a user installed: the distribution
         pm.distributions[ep.name] = state.distribution
 
 
 def _registration_problem(pm: PluginManager, name: str, plugin: object) -> tuple | None:
     """Register `plugin`; (reason, fix, exception) if pluggy refused it."""
+    from .plugin_checks import one_line
+
     other = pm.get_name(plugin)
     if other is not None:
-        return f"it names the same object as plugin '{other}'", "give each entry point its own"
+        return f"it names the same object as plugin '{other}'", "remove one of the entry points"
     try:
         pm.register(plugin, name=name)
     except Exception as exc:  # pluggy leaves half a registration behind when a hook is refused
         if pm.get_plugin(name) is not None:
             pm.unregister(name=name)
+        if not isinstance(exc, pluggy.PluginValidationError):
+            return f"registering it raised {one_line(exc)}", _BUG, exc
         reason = "its hooks do not match irpipe's: " + " ".join(str(exc).splitlines()[1:])
         fix = "a hook takes only the arguments pipeline/hookspecs.py lists (or upgrade irpipe)"
         return reason, fix, exc

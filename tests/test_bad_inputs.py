@@ -180,8 +180,8 @@ def WARNED(entry: str) -> str:  # noqa: N802 -- reads as a constant in CASES
     return rf"irpipe: plugin 'irpipe-{entry} 1\.0' \(entry point '{entry}'\) was not loaded: "
 
 
-HOOK = "from pipeline import hookimpl\n@hookimpl\ndef register_metrics():\n"
-BROKEN_MEASURE = """from pipeline import Measure, RankedParams
+HOOK = "from pipeline.api import hookimpl\n@hookimpl\ndef register_metrics():\n"
+BROKEN_MEASURE = """from pipeline.api import Measure, RankedParams
 class Broken(Measure):
     name = "Broken"
     description = "broken"
@@ -189,8 +189,7 @@ class Broken(Measure):
     def per_query(self, p, c):
         return "0.5"
 """
-XLSX_WRITER = """from pipeline import hookimpl
-from pipeline.outputs import Writer
+XLSX_WRITER = """from pipeline.api import Writer, hookimpl
 class Xlsx(Writer):
     suffixes = (".xlsx", ".csv")
     def write(self, con, table, path, manifest):
@@ -311,7 +310,7 @@ CASES = [
     Case("plugin_import_error", uses("Broken", source_plugin("import irpipe_no_such_dependency\n")), SPEC_ERROR, WARNED("broken") + r"importing broken_metrics raised ModuleNotFoundError: No module named 'irpipe_no_such_dependency'; reinstall or upgrade it(.|\n)*unknown metric 'Broken' \(irpipe metrics lists them all; plugin 'irpipe-broken 1\.0' failed to load: importing", env=LOAD("broken")),
     Case("plugin_syntax_error", uses("Broken", source_plugin("def register_metrics(:\n")), SPEC_ERROR, WARNED("broken") + r"importing broken_metrics raised SyntaxError: .*\(broken_metrics\.py, line 1\)", env=LOAD("broken")),
     Case("plugin_hook_raises", uses("Broken", source_plugin(HOOK + "    raise RuntimeError('no licence file')\n")), SPEC_ERROR, WARNED("broken") + r"its register_metrics hook raised RuntimeError: no licence file; a bug in the plugin: upgrade it, or report it to its authors", env=LOAD("broken")),
-    Case("plugin_returns_non_measure", uses("Broken", source_plugin(HOOK + "    return ['Broken@10']\n")), SPEC_ERROR, WARNED("broken") + r"register_metrics returned 'Broken@10' \(a str\), not a class; its register_metrics must return a list of pipeline\.Measure subclasses", env=LOAD("broken")),
+    Case("plugin_returns_non_measure", uses("Broken", source_plugin(HOOK + "    return ['Broken@10']\n")), SPEC_ERROR, WARNED("broken") + r"register_metrics returned 'Broken@10' \(a str\), not a class; its register_metrics must return a list of pipeline\.api\.Measure subclasses", env=LOAD("broken")),
     Case("plugin_params_not_pydantic", uses("Broken", source_plugin(BROKEN_MEASURE.replace("= RankedParams", "= dict") + HOOK + "    return [Broken]\n")), SPEC_ERROR, WARNED("broken") + r"measure class broken_metrics\.Broken: Params is class builtins\.dict, not a pydantic model", env=LOAD("broken")),
     Case("plugin_misspelt_hook", uses("Broken", source_plugin(BROKEN_MEASURE + HOOK.replace("metrics", "metric") + "    return [Broken]\n")), SPEC_ERROR, WARNED("broken") + r"it implements 'register_metric', which is not an irpipe hook \(did you mean 'register_metrics'\?\); rename it to 'register_metrics'", env=LOAD("broken")),
     Case("plugin_writer_takes_csv", spec(add_output("out/table.xlsx"), source_plugin(XLSX_WRITER)), SPEC_ERROR, WARNED("broken") + r"writers pipeline\.outputs\.CsvWriter \(irpipe\) and broken_metrics\.Xlsx \(irpipe-broken\) claim the same suffix '\.csv'(.|\n)*Error: .*outputs\.3\.path: .*no writer for '\.xlsx'", env=LOAD("broken")),

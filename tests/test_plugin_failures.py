@@ -24,8 +24,7 @@ EXAMPLE = ROOT / "plugins" / "irpipe-judged"  # the good plugin: Judged@k
 QRELS, RUN = "1 0 a 1\n1 0 b -1", "1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t"
 
 MEASURE = '''
-from pipeline import Measure, RankedParams, hookimpl
-from pipeline.outputs import Writer
+from pipeline.api import Measure, RankedParams, Writer, hookimpl
 
 class Broken(Measure):
     """A good measure, unless a case changes it."""
@@ -65,8 +64,8 @@ class Broken:
     attribute: str = ""  # the entry point names the module, or this attribute of it
 
 
-CONTRACT = r"its register_metrics must return a list of pipeline\.Measure subclasses, each setting name, description and Params \(a pydantic model; see pipeline/hookspecs\.py\)"
-WRITER_CONTRACT = r"its register_writers must return a list of pipeline\.outputs\.Writer subclasses, each setting suffixes such as \('\.xlsx',\) \(see pipeline/hookspecs\.py\)"
+CONTRACT = r"its register_metrics must return a list of pipeline\.api\.Measure subclasses, each setting name, description and Params \(a pydantic model; see pipeline/hookspecs\.py\)"
+WRITER_CONTRACT = r"its register_writers must return a list of pipeline\.api\.Writer subclasses, each setting suffixes such as \('\.xlsx',\) \(see pipeline/hookspecs\.py\)"
 REINSTALL = r"reinstall or upgrade it \(a dependency may be missing\), or report it to its authors"
 BUG = r"a bug in the plugin: upgrade it, or report it to its authors"
 ABSTRACT = "\n    suffixes = ('.xlsx',)"
@@ -85,17 +84,17 @@ BROKEN = [
     Broken("returns_a_class_not_a_list", measure_returning("Broken"), r"register_metrics returned class broken_plugin\.Broken, not a list", CONTRACT),
     Broken("returns_a_string", measure_returning("['Broken@10']"), r"register_metrics returned 'Broken@10' \(a str\), not a class", CONTRACT),
     Broken("returns_an_instance", measure_returning("[Broken()]"), r"register_metrics returned an instance of broken_plugin\.Broken \(return the class itself\), not a class", CONTRACT),
-    Broken("returns_a_non_measure", measure_returning("[Broken, dict]"), r"class builtins\.dict is not a subclass of pipeline\.Measure", CONTRACT),
+    Broken("returns_a_non_measure", measure_returning("[Broken, dict]"), r"class builtins\.dict is not a subclass of pipeline\.api\.Measure", CONTRACT),
     Broken("measure_without_name", measure_returning("[Broken]", name="None"), r"measure class broken_plugin\.Broken has no name \(a string such as 'Judged'\)", CONTRACT),
     Broken("measure_name_unwritable", measure_returning("[Broken]", name="'my metric'"), r"measure class broken_plugin\.Broken is named 'my metric', which no spec can write", CONTRACT),
     Broken("measure_without_description", measure_returning("[Broken]", description="''"), r"measure class broken_plugin\.Broken has no description \(a one-line string\)", CONTRACT),
     Broken("params_not_pydantic", measure_returning("[Broken]", Params="dict"), r"measure class broken_plugin\.Broken: Params is class builtins\.dict, not a pydantic model", CONTRACT),
     Broken("cutoff_not_a_parameter", measure_returning("[Broken]", cutoff="'depth'"), r"measure class broken_plugin\.Broken: its cutoff 'depth' is not a field of its Params", CONTRACT),
-    Broken("measure_abstract", MEASURE.replace("def per_query", "def per_kuery") + HOOK.format("[Broken]"), r"measure class broken_plugin\.Broken cannot be created: TypeError: Can't instantiate abstract class Broken.*per_query", r"implement per_query; irpipe creates each class once, without arguments"),
-    Broken("writer_not_a_writer", MEASURE + WRITERS.format("[Broken]"), r"class broken_plugin\.Broken is not a subclass of pipeline\.outputs\.Writer", WRITER_CONTRACT),
+    Broken("measure_abstract", MEASURE.replace("def per_query", "def per_kuery") + HOOK.format("[Broken]"), r"measure class broken_plugin\.Broken cannot be created: TypeError: Can't instantiate abstract class Broken.*per_query", r"implement per_query; irpipe creates each class without arguments"),
+    Broken("writer_not_a_writer", MEASURE + WRITERS.format("[Broken]"), r"class broken_plugin\.Broken is not a subclass of pipeline\.api\.Writer", WRITER_CONTRACT),
     Broken("writer_without_suffixes", writer_returning("    def write(self, con, table, path, manifest): pass"), r"writer class broken_plugin\.Xlsx has no suffixes \(a tuple such as \('\.xlsx',\)\)", WRITER_CONTRACT),
     Broken("writer_suffix_upper_case", writer_returning("    suffixes = ('.XLSX',)\n    def write(self, con, table, path, manifest): pass"), r"writer class broken_plugin\.Xlsx: suffix '\.XLSX' is not '\.' and lower-case text", WRITER_CONTRACT),
-    Broken("writer_abstract", writer_returning(ABSTRACT), r"writer class broken_plugin\.Xlsx cannot be created: TypeError: .*write", r"implement write; irpipe creates each class once, without arguments"),
+    Broken("writer_abstract", writer_returning(ABSTRACT), r"writer class broken_plugin\.Xlsx cannot be created: TypeError: .*write", r"implement write; irpipe creates each class without arguments"),
     Broken("writer_takes_builtin_suffix", writer_returning("    suffixes = ('.xlsx', '.csv')\n    def write(self, con, table, path, manifest): pass"), r"writers pipeline\.outputs\.CsvWriter \(irpipe\) and broken_plugin\.Xlsx \(irpipe-broken\) claim the same suffix '\.csv'", r"a suffix has one writer and built-in suffixes cannot be taken: rename it"),
     # (d) a name clashes with a built-in's
     Broken("alias_takes_trec_eval_map", measure_returning("[Broken]", aliases="{'map': {}}"), r"metric alias 'map' of Broken \(class broken_plugin\.Broken, distribution 'irpipe-broken'\) clashes with trec_eval's name 'map' for AP \(distribution 'irpipe'\): the same name\. .*: rename the alias", r"upgrade the plugin, or report it to its authors"),
@@ -103,7 +102,7 @@ BROKEN = [
     # (e) a hook irpipe does not have, or none at all
     Broken("misspelt_hook", MEASURE + HOOK.format("[Broken]").replace("register_metrics", "register_metric"), r"it implements 'register_metric', which is not an irpipe hook \(did you mean 'register_metrics'\?\)", r"rename it to 'register_metrics', or mark it @hookimpl\(optionalhook=True\) if it may be absent"),
     Broken("hook_with_unknown_argument", MEASURE + HOOK.format("[Broken]").replace("register_metrics()", "register_metrics(config)"), r"its hooks do not match irpipe's: hookimpl definition: register_metrics\(config\) Argument\(s\) \{'config'\} are declared in the hookimpl but can not be found in the hookspec", r"a hook takes only the arguments pipeline/hookspecs\.py lists \(or upgrade irpipe\)"),
-    Broken("no_hook_at_all", MEASURE, r"it implements no irpipe hook", r"point the entry point at the module whose register_metrics or register_writers carries @pipeline\.hookimpl"),
+    Broken("no_hook_at_all", MEASURE, r"it implements no irpipe hook", r"point the entry point at the module whose register_metrics or register_writers carries @pipeline\.api\.hookimpl"),
 ]  # fmt: skip
 
 
@@ -196,6 +195,19 @@ def test_an_entry_point_name_taken_by_another_distribution(site, tmp_path, monke
     assert warnings == [
         "plugin 'irpipe-judged-fork 1.0' (entry point 'judged') was not loaded: the entry point name "
         "'judged' is taken by distribution 'irpipe-judged'; uninstall one of the two distributions"
+    ]
+    assert registry.resolve("Judged@2")[0].canonical == "Judged@2"
+
+
+def test_two_entry_points_naming_one_module(tmp_path, site, monkeypatch):
+    site()
+    entry_points = {"first": "irpipe_judged", "second": "irpipe_judged"}
+    fake_distribution(tmp_path / "site", "irpipe-twice", entry_points)
+    monkeypatch.setenv("IRPIPE_LOAD_PLUGINS", "first,second")
+    _, registry, warnings = loaded(monkeypatch)
+    assert warnings == [
+        "plugin 'irpipe-twice 1.0' (entry point 'second') was not loaded: it names the same object "
+        "as plugin 'first'; remove one of the entry points"
     ]
     assert registry.resolve("Judged@2")[0].canonical == "Judged@2"
 
