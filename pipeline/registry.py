@@ -54,8 +54,8 @@ class Registry:
         failures: Callable[[], Sequence[PluginState]] = tuple,
     ) -> None:
         """`measures` are (class, owner). Given `refuse`, a plugin whose names clash is left out
-        and passed to it with the message and a fix; without, a clash raises PluginError. `failures` lists
-        the plugins that failed to load, which the error for an unknown metric names."""
+        and passed to it with the message and a fix; without, a clash raises PluginError.
+        `failures` lists the plugins that failed to load: an unknown metric's error names them."""
         self._entries: dict[str, _Entry] = {}
         self.measures: list[Measure] = []
         self.providers: dict[str, Owner] = {}  # measure name -> who provides it
@@ -197,7 +197,9 @@ def _names(measure: Measure) -> list[tuple[str, dict, str]]:
     return [(measure.name, {}, "name"), *aliases]
 
 
-def _admitted(owned: list[tuple[type[Measure], Owner]], refuse) -> list[tuple[type, Owner]]:
+def _admitted(
+    owned: list[tuple[type[Measure], Owner]], refuse: Callable[[Owner, str, str], None]
+) -> list[tuple[type[Measure], Owner]]:
     """The measures of the owners whose names clash with no one's; each refused owner is passed
     to `refuse`. Built-ins claim first and never clash (else it is a bug in irpipe: raise); each
     plugin is tried beside them alone, then beside each other plugin. Every party to a clash

@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,7 +69,7 @@ CONTRACT = r"its register_metrics must return a list of pipeline\.api\.Measure s
 WRITER_CONTRACT = r"its register_writers must return a list of pipeline\.api\.Writer subclasses, each setting suffixes such as \('\.xlsx',\) \(see pipeline/hookspecs\.py\)"
 REINSTALL = r"reinstall or upgrade it \(a dependency may be missing\), or report it to its authors"
 BUG = r"a bug in the plugin: upgrade it, or report it to its authors"
-ABSTRACT = "\n    suffixes = ('.xlsx',)"
+ABSTRACT = "    suffixes = ('.xlsx',)  # and no write"
 
 BROKEN = [
     # (a) the import fails
@@ -265,7 +266,8 @@ def irpipe(*args: str, pythonpath: str, load: str) -> subprocess.CompletedProces
 
 
 @pytest.fixture
-def spec(tmp_path, write_spec) -> callable:
+def spec(tmp_path, write_spec) -> Callable[..., Path]:
+    """Good qrels and run in tmp_path; returns a writer of specs evaluating these metrics."""
     (tmp_path / "qrels.txt").write_text(QRELS + "\n")
     (tmp_path / "run.txt").write_text(RUN + "\n")
 
