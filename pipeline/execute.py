@@ -11,7 +11,7 @@ import duckdb
 from . import interrupts
 from . import validation as check
 from .compile import Plan
-from .errors import DuplicateError, InputDataError, SpecError
+from .errors import DuplicateError, InputDataError, PluginError, SpecError
 from .python_step import python_values
 from .readers import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
 
@@ -37,8 +37,9 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
         _run(con, statement)
     for load in plan.qrels:
         _load_files(con, [load])
-    for statement in plan.statements:
-        _run(con, statement)
+    with _blaming(con, plan):
+        for statement in plan.statements:
+            _run(con, statement)
     for batch in plan.batches:  # memory holds one batch of runs, not all of them
         _load_files(con, batch)
         _run(con, check.record_queries())
@@ -48,8 +49,32 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
         _rank(con, plan, batch)
     if plan.python:
         python_values(con, plan)
-    for statement in plan.finish:
-        _run(con, statement)
+    with _blaming(con, plan):
+        for statement in plan.finish:
+            _run(con, statement)
+
+
+#: DuckDB's errors for SQL that cannot be compiled: a measure's SQL, when a plugin wrote it wrong
+_UNBOUND = (duckdb.BinderException, duckdb.ParserException, duckdb.CatalogException)
+
+
+@contextmanager
+def _blaming(con: duckdb.DuckDBPyConnection, plan: Plan) -> Iterator[None]:
+    """SQL that does not bind, as a PluginError naming the metric (and who provides it) whose
+    SQL alone does not bind; an internal error if every metric's does."""
+    try:
+        yield
+    except _UNBOUND as exc:
+        for m, probe in plan.probes:
+            try:
+                con.execute(probe.sql, probe.params)
+            except _UNBOUND as own:
+                raise PluginError(
+                    f"metric {m.label!r} ({type(m.measure).__name__}, from {m.provider}): its SQL "
+                    f"does not compile: {_first_line(str(own))}; fix the measure's per_query or "
+                    "missing SQL, or the names it declares in needs()"
+                ) from None
+        raise exc
 
 
 def _out_of_memory(plan: Plan, message: str) -> str:

@@ -28,11 +28,13 @@ RANKED_GRADES = Need("ranked_grades", "grades", "list(relv ORDER BY rank)")
 class Query(NamedTuple):
     """One query's arrays: `grades` of the ranking in rank order (-1 not in the qrels, -2 judged
     negative, else the grade), `judged` (grades >= 0), and `qrels`, every grade the qrels give the
-    query (negative judgments included), highest first."""
+    query (negative judgments included), highest first; and `level`, the relevance level (the
+    measure's `rel`, else the spec's `relevance_level`)."""
 
     grades: np.ndarray
     judged: np.ndarray
     qrels: np.ndarray
+    level: int = 1
 
 
 @dataclass(frozen=True)
@@ -45,13 +47,14 @@ class RankedQueries:
     offsets: np.ndarray
     qrels: np.ndarray
     qrels_offsets: np.ndarray
+    level: int = 1  # the relevance level: the measure's `rel`, else the spec's relevance_level
 
     @classmethod
-    def from_arrow(cls, table: pa.Table) -> RankedQueries:
+    def from_arrow(cls, table: pa.Table, level: int = 1) -> RankedQueries:
         """The arrays of a table with list columns `ranked_grades` and `qrels_grades`."""
         grades, offsets = _flat(table.column("ranked_grades"))
         qrels, qrels_offsets = _flat(table.column("qrels_grades"))
-        return cls(table, grades, offsets, qrels, qrels_offsets)
+        return cls(table, grades, offsets, qrels, qrels_offsets, level)
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -60,7 +63,7 @@ class RankedQueries:
         """Query i's arrays."""
         grades = self.grades[self.offsets[i] : self.offsets[i + 1]]
         qrels = self.qrels[self.qrels_offsets[i] : self.qrels_offsets[i + 1]]
-        return Query(grades, grades >= 0, qrels)
+        return Query(grades, grades >= 0, qrels, self.level)
 
 
 def _flat(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:

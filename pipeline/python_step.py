@@ -7,6 +7,7 @@ call per measure per batch (plus whatever the measure does inside).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from . import interrupts
@@ -41,7 +42,7 @@ def python_values(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
         return
     con.register("python_values", pa.concat_tables(parts))
     try:
-        columns = ", ".join(f"m{i} = v.m{i}" for i, _ in plan.python)
+        columns = ", ".join(f"m{i} = v.m{i}" for i, *_ in plan.python)
         interrupts.checkpoint()
         con.execute(
             f"UPDATE wide SET {columns} FROM python_values v "
@@ -54,7 +55,7 @@ def python_values(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
 def _batch_values(table: pa.Table, plan: Plan) -> pa.Table:
     interrupts.checkpoint()
     queries = RankedQueries.from_arrow(table)
-    values = {f"m{i}": _values(m, queries) for i, m in plan.python}
+    values = {f"m{i}": _values(m, replace(queries, level=level)) for i, m, level in plan.python}
     import pyarrow as pa
 
     return pa.table({"run": table.column("run"), "qid": table.column("qid"), **values})
@@ -83,7 +84,7 @@ def _arrow(plan: Plan):
         import numpy  # noqa: F401
         import pyarrow as pa
     except ImportError:
-        labels = ", ".join(m.label for _, m in plan.python)
+        labels = ", ".join(m.label for _, m, _ in plan.python)
         raise PluginError(
             f"{labels} computed in Python need numpy and pyarrow; pip install 'irpipe[arrays]'"
         ) from None

@@ -150,6 +150,29 @@ def _validate_jobs(ctx: Context, work: Path) -> dict[str, tuple[list[str], Path]
     return jobs
 
 
+def python(ctx: Context) -> None:
+    """One metric on one run: in SQL, in Python per query, and in Python over batches."""
+    qrels, runs = ctx.dataset(ctx.size)
+    work = ctx.results / "python"
+    script = str(RUNNERS / "irpipe_python.py")
+    jobs = {
+        f"P@10 {mode}": (
+            [sys.executable, script, str(qrels), str(runs[0]), mode],
+            work / f"{mode}.log",
+        )
+        for mode in ("sql", "query", "batch")
+    }
+    work.mkdir(parents=True, exist_ok=True)
+    timings = measured(take_turns(jobs, ctx.repeat))
+    means = {what: (work / f"{what.split()[-1]}.log").read_text().split()[1] for what in jobs}
+    same = "the same mean in every mode" if len(set(means.values())) == 1 else f"DIFFER: {means}"
+    rows = [timing_row(what, t) for what, t in timings.items()]
+    ctx.report.sections.append(
+        f"## python: one metric on one {ctx.size} run, in SQL and through the Python path\n\n"
+        f"{table(TIMING_HEADERS, rows)}\n\n{same}."
+    )
+
+
 SUITES = {
     **{name: (lambda ctx, name=name: everyday(ctx, name)) for name in EVERYDAY_SUITES},
     "five": lambda ctx: compare(ctx, FIVE),
@@ -158,6 +181,7 @@ SUITES = {
     "runs10": runs10,
     "spill": spill,
     "validate": validate,
+    "python": python,
 }
 SUITE_NAMES = list(SUITES)
 # Names that stand for several suites on the command line.

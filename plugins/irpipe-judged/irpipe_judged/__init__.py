@@ -1,4 +1,4 @@
-"""An example plugin: it uses only irpipe's public contract (`pipeline.Measure`, `pipeline.hookimpl`).
+"""An example plugin: it uses only irpipe's public API, `pipeline.api`.
 
 After `pip install plugins/irpipe-judged`, every spec can name `Judged@10`.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline import Columns, Measure, RankedParams, hookimpl
+from pipeline.api import Columns, Measure, RankedParams, hookimpl
 
 
 class Judged(Measure):

@@ -1,0 +1,273 @@
+"""The SQL of the plan's tables, around the ranking (`ranking.py`). Pure, no I/O.
+
+runs, collections, metrics   names from the spec, as bound values
+facts      per (collection, query): counts and ideal DCGs from the qrels, one GROUP BY
+ideal_*    the ideal ranking of each query, for the measures that walk it
+wide       per (run, query): one column per measure (filled batch by batch by the ranking)
+per_query  the query set (`queries` setting) in long form: run, collection, qid, metric,
+           value, text (fixed columns, whatever the metrics)
+aggregate  per (run, metric): the measure's aggregator over the query set, and n_queries
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .columns import Requirements
+from .ranking import ranked_sql, ranking_length, select_list
+from .readers import Statement
+
+if TYPE_CHECKING:
+    from .compile import MeasureSql
+    from .registry import ResolvedMeasure
+    from .spec import LoadedSpec, Settings
+
+__all__ = [
+    "BOGUS_ROWS",
+    "aggregate_sql",
+    "name_tables",
+    "probes",
+    "result_tables",
+    "setup_tables",
+    "wide_sql",
+]
+
+
+def setup_tables(
+    sql: MeasureSql, settings: Settings, judged_rows: bool, bogus: bool
+) -> list[Statement]:
+    """The tables made before any run is read: facts, ideal rankings, an empty `wide`."""
+    wide = wide_sql(sql.values, ranked_sql(sql.req, settings, judged_rows), sql.req)
+    return [
+        Statement(_facts_sql(sql.req)),
+        *([Statement("CREATE TABLE bogus (run VARCHAR, qid VARCHAR)")] if bogus else []),
+        *(Statement(_ideal_sql(tag, gain)) for tag, gain in sql.req.ideal_lists.items()),
+        Statement(f"CREATE TABLE wide AS {wide} LIMIT 0"),  # run_rows is still empty here
+    ]
+
+
+def result_tables(
+    sql: MeasureSql, settings: Settings, judged_rows: bool, bogus: bool
+) -> list[Statement]:
+    """per_query and aggregate, once every batch is ranked into `wide`."""
+    per_query = _per_query_sql(
+        sql.missing,
+        settings.query_set,
+        sql.empty,
+        sql.empty is not None or judged_rows,
+        _unjudged_length(sql.req, settings, judged_rows),
+        bogus,
+    )
+    return [Statement(per_query), Statement(aggregate_sql(bogus))]
+
+
+def probes(sql: MeasureSql, settings: Settings) -> list[Statement]:
+    """Per measure: its `per_query` over the ranking and its `missing` over the facts, no rows."""
+    ranked = ranked_sql(sql.req, settings)
+    length = ", 0 AS num_ret" if sql.req.has("length") else ""
+    facts = f"(SELECT f.*{length} FROM facts f)"
+    return [
+        Statement(
+            f"SELECT * FROM ({wide_sql([value], ranked, sql.req)}) "
+            f"UNION ALL BY NAME SELECT {_typed(*missing)} AS absent FROM {facts} LIMIT 0"
+        )
+        for value, missing in zip(sql.values, sql.missing, strict=True)
+    ]
+
+
+def name_tables(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Statement]:
+    """Names from the spec enter the database as bound values, never as SQL text."""
+    spec = loaded.spec
+    runs = [(i, name, r.collection) for i, (name, r) in enumerate(spec.runs.items())]
+    collections = [(name, c.num_docs) for name, c in spec.collections.items()]
+    rows = [(i, m.label, m.measure.aggregator, m.canonical) for i, m in enumerate(metrics)]
+    return [
+        *_table("runs", "ordinal INTEGER, run VARCHAR, collection VARCHAR", runs),
+        *_table("collections", "collection VARCHAR, num_docs BIGINT", collections),
+        *_table(
+            "metrics",
+            "ordinal INTEGER, metric VARCHAR, aggregator VARCHAR, canonical VARCHAR",
+            rows,
+        ),
+    ]
+
+
+def _table(name: str, columns: str, rows: list[tuple]) -> list[Statement]:
+    width = len(columns.split(","))
+    placeholders = ", ".join("(" + ", ".join("?" * width) + ")" for _ in rows)
+    params = [value for row in rows for value in row]
+    return [
+        Statement(f"CREATE TABLE {name} ({columns})"),
+        Statement(f"INSERT INTO {name} VALUES {placeholders}", params),
+    ]
+
+
+def _facts_sql(req: Requirements) -> str:
+    return f"""
+CREATE TABLE facts AS
+WITH judged AS (
+    SELECT q.*, col.num_docs{select_list(req.of_kind("judged_window"))}
+    FROM qrels q JOIN collections col USING (collection)
+)
+SELECT collection, qid{select_list(req.of_kind("fact"))}
+FROM judged
+GROUP BY collection, qid"""
+
+
+def _ideal_sql(tag: str, gain: str) -> str:
+    """The ideal ranking of each query: judged documents with positive gain, by gain descending."""
+    return f"""
+CREATE TABLE ideal_{tag} AS
+WITH ordered AS (
+    SELECT collection, qid, g, row_number() OVER (PARTITION BY collection, qid ORDER BY g DESC) AS pos
+    FROM (SELECT collection, qid, {gain} AS g FROM qrels WHERE rel >= 0) WHERE g > 0
+),
+prefix AS (
+    SELECT *, sum(g / log2(pos + 1)) OVER up AS idcg, sum(greatest(g, 1)) OVER up AS cost,
+        lead(g) OVER up IS DISTINCT FROM g AS change
+    FROM ordered
+    WINDOW up AS (PARTITION BY collection, qid ORDER BY pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+)
+SELECT *,
+    coalesce(sum(CASE WHEN change THEN 1 / idcg ELSE 0 END) OVER later, 0) AS tail,
+    coalesce(sum(CASE WHEN change THEN 1 ELSE 0 END) OVER later, 0) AS tail_count
+FROM prefix
+WINDOW later AS (PARTITION BY collection, qid ORDER BY pos DESC
+                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"""
+
+
+def wide_sql(values: list[tuple[str, str]], ranked: str, req: Requirements) -> str:
+    """Per (run, query) over `ranked`: one column per measure, and the lists of the Python path."""
+    columns = {f"m{i}": _typed(expr, kind) for i, (expr, kind) in enumerate(values)}
+    columns |= req.of_kind("grades")  # lists for the Python path
+    return f"""
+WITH {ranked}
+SELECT run, collection, qid{select_list(columns)}
+FROM ranked
+GROUP BY run, collection, qid"""
+
+
+def _typed(expr: str, kind: str) -> str:
+    return f"CAST({expr} AS {'VARCHAR' if kind == 'text' else 'DOUBLE'})"
+
+
+def _unjudged_length(req: Requirements, settings: Settings, judged_rows: bool) -> str | None:
+    """SQL `num_ret` of a query without a row in `wide` (if a measure reads it): the run's
+    ranking when only judged rows were kept; else that query has no ranking."""
+    if not req.has("length"):
+        return None
+    return ranking_length(settings, "coalesce(p.retrieved, 0)") if judged_rows else "0"
+
+
+def _per_query_sql(
+    missing: list,
+    query_set: str,
+    empty: list | None,
+    by_presence: bool,
+    length: str | None,
+    bogus: bool = False,
+) -> str:
+    """Every expected query in long form. A query without a row in `wide` gets the measure's
+    `missing` value, or its `empty` value (when given) if the run has it but -J or -M emptied it.
+    `by_presence`: `wide` may lack answered queries, so the intersection is taken on `present`.
+    `length`: the `num_ret` of a query without a row in `wide` (None if no measure reads it).
+    `bogus`: queries the run lacked were ranked as trec_eval -c ranks them; reset by name."""
+    present = "EXISTS (SELECT 1 FROM present p WHERE p.run = e.run AND p.qid = e.qid)"
+    columns = {}
+    for i, (expr, kind) in enumerate(missing):
+        absent = _typed(expr, kind)
+        if empty is not None:
+            absent = f"CASE WHEN {present} THEN {_typed(empty[i][0], kind)} ELSE {absent} END"
+        columns[f"m{i}"] = f"CASE WHEN w.qid IS NULL THEN {absent} ELSE w.m{i} END"
+    # The intersection is taken on the run as given, before -J, -M or the judged-rows plan.
+    intersection = query_set == "intersection"
+    join = "JOIN" if intersection and not by_presence else "LEFT JOIN"
+    where = f"WHERE {present}" if intersection and by_presence else ""
+    num_ret = "" if length is None else f", {length} AS num_ret"
+    lengths = "" if length is None else " LEFT JOIN present p ON p.run = runs.run AND p.qid = f.qid"
+    # Both columns always: the table's shape never depends on which metrics a spec names.
+    picks = {kind: _pick(missing, kind) for kind in _COLUMN}
+    if bogus:
+        picks = {kind: _reset_bogus(kind, pick) for kind, pick in picks.items()}
+    cells = "".join(f",\n    {pick} AS {_COLUMN[kind]}" for kind, pick in picks.items())
+    flag = _BOGUS_FLAG if bogus else ""
+    return f"""
+CREATE TABLE per_query AS
+WITH expected AS (
+    SELECT runs.ordinal, runs.run, f.*{num_ret}
+    FROM runs JOIN facts f USING (collection){lengths}
+),
+filled AS (
+    SELECT e.ordinal, e.run, e.collection, e.qid{flag}{select_list(columns)}
+    FROM expected e {join} wide w ON w.run = e.run AND w.qid = e.qid
+    {where}
+)
+SELECT f.run, f.collection, f.qid, m.metric{cells}
+FROM filled f CROSS JOIN metrics m
+ORDER BY f.ordinal, f.qid, m.ordinal"""
+
+
+_COLUMN = {"number": "value", "text": "text"}
+
+
+def _pick(missing: list[tuple[str, str]], kind: str) -> str:
+    """The column of each metric's ordinal, for the metrics of one kind."""
+    whens = " ".join(f"WHEN {i} THEN f.m{i}" for i, (_, k) in enumerate(missing) if k == kind)
+    return f"CASE m.ordinal {whens} END" if whens else _typed("NULL", kind)
+
+
+# trec_eval -c evaluates a query missing from the run as a one-document ranking that is not in
+# the pool; doing the same gives its values by construction. The batch's runs are in run_rows.
+BOGUS_DOCNO = "ceci_nest_pas_un_docno"
+BOGUS_ROWS = [
+    Statement("""
+CREATE OR REPLACE TEMP TABLE batch_bogus AS
+SELECT r.run, f.qid
+FROM (SELECT DISTINCT run FROM run_rows) r JOIN runs USING (run) JOIN facts f USING (collection)
+ANTI JOIN present p ON p.run = r.run AND p.qid = f.qid"""),
+    Statement("INSERT INTO bogus SELECT * FROM batch_bogus"),
+    Statement(
+        "INSERT INTO run_rows SELECT run, qid, ?, 1, 1.0, true FROM batch_bogus", [BOGUS_DOCNO]
+    ),
+    # The bogus ranking makes the query answered, as trec_eval evaluates it (-J can empty it).
+    Statement("INSERT INTO present SELECT run, qid, 1 FROM batch_bogus"),
+]
+_BOGUS_FLAG = (
+    ",\n        EXISTS (SELECT 1 FROM bogus b WHERE b.run = e.run AND b.qid = e.qid) AS bogus"
+)
+#: trec_eval -c then resets these values of a bogus query, by exact name (a quirk it has)
+RESET_BY_NAME = ("num_ret", "utility", "rbp_resid")
+
+
+def _reset_bogus(kind: str, pick: str) -> str:
+    if kind == "text":
+        return f"CASE WHEN f.bogus AND m.metric = 'relstring' THEN '' ELSE {pick} END"
+    names = ", ".join(f"'{name}'" for name in RESET_BY_NAME)
+    reset = f"m.metric IN ({names}) OR starts_with(m.metric, 'unj')"
+    return f"CASE WHEN f.bogus AND ({reset}) THEN 0 ELSE {pick} END"
+
+
+def aggregate_sql(bogus: bool = False) -> str:
+    """The aggregate table; with trec_eval -c's bogus rankings, `num_rel` is the number of qrels
+    lines with a grade > 0, whatever the relevance level (trec_eval's summary does this)."""
+    value = _AGGREGATED
+    if bogus:
+        num_rel = "(SELECT count(*) FROM qrels q WHERE q.collection = p.collection AND q.rel > 0)"
+        value = f"CASE WHEN p.metric = 'num_rel' THEN {num_rel} ELSE {value} END"
+    return f"""
+CREATE TABLE aggregate AS
+SELECT p.run, p.collection, p.metric, {value} AS value, count(p.value) AS n_queries
+FROM per_query p
+JOIN metrics m USING (metric)
+JOIN runs USING (run)
+WHERE m.aggregator <> 'none'
+GROUP BY runs.ordinal, p.run, p.collection, p.metric, m.ordinal, m.aggregator
+ORDER BY runs.ordinal, m.ordinal"""
+
+
+# trec_eval sums in query order; so does this, so that means print the same to the last digit.
+_AGGREGATED = """CASE m.aggregator
+        WHEN 'sum' THEN sum(p.value ORDER BY p.qid)
+        WHEN 'gmean' THEN exp(sum(ln(greatest(p.value, 1e-5)) ORDER BY p.qid) / count(p.value))
+        ELSE sum(p.value ORDER BY p.qid) / count(p.value)
+    END"""
