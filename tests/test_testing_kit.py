@@ -39,9 +39,9 @@ from pipeline.testing.bench import make_query
 
 
 # -- references: trec_eval 10.0's definitions -----------------------------------------------------
-def level(p) -> int:
-    """A grade >= level is relevant (the spec's default relevance level is 1)."""
-    return max(1 if p.rel is None else p.rel, 0)
+def level(q) -> int:
+    """A grade >= level is relevant: the measure's `rel`, else the spec's (1 in the kit)."""
+    return max(q.level, 0)
 
 
 def top(p, q) -> np.ndarray:
@@ -49,22 +49,22 @@ def top(p, q) -> np.ndarray:
 
 
 def num_rel(p, q) -> int:
-    return int((q.qrels >= level(p)).sum())
+    return int((q.qrels >= level(q)).sum())
 
 
 def precision(p, q) -> float:
     """Relevant in the top k / k, even when fewer than k were retrieved."""
-    return int((top(p, q) >= level(p)).sum()) / p.k
+    return int((top(p, q) >= level(q)).sum()) / p.k
 
 
 def recall(p, q) -> float:
     r = num_rel(p, q)
-    return int((top(p, q) >= level(p)).sum()) / r if r else 0.0
+    return int((top(p, q) >= level(q)).sum()) / r if r else 0.0
 
 
 def average_precision(p, q) -> float:
     """Sum of the precisions at the relevant ranks (within k) / R."""
-    ranks = np.flatnonzero(q.grades >= level(p)) + 1
+    ranks = np.flatnonzero(q.grades >= level(q)) + 1
     precisions = np.arange(1, len(ranks) + 1) / ranks
     within = precisions[ranks <= p.k] if p.k is not None else precisions
     r = num_rel(p, q)
@@ -73,7 +73,7 @@ def average_precision(p, q) -> float:
 
 def search_length(p, q) -> float | None:
     """The rank of the first relevant document (within k); no value when there is none."""
-    hits = np.flatnonzero(top(p, q) >= level(p))
+    hits = np.flatnonzero(top(p, q) >= level(q))
     return float(hits[0] + 1) if len(hits) else None
 
 
@@ -96,17 +96,17 @@ def ndcg(p, q) -> float:
 
 
 def reciprocal_rank(p, q) -> float:
-    hits = np.flatnonzero(top(p, q) >= level(p))
+    hits = np.flatnonzero(top(p, q) >= level(q))
     return 1.0 / (hits[0] + 1) if len(hits) else 0.0
 
 
 def bpref(p, q) -> float:
     """Skip unjudged documents; each relevant one adds 1 - min(nr, R) / min(NR, R), nr the
     judged non-relevant documents above it, NR all judged non-relevant ones."""
-    relevant, nonrelevant = num_rel(p, q), int(((q.qrels >= 0) & (q.qrels < level(p))).sum())
+    relevant, nonrelevant = num_rel(p, q), int(((q.qrels >= 0) & (q.qrels < level(q))).sum())
     total, seen = 0.0, 0
     for grade in top(p, q):
-        if grade >= level(p):
+        if grade >= level(q):
             total += 1 - min(seen, relevant) / min(nonrelevant, relevant) if seen else 1.0
         elif grade >= 0:
             seen += 1
@@ -116,7 +116,7 @@ def bpref(p, q) -> float:
 def set_f(p, q) -> float:
     """(beta² + 1) P R / (beta² P + R) of the retrieved set (its first k), 0 without a hit."""
     ranking = top(p, q)
-    hits = int((ranking >= level(p)).sum())
+    hits = int((ranking >= level(q)).sum())
     if hits == 0:
         return 0.0
     prec, rec, b2 = hits / len(ranking), hits / num_rel(p, q), p.beta**2
@@ -128,7 +128,7 @@ def num_ret(p, q) -> float:
 
 
 def success(p, q) -> float:
-    return float((top(p, q) >= level(p)).any())
+    return float((top(p, q) >= level(q)).any())
 
 
 def rbp(p, q) -> float:

@@ -27,10 +27,10 @@
 Everything is evaluated through the real path: TREC files in a temporary directory, a YAML spec,
 DuckDB. The reference receives the measure's validated parameters and a `pipeline.api.Query`: the
 grades of the ranking in irpipe's order (score descending, then docno descending; -1 for a
-document the qrels do not judge, -2 for a negative judgment), `judged` (grades >= 0), and the
-query's qrels grades, highest first; an empty ranking means the run lacks the query (or it was
-emptied). The collections use the default settings (relevance level 1, so a measure's `rel` of
-None means 1) and have `num_docs` = `NUM_DOCS`. Failures raise AssertionError naming the metric,
+document the qrels do not judge, -2 for a negative judgment), `judged` (grades >= 0), the query's
+qrels grades, highest first, and `level`, the relevance level (the measure's `rel`, else 1: the
+collections are evaluated with the default settings); an empty ranking means the run lacks the
+query (or it was emptied). The collections have `num_docs` = `NUM_DOCS`. Failures raise AssertionError naming the metric,
 the collection's seed, the run, the query, its ranking, and both values.
 
 `installed(*classes)` registers measures for the evaluations inside a `with` block; the checks use

@@ -108,9 +108,6 @@ class Bench:
         return self._cache[key]
 
     def _evaluate(self, metrics: list[str], settings: dict[str, Any], plan: str) -> Values:
-        # `pipeline.evaluate` is both a function (the package's export) and its module: taking the
-        # function first keeps `from pipeline import evaluate` the function in the caller's tests.
-        from .. import evaluate  # noqa: F401
         from ..evaluate import validate
         from ..execute import execute
 
@@ -180,13 +177,14 @@ def forced(plan: Plan, how: str) -> Plan:
     return replace(plan, ranking=replace(ranking, statement=ranking.dense, dense=None))
 
 
-def make_query(grades: Sequence[int], qrels: Any) -> Query:
-    """A `Query` of ranked grades and the query's qrels grades (sorted highest first here)."""
+def make_query(grades: Sequence[int], qrels: Any, level: int = 1) -> Query:
+    """A `Query` of ranked grades, the query's qrels grades (sorted highest first here) and a
+    relevance level."""
     import numpy as np
 
     ranked = np.asarray(list(grades), dtype=np.int64)
     judged = np.asarray(sorted(qrels, reverse=True), dtype=np.int64)
-    return Query(ranked, ranked >= 0, judged)
+    return Query(ranked, ranked >= 0, judged, level)
 
 
 def _grade(judgment: int | None) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..columns import Columns
 from ..measure import Measure
 from ..python_measure import Query
 from ..registry import ResolvedMeasure
@@ -60,7 +61,9 @@ def compare(
 
 
 def call(reference: Reference, r: ResolvedMeasure, query: Query, where: str) -> Any:
-    """The reference's value, as a float (or None, or text for a text measure)."""
+    """The reference's value, as a float (or None, or text for a text measure). The query's
+    `level` is the measure's relevance level, as the executor gives it to a PythonMeasure."""
+    query = query._replace(level=Columns().level(r.params))  # the spec's relevance_level is 1
     try:
         value = reference(r.params, query)
     except Exception as exc:
