@@ -446,6 +446,9 @@ def test_installed_refuses_a_name_that_is_taken():
         pass
     with pytest.raises(TypeError, match=r"Measure subclasses"), installed(MissRate()):
         pass
+    nameless = type("Nameless", (MissRate,), {"description": None})
+    with pytest.raises(PluginError, match=r"Nameless has no description"), installed(nameless):
+        pass
 
 
 def test_an_unknown_metric_is_reported_as_such():

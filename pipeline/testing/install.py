@@ -12,8 +12,10 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from .. import registry as registry_module
+from ..errors import PluginError
 from ..measure import Measure
 from ..namespace import Owner
+from ..plugin_checks import BrokenPlugin, checked
 from ..registry import Registry, get_registry
 
 __all__ = ["installed", "is_registered", "registry_with"]
@@ -38,12 +40,18 @@ def is_registered(cls: type[Measure]) -> bool:
 def installed(*classes: type[Measure]) -> Iterator[Registry]:
     """Register measure classes for every evaluation inside the block; yields the registry.
 
-    A class the registry already holds (a built-in, or a plugin installed in the environment) is
-    left as it is, so a conformance test passes whether or not its plugin is installed.
+    Each class is first checked as a plugin's are when plugins load (PluginError if it would fail
+    them). A class the registry already holds (a built-in, or a plugin installed in the
+    environment) is left as it is, so a conformance test passes whether or not its plugin is
+    installed.
     """
     for cls in classes:
         if not (isinstance(cls, type) and issubclass(cls, Measure)):
             raise TypeError(f"installed() takes Measure subclasses, not {cls!r}")
+    try:  # the checks a plugin's register_metrics result passes when plugins load
+        checked("register_metrics", list(classes))
+    except BrokenPlugin as exc:
+        raise PluginError(str(exc)) from None
     new = [cls for cls in dict.fromkeys(classes) if not is_registered(cls)]
     if not new:
         yield get_registry()
