@@ -42,16 +42,11 @@ def reach(max_grade: int) -> Need:
     """Window column: the chance that the cascade user reaches this row, prod (1 - R) over the
     rows above it.
 
-    A running product is computed as exp of a running sum of ln(1 - R). A document with R = 1
-    (grade >= max_grade) has no logarithm, so those are counted apart: below one, the chance is 0.
-    The `ranking` window ends at the current row, so each sum subtracts the row's own term.
+    A running product is exp of a running sum of logarithms; R <= 1 - 2^-max_grade, so each
+    ln(1 - R) exists. The `ranking` window ends at the current row: the row's own term is taken off.
     """
-    certain = f"CAST(relv >= {int(max_grade)} AS INTEGER)"
-    log_read_on = f"(CASE WHEN relv >= {int(max_grade)} THEN 0 ELSE ln(1 - {satisfaction('relv', max_grade)}) END)"
-    sql = (
-        f"CASE WHEN sum({certain}) OVER ranking > {certain} THEN {double(0)} "
-        f"ELSE exp(sum({log_read_on}) OVER ranking - {log_read_on}) END"
-    )
+    log_read_on = f"ln(1 - {satisfaction('relv', max_grade)})"
+    sql = f"exp(sum({log_read_on}) OVER ranking - {log_read_on})"
     # Named after the plugin, so that no other measure's derived column can take the name.
     return Need(f"usermodels_err_reach_{int(max_grade)}", "window", sql)
 
