@@ -11,10 +11,11 @@ first d:
 Within a grade the ideal ranking lists the retrieved documents in the run's order, then the
 others: the ideal this ranking can reach, which depends on grades and ranks only.
 
-Computed for a batch of queries at once. A retrieved document of grade g that is the j-th of its
-grade in the ranking (rank r) is paired with the ideal's j-th document of grade g (rank r'); the
-pair is in both prefixes from depth t = max(r, r') on, and adds sum_{d=t}^{D} p^(d-1)/d to the
-numerator: a difference of two prefix sums. Every O(d) is a count of such pairs.
+Computed for a batch of queries at once. The j-th retrieved document of grade g (at rank r) is the
+ideal's j-th document of grade g (at rank r'), so it is in both prefixes from depth max(r, r') on:
+O(d) counts those depths. The sums are then taken depth by depth with ir_measures' arithmetic
+(p^(d-1) by repeated multiplication, each term w O / d, added in depth order), so the values are
+ir_measures' to the last bit whenever both see the same ideal ranking.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ from pipeline.api import MeasureParams, PythonMeasure, RankedQueries
 
 if TYPE_CHECKING:
     import numpy as np
+
+#: Cells of the table in which the sums of a chunk of queries are taken (32 MB of doubles).
+CHUNK_CELLS = 1 << 22
 
 
 class CompatParams(MeasureParams):
@@ -51,33 +55,61 @@ class Compat(PythonMeasure):
 
         qrels = _QrelsIndex(batch)
         ideal = qrels.above(np.arange(len(batch)), 0)  # documents of grade > 0
-        depth = np.maximum(np.diff(batch.offsets), ideal)
-        discounted, plain = _prefix_sums(p.p, int(depth.max(initial=0)))
-        query, enters = _pairs(batch, qrels)
-        found = discounted[depth[query]] - discounted[enters - 1]
-        score = _share(np.bincount(query, found, minlength=len(batch)), plain[depth])
+        depths = _Depths(np.maximum(np.diff(batch.offsets), ideal))
+        weights = np.cumprod(np.concatenate(([1.0], np.full(depths.deepest, p.p))))
+        score = depths.rbo(depths.overlaps(*_pairs(batch, qrels)), weights)
         if not p.normalize:
             return score
-        best = plain[ideal] + ideal * (discounted[depth] - discounted[ideal])
-        return _share(score, _share(best, plain[depth]), default=score)
+        best = depths.rbo(np.minimum(depths.depth, ideal[depths.query]), weights)
+        return np.divide(score, best, out=score.copy(), where=best > 0)
 
 
-def _prefix_sums(p: float, depth: int) -> tuple[np.ndarray, np.ndarray]:
-    """sum_{d<=x} p^(d-1)/d and sum_{d<=x} p^(d-1) for x = 0..depth."""
-    import numpy as np
+class _Depths:
+    """Depths 1..D of every query of a batch, flat: query i's are `depth[starts[i]:starts[i+1]]`."""
 
-    # p^(d-1) by repeated multiplication, as ir_measures computes it (weight *= p)
-    weights = np.cumprod(np.concatenate(([1.0], np.full(max(depth - 1, 0), p))))[:depth]
-    discounted = np.cumsum(weights / np.arange(1, depth + 1))
-    return np.concatenate(([0.0], discounted)), np.concatenate(([0.0], np.cumsum(weights)))
+    def __init__(self, lengths: np.ndarray) -> None:
+        import numpy as np
 
+        self.lengths = lengths
+        self.starts = np.concatenate(([0], np.cumsum(lengths)))
+        self.query = np.repeat(np.arange(len(lengths)), lengths)
+        self.depth = np.arange(self.starts[-1]) - self.starts[self.query] + 1
+        self.deepest = int(lengths.max(initial=0))
 
-def _share(part: np.ndarray, whole: np.ndarray, default: np.ndarray | None = None) -> np.ndarray:
-    """part / whole where whole > 0, else default (0): an empty ideal ranking is not normalised."""
-    import numpy as np
+    def overlaps(self, query: np.ndarray, enters: np.ndarray) -> np.ndarray:
+        """O(d) at each depth: how many of the pairs (query, depth it enters at) have entered."""
+        import numpy as np
 
-    out = np.zeros(len(part)) if default is None else default.copy()
-    return np.divide(part, whole, out=out, where=whole > 0)
+        entering = np.bincount(self.starts[query] + enters - 1, minlength=len(self.depth))
+        entered = np.cumsum(entering)  # integers: exact across queries
+        before = np.concatenate(([0], entered))[self.starts[:-1]]
+        return entered - before[self.query]
+
+    def rbo(self, overlaps: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """Per query, sum_d w_d O(d)/d over sum_d w_d (0 for no depth), as ir_measures sums."""
+        import numpy as np
+
+        w = weights[self.depth - 1]
+        found = self.in_order(w * overlaps / self.depth)
+        total = np.cumsum(weights)[np.maximum(self.lengths - 1, 0)]  # in depth order too
+        return np.divide(found, total, out=np.zeros(len(found)), where=self.lengths > 0)
+
+    def in_order(self, values: np.ndarray) -> np.ndarray:
+        """Per query, its values added one after the other (numpy's sum adds pairwise): rows of a
+        zero-padded table, accumulated along the row, a chunk of queries at a time."""
+        import numpy as np
+
+        width = max(self.deepest, 1)
+        rows = max(1, CHUNK_CELLS // width)
+        sums = np.zeros(len(self.lengths))
+        for first in range(0, len(self.lengths), rows):
+            lengths = self.lengths[first : first + rows]
+            table = np.zeros((len(lengths), width))
+            table[np.arange(width) < lengths[:, None]] = values[
+                self.starts[first] : self.starts[first + len(lengths)]
+            ]
+            sums[first : first + len(lengths)] = np.add.accumulate(table, axis=1)[:, -1]
+        return sums
 
 
 def _pairs(batch: RankedQueries, qrels: _QrelsIndex) -> tuple[np.ndarray, np.ndarray]:
