@@ -35,7 +35,9 @@ def satisfaction(grade: str, max_grade: int) -> str:
     """SQL R(grade): the chance that a document of this grade satisfies the user; 0 for grades
     <= 0, unjudged (-1) and negatively judged (-2) documents."""
     capped = f"least({grade}, {int(max_grade)})"
-    return f"(CASE WHEN {grade} > 0 THEN (pow(2, {capped}) - 1) / {double(2**max_grade)} ELSE 0 END)"
+    return (
+        f"(CASE WHEN {grade} > 0 THEN (pow(2, {capped}) - 1) / {double(2**max_grade)} ELSE 0 END)"
+    )
 
 
 def reach(max_grade: int) -> Need:

@@ -52,19 +52,32 @@ def collection(rng: np.random.Generator) -> Collection:
     sparse = rng.random() < 0.3
     qrels: Qrels = {}
     retrieved: dict[str, list[str]] = {}
-    qids = [str(q) for q in rng.choice(np.arange(1, 100), size=int(rng.integers(1, 9)), replace=False)]
+    qids = [
+        str(q) for q in rng.choice(np.arange(1, 100), size=int(rng.integers(1, 9)), replace=False)
+    ]
     for i, qid in enumerate(qids):
         docs = docnos(rng, int(rng.integers(1, 7 if sparse else 40)))
         qrels[qid] = judgments(rng, docs, all_zero=i == 0)
         if i > 0 and rng.random() < 0.15:
             continue  # a qrels query the run lacks (never the first: irpipe refuses a run
             # that shares no query with the qrels)
-        unjudged = [f"x{qid}u{j}" for j in range(int(rng.integers(60, 150) if sparse else rng.integers(0, 6)))]
+        unjudged = [
+            f"x{qid}u{j}"
+            for j in range(int(rng.integers(60, 150) if sparse else rng.integers(0, 6)))
+        ]
         retrieved[qid] = [d for d in docs if rng.random() < 0.7] + unjudged
-    for qid in (str(q) for q in rng.choice(np.arange(100, 200), size=int(rng.integers(0, 3)), replace=False)):
+    for qid in (
+        str(q) for q in rng.choice(np.arange(100, 200), size=int(rng.integers(0, 3)), replace=False)
+    ):
         retrieved[qid] = docnos(rng, int(rng.integers(1, 10)))  # a run query the qrels lack
-    tied = {q: dict(zip(docs, tied_scores(rng, len(docs)), strict=True)) for q, docs in retrieved.items()}
-    tie_free = {q: dict(zip(docs, tie_free_scores(rng, len(docs)), strict=True)) for q, docs in retrieved.items()}
+    tied = {
+        q: dict(zip(docs, tied_scores(rng, len(docs)), strict=True))
+        for q, docs in retrieved.items()
+    }
+    tie_free = {
+        q: dict(zip(docs, tie_free_scores(rng, len(docs)), strict=True))
+        for q, docs in retrieved.items()
+    }
     return Collection(qrels, tied, tie_free)
 
 
@@ -101,7 +114,9 @@ def tied_scores(rng: np.random.Generator, n: int) -> list[float]:
     scores = [float(x) for x in rng.random(n)]
     for i in range(1, n):
         if rng.random() < 0.3:
-            scores[i] = math.nextafter(scores[i - 1], math.inf) if rng.random() < 0.5 else scores[i - 1]
+            scores[i] = (
+                math.nextafter(scores[i - 1], math.inf) if rng.random() < 0.5 else scores[i - 1]
+            )
     return scores
 
 

@@ -35,7 +35,9 @@ def judged(ranked: Sequence[int], k: int | None) -> float:
     return sum(1 for grade in top if grade != -1) / len(top) if top else 0.0
 
 
-def compat(ranked: Sequence[int], qrels: Sequence[int], p: float = 0.95, normalize: bool = True) -> float:
+def compat(
+    ranked: Sequence[int], qrels: Sequence[int], p: float = 0.95, normalize: bool = True
+) -> float:
     """Compat: finite RBO against the ideal ranking (grades > 0, highest first; within a grade the
     retrieved documents in rank order, then the others), normalised by the ideal's own RBO."""
     if not ranked:

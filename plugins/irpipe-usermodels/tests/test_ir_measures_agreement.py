@@ -82,8 +82,12 @@ def _irpipe(directory: Path, collections: dict, plan: str, metrics: list[str]):
     path = directory / f"{plan}.yaml"
     path.write_text(json.dumps(spec), encoding="utf-8")  # JSON is YAML
     evaluation = evaluate(path, write=False)
-    values = {(plan, c, r.removeprefix(f"{c}_"), q, m): v for r, c, q, m, v in evaluation.per_query()}
-    means = {(plan, c, r.removeprefix(f"{c}_"), m): (v, n) for r, c, m, v, n in evaluation.aggregate()}
+    values = {
+        (plan, c, r.removeprefix(f"{c}_"), q, m): v for r, c, q, m, v in evaluation.per_query()
+    }
+    means = {
+        (plan, c, r.removeprefix(f"{c}_"), m): (v, n) for r, c, m, v, n in evaluation.aggregate()
+    }
     return values, means
 
 
@@ -98,7 +102,9 @@ def _ir_measures(collection: generate.Collection) -> dict[tuple[str, str, str], 
     found = {}
     for run, metrics in (("tied", ERR_METRICS), ("tie_free", every)):
         names = {measure: text for text, measure in metrics.items()}
-        values = ir_measures.iter_calc(list(metrics.values()), collection.qrels, getattr(collection, run))
+        values = ir_measures.iter_calc(
+            list(metrics.values()), collection.qrels, getattr(collection, run)
+        )
         found |= {(run, m.query_id, names[m.measure]): m.value for m in values}
     return found
 
@@ -120,7 +126,9 @@ def test_every_qrels_query_has_a_value_and_no_other(compared):
 
 
 def test_err_is_gdeval_without_its_rounding(compared):
-    for collection, (plan, run, qid, metric), ours, theirs in _pairs(compared, ERR_METRICS, ("tied", "tie_free")):
+    for collection, (plan, run, qid, metric), ours, theirs in _pairs(
+        compared, ERR_METRICS, ("tied", "tie_free")
+    ):
         ranked = _ranked_grades(collection, run, qid)
         exact = reference.err(ranked, ERR_METRICS[metric]["cutoff"])
         where = (plan, run, qid, metric, ranked)
@@ -174,7 +182,11 @@ def _cases(collection: generate.Collection):
             yield "sparse judgments"
 
 
-_GRADE_CASES = {-2: "negative grade retrieved", -1: "unjudged document retrieved", 4: "grade 4 retrieved"}
+_GRADE_CASES = {
+    -2: "negative grade retrieved",
+    -1: "unjudged document retrieved",
+    4: "grade 4 retrieved",
+}
 
 
 def _ranked_grades(collection: generate.Collection, run: str, qid: str) -> list[int]:

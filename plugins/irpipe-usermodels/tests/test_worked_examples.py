@@ -55,7 +55,9 @@ def test_compat_by_hand(evaluate_trec):
     best = 1 + 1 / 2 + 1 / 4 * 2 / 3  # the ideal's own O = 1, 2, 2
     assert values["1", "Compat(p=0.5)"] == pytest.approx(found / best, abs=1e-15)
     assert values["1", "Compat(normalize=False,p=0.5)"] == pytest.approx(found / (7 / 4), abs=1e-15)
-    assert values["1", "Compat(p=1.0)"] == pytest.approx((1 / 2 + 2 / 3) / (1 + 1 + 2 / 3), abs=1e-15)
+    assert values["1", "Compat(p=1.0)"] == pytest.approx(
+        (1 / 2 + 2 / 3) / (1 + 1 + 2 / 3), abs=1e-15
+    )
 
 
 def test_an_ideal_ranking_has_compat_1(evaluate_trec):
