@@ -19,7 +19,7 @@ from pipeline.api import Columns, Measure, MeasureParams, Need, double
 
 
 class ERRParams(MeasureParams):
-    """A cutoff and the grade that satisfies the user for certain."""
+    """A cutoff, and the top of the grade scale R is taken over."""
 
     k: int | None = Field(None, gt=0, description="cutoff: only the first k ranks count")
     max_grade: int = Field(

@@ -50,35 +50,33 @@ def _write(path: Path, lines: list[str], rng: np.random.Generator) -> None:
 def collection(rng: np.random.Generator) -> Collection:
     """One random collection (see the module docstring)."""
     sparse = rng.random() < 0.3
+    qids = rng.choice(np.arange(1, 100), size=int(rng.integers(1, 9)), replace=False)
     qrels: Qrels = {}
     retrieved: dict[str, list[str]] = {}
-    qids = [
-        str(q) for q in rng.choice(np.arange(1, 100), size=int(rng.integers(1, 9)), replace=False)
-    ]
-    for i, qid in enumerate(qids):
+    for i, qid in enumerate(str(q) for q in qids):
         docs = docnos(rng, int(rng.integers(1, 7 if sparse else 40)))
         qrels[qid] = judgments(rng, docs, all_zero=i == 0)
-        if i > 0 and rng.random() < 0.15:
-            continue  # a qrels query the run lacks (never the first: irpipe refuses a run
-            # that shares no query with the qrels)
-        unjudged = [
-            f"x{qid}u{j}"
-            for j in range(int(rng.integers(60, 150) if sparse else rng.integers(0, 6)))
-        ]
-        retrieved[qid] = [d for d in docs if rng.random() < 0.7] + unjudged
-    for qid in (
-        str(q) for q in rng.choice(np.arange(100, 200), size=int(rng.integers(0, 3)), replace=False)
-    ):
-        retrieved[qid] = docnos(rng, int(rng.integers(1, 10)))  # a run query the qrels lack
-    tied = {
-        q: dict(zip(docs, tied_scores(rng, len(docs)), strict=True))
-        for q, docs in retrieved.items()
+        # Else a qrels query the run lacks; never the first: irpipe refuses a run that shares
+        # no query with the qrels.
+        if i == 0 or rng.random() >= 0.15:
+            retrieved[qid] = retrieval(rng, qid, docs, sparse)
+    for qid in rng.choice(np.arange(100, 200), size=int(rng.integers(0, 3)), replace=False):
+        retrieved[str(qid)] = docnos(rng, int(rng.integers(1, 10)))  # not in the qrels
+    return Collection(
+        qrels, _scored(rng, retrieved, tied_scores), _scored(rng, retrieved, tie_free_scores)
+    )
+
+
+def retrieval(rng: np.random.Generator, qid: str, docs: list[str], sparse: bool) -> list[str]:
+    """Most of the query's judged documents, then unjudged ones (many, in a sparse collection)."""
+    unjudged = int(rng.integers(60, 150) if sparse else rng.integers(0, 6))
+    return [d for d in docs if rng.random() < 0.7] + [f"x{qid}u{j}" for j in range(unjudged)]
+
+
+def _scored(rng: np.random.Generator, retrieved: dict[str, list[str]], scores) -> Run:
+    return {
+        q: dict(zip(docs, scores(rng, len(docs)), strict=True)) for q, docs in retrieved.items()
     }
-    tie_free = {
-        q: dict(zip(docs, tie_free_scores(rng, len(docs)), strict=True))
-        for q, docs in retrieved.items()
-    }
-    return Collection(qrels, tied, tie_free)
 
 
 def docnos(rng: np.random.Generator, n: int) -> list[str]:
