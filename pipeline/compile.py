@@ -228,9 +228,7 @@ def compile_plan(
     sql = measures_sql(everything, settings)
     # When only judged documents' positions matter, only judged rows are ranked; a query with no
     # judged document retrieved then has its `missing` value (over the ranking's length).
-    judged_rows = sql.empty is None and all(
-        m.measure.judged_only_ok(m.params) for m in everything
-    )
+    judged_rows = sql.empty is None and all(m.measure.judged_only_ok(m.params) for m in everything)
     bogus = settings.missing_queries == "trec_eval_c" and settings.query_set == "qrels"
     return Plan(
         qrels,

@@ -77,7 +77,9 @@ def curve_measures(loaded: LoadedSpec, registry: Registry) -> list[ResolvedMeasu
 
 def curve_names(first: int, curves: list[ResolvedMeasure]) -> list[Statement]:
     """The curve measures' names table; their columns in `wide` follow the spec's metrics."""
-    rows = [(first + i, m.label, m.measure.aggregator, m.params.recall) for i, m in enumerate(curves)]
+    rows = [
+        (first + i, m.label, m.measure.aggregator, m.params.recall) for i, m in enumerate(curves)
+    ]
     if not rows:
         return []
     columns = "ordinal INTEGER, metric VARCHAR, aggregator VARCHAR, recall DOUBLE"
