@@ -135,9 +135,24 @@ ORDER BY ordinal, CASE WHEN ? THEN -difference ELSE difference END, qid""",
 
 
 def _find_metric(metrics: list[ResolvedMeasure], name: str | None) -> ResolvedMeasure | None:
-    """The metric a diff_plot names: by its label in the tables, else by its canonical form."""
-    by_label = [m for m in metrics if m.label == name]
-    return (by_label or [m for m in metrics if m.canonical == name] or [None])[0]
+    """The metric a diff_plot names: by its label in the tables, else by what the name means
+    (`gm_map` is the spec's `gmAP`, `nDCG(k=10)` its `nDCG@10`)."""
+    for m in metrics:
+        if m.label == name:
+            return m
+    canonical = _canonical(name)
+    return next((m for m in metrics if m.canonical == canonical), None)
+
+
+def _canonical(name: str | None) -> str | None:
+    """The canonical form of a metric string naming one metric, else None."""
+    from .registry import get_registry
+
+    try:
+        found = get_registry().resolve(name) if name else []
+    except SpecError:
+        return None
+    return found[0].canonical if len(found) == 1 else None
 
 
 def check_diff_outputs(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> None:

@@ -32,6 +32,7 @@ _STYLE = {
     "svg.fonttype": "none",
     "font.size": 9,
     "text.parse_math": False,
+    "path.simplify": False,  # every recall level stays a vertex of its line
 }
 _DPI = 150
 _DASHES = ("-", "--", ":", "-.")  # colours repeat after ten runs; the dash tells them apart
