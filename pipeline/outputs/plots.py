@@ -59,10 +59,10 @@ class PlotWriter(Writer):
     def write(self, con, table, path, manifest):
         import matplotlib.style
 
-        columns = _CURVE if is_curve_table(table) else _DIFF
+        columns, draw = (_CURVE, pr_figure) if is_curve_table(table) else (_DIFF, diff_figure)
         rows = con.execute(f"SELECT {columns} FROM {quote_identifier(table)}").fetchall()
         with matplotlib.style.context(["default", _STYLE]):
-            figure = pr_figure(rows) if is_curve_table(table) else diff_figure(rows)
+            figure = draw(rows)
             # The date would make every SVG differ; the creator (matplotlib's version) stays.
             metadata = {"Date": None} if self.format == "svg" else {}
             figure.savefig(path, format=self.format, dpi=_DPI, metadata=metadata)
@@ -108,26 +108,29 @@ def pr_figure(rows: list[tuple]) -> Figure:
 def _draw_curves(ax: Axes, index: int, collection: str, runs: dict[str, list[tuple]]) -> None:
     # The query count goes in the title, or beside each run when runs averaged different numbers.
     counts = {points[0][2] for points in runs.values()}
-    lines, labels = [], []
-    for i, (run, points) in enumerate(runs.items()):
-        recall, precision, n = zip(*points, strict=True)
-        (line,) = ax.plot(
-            recall,
-            precision,
-            color=f"C{i % 10}",
-            linestyle=_DASHES[i // 10 % len(_DASHES)],
-            marker="o" if len(points) <= 11 else None,  # 101 markers would hide the line
-            markersize=3,
-            clip_on=False,  # the points at recall 0 and 1 sit on the frame
-            gid=f"pr-{index}-{i}",
-        )
-        lines.append(line)
-        labels.append(run if len(counts) == 1 else f"{run} ({n[0]} queries)")
+    lines = [_draw_line(ax, f"pr-{index}-{i}", i, points) for i, points in enumerate(runs.values())]
+    labels = [run if len(counts) == 1 else f"{run} ({p[0][2]} queries)" for run, p in runs.items()]
     title = f"{collection} ({next(iter(counts))} queries)" if len(counts) == 1 else collection
     ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="recall", ylabel="interpolated precision", title=title)
     ax.grid(True, linewidth=0.5, alpha=0.4)
     # Handles given explicitly: a run named "_x" is still listed (matplotlib skips such labels).
     ax.legend(lines, labels, loc="upper right", fontsize="small", ncols=1 + len(lines) // 16)
+
+
+def _draw_line(ax: Axes, gid: str, i: int, points: list[tuple]):
+    """Run i's curve, its id `gid` in an SVG: (recall, precision, n_queries) in recall order."""
+    recall, precision, _ = zip(*points, strict=True)
+    (line,) = ax.plot(
+        recall,
+        precision,
+        color=f"C{i % 10}",
+        linestyle=_DASHES[i // 10 % len(_DASHES)],
+        marker="o" if len(points) <= 11 else None,  # 101 markers would hide the line
+        markersize=3,
+        clip_on=False,  # the points at recall 0 and 1 sit on the frame
+        gid=gid,
+    )
+    return line
 
 
 def diff_figure(rows: list[tuple]) -> Figure:
