@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 from . import __version__
 from .compile import Plan, compile_plan, resolve_metrics
+from .derived import check_diff_outputs, curve_measures, output_table
 from .errors import SpecError
-from .outputs import write_outputs, writer_for
+from .outputs import write_outputs, writer_for, writers_of
 from .registry import get_registry
 from .spec import LoadedSpec, load_spec
 
@@ -51,7 +52,8 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> Plan:
     metrics = resolve_metrics(spec, get_registry())
     sizes = _check_input_files(spec) if data else {}
     _check_outputs(spec)
-    return compile_plan(spec, metrics, sizes)
+    check_diff_outputs(spec, metrics)
+    return compile_plan(spec, metrics, sizes, curve_measures(spec, get_registry()))
 
 
 def compile_spec(spec: str | Path) -> Plan:
@@ -74,17 +76,15 @@ def _check_input_files(loaded: LoadedSpec) -> dict[Path, int]:
 
 
 def _check_outputs(loaded: LoadedSpec) -> None:
-    """A writer for every output, no output written twice, and no output replacing an input."""
+    """A writer for every output (`_check_writer`), no output written twice, and no output
+    replacing an input."""
     spec = loaded.spec
     inputs = {c.qrels.resolve() for c in spec.collections.values()}
     inputs |= {r.path.resolve() for r in spec.runs.values()}
     seen: dict[Path, int] = {}
     for i, output in enumerate(spec.outputs):
         where = loaded.where("outputs", i, "path")
-        try:
-            writer_for(output.path)
-        except SpecError as exc:
-            raise SpecError(f"{where}: {exc}") from None
+        _check_writer(loaded, i)
         target = output.path.resolve()
         if target in inputs or target.with_name(target.name + ".manifest.json") in inputs:
             raise SpecError(
@@ -97,6 +97,29 @@ def _check_outputs(loaded: LoadedSpec) -> None:
         seen[target] = i
 
 
+def _check_writer(loaded: LoadedSpec, index: int) -> None:
+    """A writer for the output's suffix that writes its level, with what it needs installed
+    (a missing optional extra is found here, before any data is read)."""
+    output = loaded.spec.outputs[index]
+    where = loaded.where("outputs", index, "path")
+    try:
+        writer = writer_for(output.path)
+    except SpecError as exc:
+        raise SpecError(f"{where}: {exc}") from None
+    if output.level not in writer.levels:
+        suffix = output.path.suffix.lower()
+        able = ", ".join(writers_of(output.level)) or "none installed"
+        raise SpecError(
+            f"{loaded.where('outputs', index, 'level')}: a {suffix} output cannot be level "
+            f"'{output.level}' ({suffix} writes: {', '.join(writer.levels)}); level "
+            f"{output.level} is written to: {able}"
+        )
+    try:
+        writer.check_available()
+    except SpecError as exc:
+        raise SpecError(f"{where}: {exc}") from None
+
+
 def evaluate(spec: str | Path | LoadedSpec, write: bool = True) -> Evaluation:
     """Validate, evaluate every run with every metric, and write the spec's outputs."""
     loaded = spec if isinstance(spec, LoadedSpec) else load_spec(spec)
@@ -105,7 +128,7 @@ def evaluate(spec: str | Path | LoadedSpec, write: bool = True) -> Evaluation:
 
     con = execute(plan)
     if write and loaded.spec.outputs:
-        jobs = [(_TABLES[o.level], o.path) for o in loaded.spec.outputs]
+        jobs = [(_table(i, o), o.path) for i, o in enumerate(loaded.spec.outputs)]
         write_outputs(con, jobs, manifest(loaded, plan))
     return Evaluation(loaded, plan, con)
 
@@ -113,12 +136,17 @@ def evaluate(spec: str | Path | LoadedSpec, write: bool = True) -> Evaluation:
 _TABLES = {"query": "per_query", "aggregate": "aggregate"}
 
 
+def _table(index: int, output) -> str:
+    """The table output `index` writes."""
+    return output_table(index, output) or _TABLES[output.level]
+
+
 def manifest(loaded: LoadedSpec, plan: Plan) -> dict:
     """What a number meant: settings, metric definitions, the spec's and inputs' hashes, version."""
     spec = loaded.spec
     files = {str(c.qrels): _sha256(c.qrels) for c in spec.collections.values()}
     files |= {str(r.path): _sha256(r.path) for r in spec.runs.values()}
-    return {
+    recorded = {
         "irpipe_version": __version__,
         "spec": str(loaded.path),
         "spec_sha256": loaded.sha256,
@@ -126,10 +154,17 @@ def manifest(loaded: LoadedSpec, plan: Plan) -> dict:
         "metrics": metric_definitions(plan),
         "inputs_sha256": files,
     }
+    if plan.curves:  # what a precision-recall curve's numbers are, beside the metrics'
+        recorded["pr_curve_metrics"] = _definitions(plan.curves)
+    return recorded
 
 
 def metric_definitions(plan: Plan) -> list[dict]:
     """Each metric's label, canonical form, parameters and aggregator, in spec order."""
+    return _definitions(plan.metrics)
+
+
+def _definitions(metrics) -> list[dict]:
     return [
         {
             "label": m.label,
@@ -138,7 +173,7 @@ def metric_definitions(plan: Plan) -> list[dict]:
             "aggregator": m.measure.aggregator,
             "kind": m.measure.kind,
         }
-        for m in plan.metrics
+        for m in metrics
     ]
 
 

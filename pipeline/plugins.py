@@ -47,6 +47,7 @@ DEFAULT_PLUGINS = (
     "pipeline.metrics.relstring",
     "pipeline.outputs",
     "pipeline.outputs.trec_eval",
+    "pipeline.outputs.plots",
 )
 HOOKS = ("register_metrics", "register_writers")  # every hook of pipeline.hookspecs
 _BUG = "a bug in the plugin: upgrade it, or report it to its authors"

@@ -200,7 +200,7 @@ def test_a_run_pattern_is_one_run_without_data_and_expanded_by_compile(quickstar
         (("collection: sample}", "collection: sampel}"), r"unknown collection 'sampel'; did you mean 'sample'"),
         (("out/summary.md", "out/summary.csv"), r"outputs\.2\.path: .*summary\.csv is also outputs\.1"),
         (("out/summary.md", "out/summary.xlsx"), r"outputs\.2\.path: .*no writer for '\.xlsx'"),
-        (("level: query", "level: queries"), r"outputs\.0\.level: Input should be 'query' or 'aggregate'"),
+        (("level: query", "level: queries"), r"outputs\.0\.level: Input should be 'query', 'aggregate'"),
         (("  ordering: trec_eval", "  odering: trec_eval"), r"settings\.odering: unknown key; did you mean 'ordering'"),
         (("  - {metric: nDCG, k: 10, gain: exponential, label: nDCG_exp@10}\n", "  - {metric: AP, label: nDCG@5}\n"), r"nDCG@5"),
     ],

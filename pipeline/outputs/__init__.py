@@ -25,13 +25,23 @@ from ..sql import quote_identifier
 if TYPE_CHECKING:  # DuckDB is imported where a table is written: validating a spec needs none
     import duckdb
 
-__all__ = ["Writer", "format_value", "write_outputs", "writer_for"]
+__all__ = ["TABLE_LEVELS", "Writer", "format_value", "write_outputs", "writer_for", "writers_of"]
+
+#: the output levels whose data is a table of results (plots are levels too, but not tables)
+TABLE_LEVELS = (
+    "query",
+    "aggregate",
+    "pr_curve",
+)
 
 
 class Writer(ABC):
     """Writes a DuckDB table to a file of one format."""
 
     suffixes: ClassVar[tuple[str, ...]]
+    #: the output levels (the spec's `level`) this writer can write; a writer written for the
+    #: per_query and aggregate tables is not handed a table of another shape
+    levels: ClassVar[tuple[str, ...]] = ("query", "aggregate")
 
     @abstractmethod
     def write(self, con: duckdb.DuckDBPyConnection, table: str, path: Path, manifest: dict) -> None:
@@ -44,11 +54,19 @@ class Writer(ABC):
         """
         return None  # most formats are plain files that nothing holds open
 
+    def check_available(self) -> None:
+        """Raise SpecError if something this writer needs is not installed (an optional extra).
+
+        Called when a spec is validated, before any data is read; the default needs nothing.
+        """
+        return None
+
 
 class CopyWriter(Writer):
     """Formats DuckDB's COPY writes itself."""
 
     options: ClassVar[str]
+    levels = TABLE_LEVELS
 
     def write(self, con, table, path, manifest):
         con.execute(
@@ -80,6 +98,7 @@ class DuckDBWriter(Writer):
     """A DuckDB database with the table (named after its level) and a `manifest` table."""
 
     suffixes = (".duckdb", ".db")
+    levels = TABLE_LEVELS
 
     def write(self, con, table, path, manifest):
         con.execute("ATTACH ? AS irpipe_out", [str(path)])
@@ -115,18 +134,23 @@ class DuckDBWriter(Writer):
 
 
 class MarkdownWriter(Writer):
-    """A readable pivot: one row per run (and query), one column per metric."""
+    """A readable pivot: one row per run (and query), one column per metric. A table without
+    metrics as rows (a precision-recall curve) is written as it is."""
 
     suffixes = (".md", ".markdown")
+    levels = TABLE_LEVELS
 
     def write(self, con, table, path, manifest):
-        metrics = [m["label"] for m in manifest["metrics"]]
-        keys, rows = pivot(con, table, metrics)
-        integral = [False] * len(keys) + [m["aggregator"] == "sum" for m in manifest["metrics"]]
-        lines = [
-            _markdown_row(keys + metrics),
-            "|" + "---|" * (len(keys) + len(metrics)),
-        ]
+        columns = _columns(con, table)
+        if {"metric", "value"} <= set(columns):
+            metrics = [m["label"] for m in manifest["metrics"]]
+            keys, rows = pivot(con, table, metrics)
+            integral = [False] * len(keys) + [m["aggregator"] == "sum" for m in manifest["metrics"]]
+            header = keys + metrics
+        else:
+            header, integral = columns, [c == "n_queries" for c in columns]
+            rows = con.execute(f"SELECT * FROM {quote_identifier(table)}").fetchall()
+        lines = [_markdown_row(header), "|" + "---|" * len(header)]
         for row in rows:
             lines.append(_markdown_row(map(format_value, row, integral)))
         settings = ", ".join(f"{k}={v}" for k, v in manifest["settings"].items())
@@ -145,13 +169,17 @@ def _markdown_row(cells) -> str:
 
 def pivot(con: duckdb.DuckDBPyConnection, table: str, metrics: list[str]):
     """Rows of `table` as (key columns, rows): one row per key, one cell per metric in order."""
-    columns = [row[0] for row in con.execute(f"DESCRIBE {quote_identifier(table)}").fetchall()]
+    columns = _columns(con, table)
     keys = [c for c in columns if c not in ("metric", "value", "text", "n_queries")]
     cells = ", ".join("any_value(value) FILTER (WHERE metric = ?)" for _ in metrics)
     key_list = ", ".join(map(quote_identifier, keys))
     source = quote_identifier(table)
     query = f"SELECT {key_list}, {cells} FROM {source} GROUP BY {key_list} ORDER BY {key_list}"
     return keys, con.execute(query, metrics).fetchall()
+
+
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    return [row[0] for row in con.execute(f"DESCRIBE {quote_identifier(table)}").fetchall()]
 
 
 def format_value(value: Any, integral: bool = False) -> str:
@@ -175,6 +203,11 @@ def writer_for(path: Path) -> Writer:
     if suffix not in writers:
         raise SpecError(f"{path}: no writer for '{suffix}'; known: {', '.join(sorted(writers))}")
     return writers[suffix]
+
+
+def writers_of(level: str) -> list[str]:
+    """The suffixes whose writers write `level`, sorted (for messages)."""
+    return sorted(suffix for suffix, writer in _writers().items() if level in writer.levels)
 
 
 def _writers() -> dict[str, Writer]:
