@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -51,6 +53,20 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
     from .hookspecs import hookimpl
     from .measure import Measure, MeasureParams, RankedParams
     from .spec import load_spec
+
+
+class _Package(types.ModuleType):
+    """`pipeline.evaluate` is the function, as when it was imported eagerly. Python sets a package's
+    attribute to each submodule it imports, so importing the module `pipeline.evaluate` (which
+    `from pipeline.evaluate import manifest` does) would otherwise replace the function."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _EXPORTS and isinstance(value, types.ModuleType):
+            return  # the submodule stays reachable in sys.modules, where imports look first
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import signal
 import sys
@@ -11,7 +12,7 @@ import warnings
 from collections.abc import Sequence
 
 from . import interrupts
-from .errors import ExitCode, IrpipeError, IrpipeWarning
+from .errors import ExitCode, IrpipeError, IrpipeWarning, PluginWarning
 
 __all__ = ["main"]
 
@@ -41,10 +42,17 @@ def _parser() -> argparse.ArgumentParser:
     schema = commands.add_parser("schema", help="print the spec's JSON Schema (for editors)")
     schema.add_argument("--check", metavar="FILE", help="fail unless FILE is exactly that schema")
     commands.add_parser("metrics", help="list every metric, its aliases and parameters")
-    commands.add_parser("plugins", help="list the loaded plugins and the hooks they implement")
+    plugins = commands.add_parser(
+        "plugins", help="list every plugin: its distribution, metrics, writers and state"
+    )
+    plugins.add_argument("--json", action="store_true", help="print the list as JSON")
     commands.add_parser(
         "trec-eval", help="trec_eval 10.0's command line: irpipe trec-eval [flags] QRELS RUN"
     )
+    new_plugin = commands.add_parser("new-plugin", help="create a plugin package from a template")
+    new_plugin.add_argument("name", help="the plugin's name, e.g. err or err-ia")
+    new_plugin.add_argument("--dir", default=".", help="where to create irpipe-NAME/ (default: .)")
+    new_plugin.set_defaults(command="new_plugin")
     return parser
 
 
@@ -60,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = args or _parser().parse_args(argv)
     with warnings.catch_warnings(), interrupts.handling():
         warnings.simplefilter("always", IrpipeWarning)
-        warnings.showwarning = _show_warning
+        warnings.showwarning = functools.partial(_show_warning, debug=args.debug)
         code, exc = _attempt(args)
         signum = _signal_of(exc)
         if exc is not None and signum is None:
@@ -142,10 +150,15 @@ def _fail(
     return code
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    from .console import print_warning
+def _show_warning(message, category, filename, lineno, file=None, line=None, debug=False) -> None:
+    from .console import print_plugin_warning, print_warning
 
-    print_warning(str(message))
+    if not isinstance(message, PluginWarning):
+        print_warning(str(message))
+        return
+    if debug and message.exception is not None:  # the plugin's own traceback, for its authors
+        traceback.print_exception(message.exception)
+    print_plugin_warning(str(message))
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -6,7 +6,16 @@ import argparse
 
 from .errors import ExitCode
 
-__all__ = ["compile", "metrics", "plugins", "run", "schema", "trec_eval", "validate"]
+__all__ = [
+    "compile",
+    "metrics",
+    "new_plugin",
+    "plugins",
+    "run",
+    "schema",
+    "trec_eval",
+    "validate",
+]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,13 +91,21 @@ def metrics(args: argparse.Namespace) -> int:
 
 
 def plugins(args: argparse.Namespace) -> int:
-    """`irpipe plugins`: every loaded plugin and its hooks."""
+    """`irpipe plugins [--json]`: every plugin (the built-ins, then each entry point) with its
+    distribution, version, metrics, writers and state (loaded, failed with why, or skipped)."""
     from .plugins import get_plugin_manager
+    from .registry import get_registry
 
-    pm = get_plugin_manager()
-    for name, plugin in pm.list_name_plugin():
-        hooks = sorted(caller.name for caller in pm.get_hookcallers(plugin) or [])
-        print(f"{name}\t{', '.join(hooks)}")
+    registry = get_registry()  # first: a plugin whose metric names clash fails here
+    rows = get_plugin_manager().listing(registry.providers)
+    if args.json:
+        import json
+
+        print(json.dumps(rows, indent=2))
+    else:
+        from .console import print_plugins
+
+        print_plugins(rows)
     return ExitCode.OK
 
 
@@ -97,3 +114,14 @@ def trec_eval(args: argparse.Namespace) -> int:
     from .trec_eval.command import main
 
     return main(args.arguments)
+
+
+def new_plugin(args: argparse.Namespace) -> int:
+    """`irpipe new-plugin NAME [--dir DIR]`: a plugin package from irpipe's template."""
+    from pathlib import Path
+
+    from .plugin_template import create_plugin
+
+    path = create_plugin(args.name, Path(args.dir))
+    print(f"created {path}; next: cd {path} && pip install -e '.[test]' && python -m pytest")
+    return ExitCode.OK

@@ -6,6 +6,8 @@ run and measure at once: the tables around the ranking (`tables.py`: facts from 
 per_query and aggregate), and the ranking itself (`ranking.py`): every run row (or only the judged
 ones, when that suffices) ranked by the `ordering` setting, with every running count the measures
 need from one window, aggregated per (run, query) into `wide`, one batch of runs at a time.
+Measures that outputs need beside the spec's (precision-recall curves, `derived.py`) are ranked in
+the same pass and get tables of their own.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from .batches import batched
 from .columns import Columns, Need, Requirements, flatten
+from .derived import curve_names, output_tables
 from .errors import PluginError, SpecError
 from .python_measure import PythonMeasure
 from .ranking import mostly_judged, ranked_sql
@@ -60,6 +63,9 @@ class Plan:
     #: per metric, statements that bind its SQL alone over empty tables: run when the plan's SQL
     #: does not bind, to say which metric's SQL is at fault
     probes: tuple[tuple[ResolvedMeasure, Statement], ...] = ()
+    #: measures computed for the outputs beside the spec's metrics (precision-recall levels);
+    #: their values go to curve_per_query and curve_aggregate, never to per_query or aggregate
+    curves: tuple[ResolvedMeasure, ...] = ()
 
     @property
     def loads(self) -> list[Load]:
@@ -203,32 +209,46 @@ def measures_sql(metrics: list[ResolvedMeasure], settings: Settings) -> MeasureS
 
 
 def compile_plan(
-    loaded: LoadedSpec, metrics: list[ResolvedMeasure], sizes: dict[Path, int] | None = None
+    loaded: LoadedSpec,
+    metrics: list[ResolvedMeasure],
+    sizes: dict[Path, int] | None = None,
+    curves: list[ResolvedMeasure] | None = None,
 ) -> Plan:
     """The plan for a validated spec and its resolved metrics; `sizes` (bytes of each input file,
-    when known) decide how runs are batched."""
+    when known) decide how runs are batched; `curves`: the measures of its precision-recall
+    outputs (`derived.curve_measures`), computed after the metrics in the same pass."""
     spec, settings = loaded.spec, loaded.spec.settings
+    curves = curves or []
+    everything = [*metrics, *curves]
     qrels = [
         Load(c.qrels, name, qrels_format(settings.input)) for name, c in spec.collections.items()
     ]
     runs_format = run_format(settings.input, settings.ordering == "rank")
     runs = [Load(r.path, n, runs_format, r.collection) for n, r in spec.runs.items()]
-    sql = measures_sql(metrics, settings)
+    sql = measures_sql(everything, settings)
     # When only judged documents' positions matter, only judged rows are ranked; a query with no
     # judged document retrieved then has its `missing` value (over the ranking's length).
-    judged_rows = sql.empty is None and all(m.measure.judged_only_ok(m.params) for m in metrics)
+    judged_rows = sql.empty is None and all(m.measure.judged_only_ok(m.params) for m in everything)
     bogus = settings.missing_queries == "trec_eval_c" and settings.query_set == "qrels"
     return Plan(
         qrels,
         batched(runs, sizes or {}),
-        [*name_tables(loaded, metrics), *setup_tables(sql, settings, judged_rows, bogus)],
+        [
+            *name_tables(loaded, metrics),
+            *curve_names(len(metrics), curves),
+            *setup_tables(sql, settings, judged_rows, bogus),
+        ],
         BOGUS_ROWS if bogus else [],
         _ranking(sql, settings, judged_rows),
-        result_tables(sql, settings, judged_rows, bogus),
+        [
+            *result_tables(sql, settings, judged_rows, bogus, len(metrics)),
+            *output_tables(loaded, metrics),
+        ],
         metrics,
         settings.memory_limit,
-        _python(metrics, settings),
-        tuple(zip(metrics, probes(sql, settings), strict=True)),
+        _python(everything, settings),
+        tuple(zip(everything, probes(sql, settings), strict=True)),
+        tuple(curves),
     )
 
 

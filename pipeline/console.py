@@ -13,7 +13,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["print_error", "print_metrics", "print_results", "print_warning"]
+__all__ = [
+    "print_error",
+    "print_metrics",
+    "print_plugin_warning",
+    "print_plugins",
+    "print_results",
+    "print_warning",
+]
 
 # Where stdout is a file or a pipe, tables are plain ASCII: a dashed line under the header.
 ASCII_HEAD = box.Box("    \n    \n -  \n    \n    \n    \n    \n    \n", ascii=True)
@@ -139,6 +146,19 @@ def print_metrics(rows: list[tuple[str, ...]]) -> None:
     _console().print(table)
 
 
+def print_plugins(rows: list[dict[str, Any]]) -> None:
+    """`irpipe plugins`: each plugin, its distribution and version, metrics, writers and state."""
+    table = Table(show_edge=False, pad_edge=False)
+    for header in ("plugin", "distribution", "metrics", "writers", "state"):
+        table.add_column(header, overflow="fold")
+    for row in rows:
+        distribution = " ".join(filter(None, (row["distribution"], row["version"])))
+        state = row["state"] if row["error"] is None else f"{row['state']}: {row['error']}"
+        metrics, writers = ", ".join(row["metrics"]), ", ".join(row["writers"])
+        table.add_row(row["plugin"], distribution or "-", metrics, writers, state)
+    _console().print(table)
+
+
 def print_error(message: str) -> None:
     """One clear error on stderr (several lines only when several problems were found)."""
     sys.stderr.write(f"Error: {message}\n")
@@ -147,3 +167,9 @@ def print_error(message: str) -> None:
 def print_warning(message: str) -> None:
     """A warning on stderr: the evaluation goes on."""
     sys.stderr.write(f"Warning: {message}\n")
+
+
+def print_plugin_warning(message: str) -> None:
+    """A plugin that was not loaded, one line on stderr: `irpipe: plugin 'x 1.0' ... was not
+    loaded: ...`; the others and the built-ins work."""
+    sys.stderr.write(f"irpipe: {message}\n")

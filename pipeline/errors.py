@@ -11,6 +11,7 @@ __all__ = [
     "OutputError",
     "DuplicateError",
     "IrpipeWarning",
+    "PluginWarning",
 ]
 
 
@@ -60,3 +61,15 @@ class OutputError(IrpipeError):
 
 class IrpipeWarning(UserWarning):
     """Something worth saying that does not stop an evaluation (the CLI prints `Warning: ...`)."""
+
+
+class PluginWarning(IrpipeWarning):
+    """A plugin was not loaded and is not used; the other plugins and the built-ins work.
+
+    The message names the plugin's distribution and version, what is wrong and how to fix it; the
+    CLI prints it as `irpipe: plugin ...`, and with `--debug` the traceback of `exception`.
+    """
+
+    def __init__(self, message: str, exception: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.exception = exception

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 from . import __version__
 from .compare import ComparePlan, check_compare, compare_plan
 from .compile import Plan, compile_plan, resolve_metrics
+from .derived import check_diff_outputs, curve_measures, output_table
 from .errors import SpecError
-from .outputs import write_outputs, writer_for
+from .outputs import write_outputs, writer_for, writers_of
 from .registry import get_registry
 from .report import Significance, report_table, significance
 from .spec import LoadedSpec, load_spec
@@ -61,7 +62,8 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> Plan:
     check_compare(spec, metrics, data)
     sizes = _check_input_files(spec) if data else {}
     _check_outputs(spec)
-    return compile_plan(spec, metrics, sizes)
+    check_diff_outputs(spec, metrics)
+    return compile_plan(spec, metrics, sizes, curve_measures(spec, get_registry()))
 
 
 def compile_spec(spec: str | Path) -> Plan:
@@ -84,17 +86,15 @@ def _check_input_files(loaded: LoadedSpec) -> dict[Path, int]:
 
 
 def _check_outputs(loaded: LoadedSpec) -> None:
-    """A writer for every output, no output written twice, and no output replacing an input."""
+    """A writer for every output (`_check_writer`), no output written twice, and no output
+    replacing an input."""
     spec = loaded.spec
     inputs = {c.qrels.resolve() for c in spec.collections.values()}
     inputs |= {r.path.resolve() for r in spec.runs.values()}
     seen: dict[Path, int] = {}
     for i, output in enumerate(spec.outputs):
         where = loaded.where("outputs", i, "path")
-        try:
-            writer_for(output.path, output.level)
-        except SpecError as exc:
-            raise SpecError(f"{where}: {exc}") from None
+        _check_writer(loaded, i)
         target = output.path.resolve()
         if target in inputs or target.with_name(target.name + ".manifest.json") in inputs:
             raise SpecError(
@@ -105,6 +105,29 @@ def _check_outputs(loaded: LoadedSpec) -> None:
                 f"{where}: {output.path} is also outputs.{seen[target]}; name each output once"
             )
         seen[target] = i
+
+
+def _check_writer(loaded: LoadedSpec, index: int) -> None:
+    """A writer for the output's suffix that writes its level, with what it needs installed
+    (a missing optional extra is found here, before any data is read)."""
+    output = loaded.spec.outputs[index]
+    where = loaded.where("outputs", index, "path")
+    try:
+        writer = writer_for(output.path, output.level)
+    except SpecError as exc:
+        raise SpecError(f"{where}: {exc}") from None
+    if output.level not in writer.levels:
+        suffix = output.path.suffix.lower()
+        able = ", ".join(writers_of(output.level)) or "none installed"
+        raise SpecError(
+            f"{loaded.where('outputs', index, 'level')}: a {suffix} output cannot be level "
+            f"'{output.level}' ({suffix} writes: {', '.join(writer.levels)}); level "
+            f"{output.level} is written to: {able}"
+        )
+    try:
+        writer.check_available()
+    except SpecError as exc:
+        raise SpecError(f"{where}: {exc}") from None
 
 
 def evaluate(spec: str | Path | LoadedSpec, write: bool = True) -> Evaluation:
@@ -122,7 +145,7 @@ def evaluate(spec: str | Path | LoadedSpec, write: bool = True) -> Evaluation:
     if write and loaded.spec.outputs:
         if any(o.level == "report" for o in loaded.spec.outputs):
             report_table(con, plan.metrics, comparing)
-        jobs = [(_TABLES[o.level], o.path, o.level) for o in loaded.spec.outputs]
+        jobs = [(_table(i, o), o.path, o.level) for i, o in enumerate(loaded.spec.outputs)]
         write_outputs(con, jobs, manifest(loaded, plan))
     return Evaluation(loaded, plan, con, comparing)
 
@@ -133,6 +156,11 @@ _TABLES = {
     "comparison": "comparison",
     "report": "report",
 }
+
+
+def _table(index: int, output) -> str:
+    """The table output `index` writes."""
+    return output_table(index, output) or _TABLES[output.level]
 
 
 def manifest(loaded: LoadedSpec, plan: Plan) -> dict:
@@ -148,6 +176,8 @@ def manifest(loaded: LoadedSpec, plan: Plan) -> dict:
         "metrics": metric_definitions(plan),
         "inputs_sha256": files,
     }
+    if plan.curves:  # what a precision-recall curve's numbers are, beside the metrics'
+        recorded["pr_curve_metrics"] = _definitions(plan.curves)
     comparing = compare_plan(loaded, plan.metrics)
     if comparing is not None:
         recorded["compare"] = comparing.manifest()
@@ -156,6 +186,10 @@ def manifest(loaded: LoadedSpec, plan: Plan) -> dict:
 
 def metric_definitions(plan: Plan) -> list[dict]:
     """Each metric's label, canonical form, parameters and aggregator, in spec order."""
+    return _definitions(plan.metrics)
+
+
+def _definitions(metrics) -> list[dict]:
     return [
         {
             "label": m.label,
@@ -164,7 +198,7 @@ def metric_definitions(plan: Plan) -> list[dict]:
             "aggregator": m.measure.aggregator,
             "kind": m.measure.kind,
         }
-        for m in plan.metrics
+        for m in metrics
     ]
 
 

@@ -17,19 +17,22 @@ hookimpl = pluggy.HookimplMarker("irpipe")
 
 @hookspec
 def register_metrics() -> list[type]:
-    """Return a list of `pipeline.Measure` subclasses to make available by name.
+    """Return a list of `pipeline.api.Measure` (or `PythonMeasure`) subclasses to make available
+    by name.
 
     Results of all plugins are combined. Names and aliases share one namespace with the built-in
     measures and trec_eval's names (`map`, `P_10`), which are claimed first: a name already taken,
-    one differing from another metric's only in case, or one that trec_eval's syntax reads is an
-    error naming both distributions and classes (see `pipeline.namespace`). Each class is
-    instantiated once, without arguments.
+    one differing from another metric's only in case, or one that trec_eval's syntax reads fails
+    the plugin, with a warning naming both distributions and classes (see `pipeline.namespace`);
+    so does a class that is not a valid measure. A failed plugin contributes nothing; the others
+    and the built-ins keep working. Each class is instantiated once, without arguments.
     """
 
 
 @hookspec
 def register_writers() -> list[type]:
-    """Return a list of `pipeline.outputs.Writer` subclasses, each handling one or more suffixes.
+    """Return a list of `pipeline.api.Writer` subclasses, each handling one or more suffixes.
 
-    Results of all plugins are combined; two writers claiming the same suffix are an error.
+    Results of all plugins are combined; a plugin whose writer claims a suffix another writer has
+    fails (with a warning naming both), as does one returning something that is not a Writer.
     """

@@ -77,6 +77,13 @@ class Namespace:
         self._exact[name] = new
         self._folded.setdefault(name.casefold(), new)
 
+    def copy(self) -> Namespace:
+        """An independent namespace with the same claims: where a plugin's names are tried out."""
+        other = Namespace.__new__(Namespace)
+        other._exact, other._folded = dict(self._exact), dict(self._folded)
+        other._trec = self._trec  # never changed after construction
+        return other
+
     def _trec_claim(self, name: str) -> _Claim | None:
         """The trec_eval name that `name` is, or is read as (any case): `map`, `P_10`, `P.5`."""
         folded = name.casefold()

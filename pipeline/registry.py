@@ -7,16 +7,18 @@ canonical string (ir_measures style, defaults dropped) and the label used in the
 from __future__ import annotations
 
 import difflib
+import itertools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
-from .errors import SpecError
+from .errors import PluginError, SpecError
 from .measure import Measure, MeasureParams
 from .namespace import Namespace, Owner
 from .naming import format_metric, parse_metric
-from .plugins import DEFAULT_PLUGINS, get_plugin_manager
+from .plugins import DEFAULT_PLUGINS, PluginManager, PluginState, get_plugin_manager
 from .trec_eval.measures import ORDER as TREC_NAMES
 from .trec_eval.measures import default_cutoffs, translate
 
@@ -45,21 +47,29 @@ class Registry:
     """Every measure known to the plugin manager, by name and alias (see `pipeline.namespace`:
     built-ins claim their names first, and no plugin can take or shadow a name)."""
 
-    def __init__(self, measures: list[tuple[type[Measure], Owner | str]]) -> None:
+    def __init__(
+        self,
+        measures: list[tuple[type[Measure], Owner | str]],
+        refuse: Callable[[Owner, str, str], None] | None = None,
+        failures: Callable[[], Sequence[PluginState]] = tuple,
+    ) -> None:
+        """`measures` are (class, owner). Given `refuse`, a plugin whose names clash is left out
+        and passed to it with the message and a fix; without, a clash raises PluginError.
+        `failures` lists the plugins that failed to load: an unknown metric's error names them."""
         self._entries: dict[str, _Entry] = {}
         self.measures: list[Measure] = []
         self.providers: dict[str, Owner] = {}  # measure name -> who provides it
-        namespace = Namespace()
+        self._failures = failures
         owned = [(cls, _owner(owner)) for cls, owner in measures]
-        for cls, owner in sorted(owned, key=lambda item: not item[1].builtin):
+        owned.sort(key=lambda item: not item[1].builtin)
+        if refuse is not None:
+            owned = _admitted(owned, refuse)
+        namespace = Namespace()
+        for cls, owner in owned:
             measure = cls()
             self.measures.append(measure)
             self.providers[measure.name] = owner
-            names = [
-                (measure.name, {}, "name"),
-                *((a, p, "alias") for a, p in measure.aliases.items()),
-            ]
-            for name, preset, kind in names:
+            for name, preset, kind in _names(measure):
                 namespace.claim(name, kind, measure, owner)
                 self._entries[name] = _Entry(measure, dict(preset), owner)
 
@@ -101,7 +111,10 @@ class Registry:
             )
         hint = difflib.get_close_matches(name, [*self._entries, *TREC_NAMES], n=3)
         suggestion = f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
-        return SpecError(f"unknown metric '{name}'{suggestion} (irpipe metrics lists them all)")
+        failed = _failed_plugins(self._failures())
+        return SpecError(
+            f"unknown metric '{name}'{suggestion} (irpipe metrics lists them all{failed})"
+        )
 
     def _expand(self, entry: _Entry, text: str, values: dict, cutoff: Any, label: str | None):
         measure = entry.measure
@@ -133,17 +146,19 @@ class Registry:
         return ResolvedMeasure(measure, params, canonical, label or canonical)
 
     @classmethod
-    def from_plugin_manager(cls, pm) -> Registry:
-        """Every measure returned by the plugins' `register_metrics` hooks."""
-        found = []
-        for impl in pm.hook.register_metrics.get_hookimpls():
-            owner = Owner(
-                pm.distribution(impl.plugin_name),
-                impl.plugin_name,
-                builtin=impl.plugin_name in DEFAULT_PLUGINS,
-            )
-            found += [(measure, owner) for measure in impl.function() or []]
-        return cls(found)
+    def from_plugin_manager(cls, pm: PluginManager) -> Registry:
+        """Every measure returned by the plugins' `register_metrics` hooks, checked (see
+        `PluginManager.contributions`); a plugin whose names clash fails and is left out."""
+        found = [
+            (measure, _owner_of(pm, plugin))
+            for plugin, classes in pm.contributions("register_metrics")
+            for measure in classes
+        ]
+
+        def refuse(owner: Owner, message: str, fix: str) -> None:
+            pm.fail(owner.plugin, message, fix)
+
+        return cls(found, refuse=refuse, failures=pm.failures)
 
     def names(self) -> list[str]:
         """Every name and alias, sorted."""
@@ -163,6 +178,75 @@ def _default_cutoffs(measure: Measure, values: dict) -> None:
     trec_key, defaults = _TREC_CUTOFFS.get(measure.name, (None, ()))
     if trec_key == key:
         values[key] = list(defaults)
+
+
+def _failed_plugins(failures: Sequence[PluginState]) -> str:
+    """The plugins that failed to load, for an unknown metric: one of them may provide it, but
+    what a failed plugin would have provided cannot be known. Each one's warning says more."""
+    if len(failures) == 1:
+        return f"; plugin '{failures[0].title()}' failed to load: {failures[0].reason}"
+    if failures:
+        titles = ", ".join(f"'{state.title()}'" for state in failures)
+        return f"; {len(failures)} plugins failed to load ({titles}): their warnings say why"
+    return ""
+
+
+def _names(measure: Measure) -> list[tuple[str, dict, str]]:
+    """(name, preset parameters, kind) for the measure's name and each alias."""
+    aliases = [(alias, preset, "alias") for alias, preset in measure.aliases.items()]
+    return [(measure.name, {}, "name"), *aliases]
+
+
+def _admitted(
+    owned: list[tuple[type[Measure], Owner]], refuse: Callable[[Owner, str, str], None]
+) -> list[tuple[type[Measure], Owner]]:
+    """The measures of the owners whose names clash with no one's; each refused owner is passed
+    to `refuse`. Built-ins claim first and never clash (else it is a bug in irpipe: raise); each
+    plugin is tried beside them alone, then beside each other plugin. Every party to a clash
+    between plugins is refused, so what a name means never depends on which plugin loaded first."""
+    groups: dict[Owner, list[type[Measure]]] = {}
+    for cls, owner in owned:
+        groups.setdefault(owner, []).append(cls)
+    builtins = Namespace()
+    for owner in [owner for owner in groups if owner.builtin]:
+        _claim(builtins, groups, [owner], {})
+    refused: dict[Owner, tuple[str, str]] = {}  # owner -> (message, fix)
+    plugins = [owner for owner in groups if not owner.builtin]
+    for owner in plugins:
+        _claim(builtins.copy(), groups, [owner], refused)
+    clean = [owner for owner in plugins if owner not in refused]
+    for pair in itertools.combinations(clean, 2):
+        _claim(builtins.copy(), groups, list(pair), refused)
+    for owner, (message, fix) in refused.items():
+        refuse(owner, message, fix)
+    return [(cls, owner) for cls, owner in owned if owner not in refused]
+
+
+def _claim(namespace: Namespace, groups: dict, owners: list[Owner], refused: dict) -> None:
+    """Claim the names of each owner's measures in turn; on a clash, every owner tried is
+    refused with its message (a built-in's clash is raised: `refused` is only for plugins)."""
+    try:
+        for owner in owners:
+            for cls in groups[owner]:
+                measure = cls()
+                for name, _, kind in _names(measure):
+                    namespace.claim(name, kind, measure, owner)
+    except PluginError as exc:
+        if any(owner.builtin for owner in owners):
+            raise
+        fix = _CLASH_FIXES[len(owners) > 1]
+        for owner in owners:
+            refused.setdefault(owner, (str(exc), fix))
+
+
+_CLASH_FIXES = {
+    False: "upgrade the plugin, or report it to its authors",
+    True: "until one is renamed, uninstall one of the two plugins",
+}
+
+
+def _owner_of(pm: PluginManager, plugin: str) -> Owner:
+    return Owner(pm.distribution(plugin), plugin, builtin=plugin in DEFAULT_PLUGINS)
 
 
 def _owner(owner: Owner | str) -> Owner:

@@ -4,6 +4,8 @@ Used by the tests (differential checks against pytrec_eval) and to make the quic
 A collection has graded judgments (0..max_grade), negative judgments, queries with no relevant
 document, queries absent from a run, run-only queries, retrieved documents that were never judged,
 relevant documents never retrieved, and score ties (also ties that only exist in float32).
+With `extremes`, every collection also has the cases a random draw may miss (see `EXTREMES`); the
+conformance kit (`pipeline.testing`) evaluates measures on such collections.
 """
 
 from __future__ import annotations
@@ -12,7 +14,15 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Collection", "generate", "write_qrels", "write_run"]
+__all__ = ["EXTREMES", "Collection", "generate", "write_qrels", "write_run"]
+
+#: The queries `generate(..., extremes=True)` adds: qid -> what makes it hard.
+EXTREMES = {
+    "900": "every judgment is negative (no judged grade >= 0)",
+    "901": "the runs retrieve only documents the qrels do not judge",
+    "902": "every retrieved document has one score, so docno alone orders them (unless not ties)",
+    "903": "judged, with relevant documents, and no run retrieves anything for it",
+}
 
 
 @dataclass
@@ -30,12 +40,16 @@ def generate(
     max_grade: int = 3,
     float32_ties: bool = True,
     skill: tuple[float, ...] = (),
+    ties: bool = True,
+    extremes: bool = False,
 ) -> Collection:
     """A random collection; the same seed always gives the same collection.
 
     `float32_ties` adds scores that differ from another by a relative 1e-12: distinct doubles that
     trec_eval 9.x (which stored float32) sees as ties. `skill[r]` raises the scores of run r's
     relevant documents by skill × grade, so that runs differ in quality (default: random runs).
+    `ties=False` gives every document of a ranking its own score (with no skill). `extremes` adds
+    the queries of `EXTREMES`.
     """
     rng = random.Random(seed)
     qids = [_qid(i) for i in range(queries)]
@@ -47,8 +61,11 @@ def generate(
         answered.append(f"run_only_{r}")
         boost = skill[r] if r < len(skill) else 0.0
         collection.runs[f"run{r}"] = {
-            q: _ranking(rng, float32_ties, collection.qrels.get(q, {}), boost) for q in answered
+            q: _ranking(rng, float32_ties, collection.qrels.get(q, {}), boost, ties)
+            for q in answered
         }
+    if extremes:
+        _add_extremes(random.Random(f"extremes {seed}"), collection, max_grade, ties)
     return collection
 
 
@@ -70,7 +87,7 @@ def _judgments(rng: random.Random, qid: str, max_grade: int) -> dict[str, int]:
 
 
 def _ranking(
-    rng: random.Random, float32_ties: bool, judged: dict[str, int], boost: float
+    rng: random.Random, float32_ties: bool, judged: dict[str, int], boost: float, ties: bool = True
 ) -> dict[str, float]:
     depth = rng.randint(1, 40)
     docs = rng.sample(range(60), depth)  # some judged, some not
@@ -78,7 +95,11 @@ def _ranking(
     level = rng.uniform(5, 20)
     for d in docs:
         roll = rng.random()
-        if roll < 0.25 and scores:
+        if not ties:
+            # Steps of at least 1e-3 at 6 decimals: no two scores round to the same value.
+            level -= rng.uniform(1e-3, 1)
+            score = round(level, 6)
+        elif roll < 0.25 and scores:
             score = rng.choice(list(scores.values()))  # an exact tie
         elif roll < 0.35 and scores and float32_ties:
             score = rng.choice(list(scores.values())) * (1 + 1e-12)  # ties only in float32
@@ -90,6 +111,30 @@ def _ranking(
         if boost and judged.get(docno, 0) > 0:
             scores[docno] = round(scores[docno] + boost * judged[docno], 6)
     return scores
+
+
+def _add_extremes(rng: random.Random, collection: Collection, max_grade: int, ties: bool) -> None:
+    """The queries of `EXTREMES`, in the qrels and in every run (but 903)."""
+    grades = range(max_grade + 1)
+    qrels = collection.qrels
+    qrels["900"] = {f"d{d}": rng.choice([-1, -2]) for d in range(6)}
+    qrels["901"] = {f"d{d}": rng.choice(grades) for d in range(10)}
+    qrels["902"] = {f"d{d}": rng.choice(grades) for d in range(20)}
+    qrels["903"] = {f"d{d}": d % (max_grade + 1) for d in range(8)}
+    for run in collection.runs.values():
+        run["900"] = _scored(rng, [f"d{d}" for d in range(0, 12, 2)], ties)
+        run["901"] = _scored(rng, [f"d{d}" for d in range(40, 40 + rng.randint(1, 15))], ties)
+        docs = [f"d{d}" for d in rng.sample(range(30), 25)]
+        run["902"] = _scored(rng, docs, ties) if not ties else dict.fromkeys(docs, 1.0)
+
+
+def _scored(rng: random.Random, docs: list[str], ties: bool) -> dict[str, float]:
+    """Scores for docs: distinct unless `ties`, when about half share one score."""
+    shared = round(rng.uniform(0, 10), 1)
+    return {
+        d: shared if ties and rng.random() < 0.5 else round(20 - i - rng.random() / 2, 6)
+        for i, d in enumerate(docs)
+    }
 
 
 def write_qrels(qrels: dict[str, dict[str, int]], path: Path) -> None:

@@ -7,10 +7,14 @@ wide       per (run, query): one column per measure (filled batch by batch by th
 per_query  the query set (`queries` setting) in long form: run, collection, qid, metric,
            value, text (fixed columns, whatever the metrics)
 aggregate  per (run, metric): the measure's aggregator over the query set, and n_queries
+curve_*    the same two tables for the measures compiled beside the spec's for its
+           precision-recall outputs (`derived.py`), so that per_query and aggregate hold only
+           the spec's metrics
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .columns import Requirements
@@ -29,6 +33,7 @@ __all__ = [
     "probes",
     "result_tables",
     "setup_tables",
+    "values_table",
     "wide_sql",
 ]
 
@@ -46,11 +51,28 @@ def setup_tables(
     ]
 
 
+@dataclass(frozen=True)
+class Names:
+    """Where a per-query table goes: its name, the table naming its metrics (ordinal, metric,
+    aggregator), and which of `wide`'s measure columns (by ordinal) those are."""
+
+    table: str
+    metrics: str
+    ordinals: range
+
+
 def result_tables(
-    sql: MeasureSql, settings: Settings, judged_rows: bool, bogus: bool
+    sql: MeasureSql,
+    settings: Settings,
+    judged_rows: bool,
+    bogus: bool,
+    spec_metrics: int | None = None,
 ) -> list[Statement]:
-    """per_query and aggregate, once every batch is ranked into `wide`."""
-    per_query = _per_query_sql(
+    """per_query and aggregate, once every batch is ranked into `wide`. `spec_metrics`: how many
+    of the measures (the first ones) are the spec's; the others go to curve_per_query and
+    curve_aggregate, by the same SQL, so their values are what the spec's would be."""
+    count = len(sql.missing) if spec_metrics is None else spec_metrics
+    same = (
         sql.missing,
         settings.query_set,
         sql.empty,
@@ -58,7 +80,17 @@ def result_tables(
         _unjudged_length(sql.req, settings, judged_rows),
         bogus,
     )
-    return [Statement(per_query), Statement(aggregate_sql(bogus))]
+    tables = [
+        Statement(_per_query_sql(*same, Names("per_query", "metrics", range(count)))),
+        Statement(aggregate_sql(bogus)),
+    ]
+    if count < len(sql.missing):
+        curves = Names("curve_per_query", "curve_metrics", range(count, len(sql.missing)))
+        tables += [
+            Statement(_per_query_sql(*same, curves)),
+            Statement(aggregate_sql(False, "curve_per_query", "curve_metrics", "curve_aggregate")),
+        ]
+    return tables
 
 
 def probes(sql: MeasureSql, settings: Settings) -> list[Statement]:
@@ -82,9 +114,9 @@ def name_tables(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Stat
     collections = [(name, c.num_docs) for name, c in spec.collections.items()]
     rows = [(i, m.label, m.measure.aggregator, m.canonical) for i, m in enumerate(metrics)]
     return [
-        *_table("runs", "ordinal INTEGER, run VARCHAR, collection VARCHAR", runs),
-        *_table("collections", "collection VARCHAR, num_docs BIGINT", collections),
-        *_table(
+        *values_table("runs", "ordinal INTEGER, run VARCHAR, collection VARCHAR", runs),
+        *values_table("collections", "collection VARCHAR, num_docs BIGINT", collections),
+        *values_table(
             "metrics",
             "ordinal INTEGER, metric VARCHAR, aggregator VARCHAR, canonical VARCHAR",
             rows,
@@ -92,7 +124,8 @@ def name_tables(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Stat
     ]
 
 
-def _table(name: str, columns: str, rows: list[tuple]) -> list[Statement]:
+def values_table(name: str, columns: str, rows: list[tuple]) -> list[Statement]:
+    """A table of `columns` holding `rows`, every value bound (names from a spec are data)."""
     width = len(columns.split(","))
     placeholders = ", ".join("(" + ", ".join("?" * width) + ")" for _ in rows)
     params = [value for row in rows for value in row]
@@ -165,16 +198,19 @@ def _per_query_sql(
     empty: list | None,
     by_presence: bool,
     length: str | None,
-    bogus: bool = False,
+    bogus: bool,
+    names: Names,
 ) -> str:
     """Every expected query in long form. A query without a row in `wide` gets the measure's
     `missing` value, or its `empty` value (when given) if the run has it but -J or -M emptied it.
     `by_presence`: `wide` may lack answered queries, so the intersection is taken on `present`.
     `length`: the `num_ret` of a query without a row in `wide` (None if no measure reads it).
-    `bogus`: queries the run lacked were ranked as trec_eval -c ranks them; reset by name."""
+    `bogus`: queries the run lacked were ranked as trec_eval -c ranks them; reset by name.
+    `names`: the table made and the metrics it holds."""
     present = "EXISTS (SELECT 1 FROM present p WHERE p.run = e.run AND p.qid = e.qid)"
     columns = {}
-    for i, (expr, kind) in enumerate(missing):
+    for i in names.ordinals:
+        expr, kind = missing[i]
         absent = _typed(expr, kind)
         if empty is not None:
             absent = f"CASE WHEN {present} THEN {_typed(empty[i][0], kind)} ELSE {absent} END"
@@ -186,13 +222,13 @@ def _per_query_sql(
     num_ret = "" if length is None else f", {length} AS num_ret"
     lengths = "" if length is None else " LEFT JOIN present p ON p.run = runs.run AND p.qid = f.qid"
     # Both columns always: the table's shape never depends on which metrics a spec names.
-    picks = {kind: _pick(missing, kind) for kind in _COLUMN}
+    picks = {kind: _pick(missing, kind, names.ordinals) for kind in _COLUMN}
     if bogus:
         picks = {kind: _reset_bogus(kind, pick) for kind, pick in picks.items()}
     cells = "".join(f",\n    {pick} AS {_COLUMN[kind]}" for kind, pick in picks.items())
     flag = _BOGUS_FLAG if bogus else ""
     return f"""
-CREATE TABLE per_query AS
+CREATE TABLE {names.table} AS
 WITH expected AS (
     SELECT runs.ordinal, runs.run, f.*{num_ret}
     FROM runs JOIN facts f USING (collection){lengths}
@@ -203,16 +239,16 @@ filled AS (
     {where}
 )
 SELECT f.run, f.collection, f.qid, m.metric{cells}
-FROM filled f CROSS JOIN metrics m
+FROM filled f CROSS JOIN {names.metrics} m
 ORDER BY f.ordinal, f.qid, m.ordinal"""
 
 
 _COLUMN = {"number": "value", "text": "text"}
 
 
-def _pick(missing: list[tuple[str, str]], kind: str) -> str:
-    """The column of each metric's ordinal, for the metrics of one kind."""
-    whens = " ".join(f"WHEN {i} THEN f.m{i}" for i, (_, k) in enumerate(missing) if k == kind)
+def _pick(missing: list[tuple[str, str]], kind: str, ordinals: range) -> str:
+    """The column of each metric's ordinal, for the metrics of one kind among `ordinals`."""
+    whens = " ".join(f"WHEN {i} THEN f.m{i}" for i in ordinals if missing[i][1] == kind)
     return f"CASE m.ordinal {whens} END" if whens else _typed("NULL", kind)
 
 
@@ -247,18 +283,24 @@ def _reset_bogus(kind: str, pick: str) -> str:
     return f"CASE WHEN f.bogus AND ({reset}) THEN 0 ELSE {pick} END"
 
 
-def aggregate_sql(bogus: bool = False) -> str:
+def aggregate_sql(
+    bogus: bool = False,
+    source: str = "per_query",
+    metrics: str = "metrics",
+    table: str = "aggregate",
+) -> str:
     """The aggregate table; with trec_eval -c's bogus rankings, `num_rel` is the number of qrels
-    lines with a grade > 0, whatever the relevance level (trec_eval's summary does this)."""
+    lines with a grade > 0, whatever the relevance level (trec_eval's summary does this).
+    `source`, `metrics`, `table`: the per-query table read, its metrics' names, the table made."""
     value = _AGGREGATED
     if bogus:
         num_rel = "(SELECT count(*) FROM qrels q WHERE q.collection = p.collection AND q.rel > 0)"
         value = f"CASE WHEN p.metric = 'num_rel' THEN {num_rel} ELSE {value} END"
     return f"""
-CREATE TABLE aggregate AS
+CREATE TABLE {table} AS
 SELECT p.run, p.collection, p.metric, {value} AS value, count(p.value) AS n_queries
-FROM per_query p
-JOIN metrics m USING (metric)
+FROM {source} p
+JOIN {metrics} m USING (metric)
 JOIN runs USING (run)
 WHERE m.aggregator <> 'none'
 GROUP BY runs.ordinal, p.run, p.collection, p.metric, m.ordinal, m.aggregator

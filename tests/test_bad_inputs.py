@@ -1,8 +1,8 @@
 """Bad input never crashes, never lies, never half-writes: the real `irpipe run` on every bad input.
 
 Each case starts from a good evaluation whose outputs exist, breaks one thing, and runs the command
-in a subprocess (mostly `irpipe run`; also `validate --no-data` on a spec without its data, plugins
-whose metric names clash, and `schema --check` on a drifted schema). It must exit with the
+in a subprocess (mostly `irpipe run`; also `validate --no-data` on a spec without its data, a spec
+naming a metric of a broken plugin, and `schema --check` on a drifted schema). It must exit with the
 documented code (2 spec, 3 input data, 4 output), name the file and line (or the spec key) on
 stderr, print no traceback, and leave every earlier output byte-for-byte as it was, with no
 temporary file beside it. Signals at any moment have their own battery: tests/test_interrupts.py.
@@ -181,6 +181,51 @@ def plugin(
     return change
 
 
+def source_plugin(source: str) -> Callable[[Path], None]:
+    """The distribution irpipe-broken 1.0 in `site/`, its entry point `broken` naming a module
+    of this source."""
+    return lambda d: (
+        fake_distribution(
+            d / "site", "irpipe-broken", {"broken": "broken_metrics"}, broken_metrics=source
+        )
+        and None
+    )
+
+
+def uses(metric: str, *plugins: Callable[[Path], None]) -> Callable[[Path], None]:
+    """Install the plugins and name `metric`, which one of them would provide, in the spec."""
+    return spec(lambda s: s["metrics"].append(metric), *plugins)
+
+
+def LOAD(names: str) -> tuple[tuple[str, str], ...]:  # noqa: N802 -- reads as a constant in CASES
+    return (("PYTHONPATH", "{d}/site"), ("IRPIPE_LOAD_PLUGINS", names))
+
+
+def WARNED(entry: str) -> str:  # noqa: N802 -- reads as a constant in CASES
+    """The start of the warning for the plugin of entry point `entry` (distribution irpipe-<entry>)."""
+    return rf"irpipe: plugin 'irpipe-{entry} 1\.0' \(entry point '{entry}'\) was not loaded: "
+
+
+HOOK = "from pipeline.api import hookimpl\n@hookimpl\ndef register_metrics():\n"
+BROKEN_MEASURE = """from pipeline.api import Measure, RankedParams
+class Broken(Measure):
+    name = "Broken"
+    description = "broken"
+    Params = RankedParams
+    def per_query(self, p, c):
+        return "0.5"
+"""
+XLSX_WRITER = """from pipeline.api import Writer, hookimpl
+class Xlsx(Writer):
+    suffixes = (".xlsx", ".csv")
+    def write(self, con, table, path, manifest):
+        path.write_text("a spreadsheet")
+@hookimpl
+def register_writers():
+    return [Xlsx]
+"""
+
+
 def edit(name: str, old: str, new: str) -> Callable[[Path], None]:
     def change(d: Path) -> None:
         (d / name).write_text((d / name).read_text().replace(old, new, 1))
@@ -282,11 +327,19 @@ CASES = [
     Case("no_data_unknown_trec_eval_name", spec(lambda s: s["metrics"].append("recip_rnak"), remove("run.txt")), SPEC_ERROR, r"metrics\.2: unknown metric 'recip_rnak'; did you mean 'recip_rank'", command=("validate", "--no-data")),
     Case("no_data_bad_parameter", spec(lambda s: s["metrics"].append({"metric": "nDCG", "gain": "cubic"}), remove("run.txt")), SPEC_ERROR, r"metrics\.2: 'nDCG': parameter 'gain.*Input should be 'linear' or 'exponential'", command=("validate", "--no-data")),
     Case("no_data_output_without_writer", spec(lambda s: (add_output("run.txt")(s)), remove("run.txt")), SPEC_ERROR, r"outputs\.3\.path: .*no writer for '\.txt'", command=("validate", "--no-data")),
-    # plugins whose metric names would hijack others' are refused before anything runs
-    Case("plugin_alias_takes_trec_eval_map", plugin("irpipe-evil", "evil", ("Evil", "Evil", {"map": {}})), SPEC_ERROR, r"metric alias 'map' of Evil \(class evil_metrics\.Evil, distribution 'irpipe-evil'\) clashes with trec_eval's name 'map' for AP \(distribution 'irpipe'\): the same name", env=(("PYTHONPATH", "{d}/site"), ("IRPIPE_LOAD_PLUGINS", "evil"))),
-    Case("plugin_alias_takes_builtin_alias", plugin("irpipe-evil", "evil", ("Evil", "Evil", {"MRR": {}})), SPEC_ERROR, r"metric alias 'MRR' of Evil .* clashes with alias 'MRR' of RR \(class pipeline\.metrics\.reciprocal_rank\.RR, distribution 'irpipe'\)", env=(("PYTHONPATH", "{d}/site"), ("IRPIPE_LOAD_PLUGINS", "evil"))),
-    Case("plugin_name_differs_in_case", plugin("irpipe-evil", "evil", ("Evil", "Ndcg", {})), SPEC_ERROR, r"metric name 'Ndcg' of Ndcg .* clashes with name 'nDCG' of nDCG .*: the names differ only in case", env=(("PYTHONPATH", "{d}/site"), ("IRPIPE_LOAD_PLUGINS", "evil"))),
-    Case("plugins_clash_with_each_other", lambda d: (plugin("irpipe-one", "one", ("One", "One", {"shared": {}}))(d), plugin("irpipe-two", "two", ("Two", "Two", {"shared": {}}))(d)), SPEC_ERROR, r"metric alias 'shared' of (One|Two) \(class (one|two)_metrics\.(One|Two), distribution 'irpipe-(one|two)'\) clashes with alias 'shared' of (One|Two) \(class (one|two)_metrics\.(One|Two), distribution 'irpipe-(one|two)'\): the same name", env=(("PYTHONPATH", "{d}/site"), ("IRPIPE_LOAD_PLUGINS", "one,two"))),
+    # a broken plugin fails alone, with a warning naming its distribution and the fix; a spec naming
+    # one of its metrics is told which plugins failed (what a failed plugin provides is unknown)
+    Case("plugin_alias_takes_trec_eval_map", uses("Evil", plugin("irpipe-evil", "evil", ("Evil", "Evil", {"map": {}}))), SPEC_ERROR, WARNED("evil") + r"metric alias 'map' of Evil \(class evil_metrics\.Evil, distribution 'irpipe-evil'\) clashes with trec_eval's name 'map' for AP \(distribution 'irpipe'\): the same name(.|\n)*Error: .*metrics\.2: unknown metric 'Evil' \(irpipe metrics lists them all; plugin 'irpipe-evil 1\.0' failed to load: metric alias 'map'", env=LOAD("evil")),
+    Case("plugin_alias_takes_builtin_alias", uses("Evil", plugin("irpipe-evil", "evil", ("Evil", "Evil", {"MRR": {}}))), SPEC_ERROR, WARNED("evil") + r"metric alias 'MRR' of Evil .* clashes with alias 'MRR' of RR \(class pipeline\.metrics\.reciprocal_rank\.RR, distribution 'irpipe'\)", env=LOAD("evil")),
+    Case("plugin_name_differs_in_case", uses("Ndcg", plugin("irpipe-evil", "evil", ("Evil", "Ndcg", {}))), SPEC_ERROR, WARNED("evil") + r"metric name 'Ndcg' of Ndcg .* clashes with name 'nDCG' of nDCG .*: the names differ only in case(.|\n)*unknown metric 'Ndcg'; did you mean", env=LOAD("evil")),
+    Case("plugins_clash_with_each_other", uses("One", plugin("irpipe-one", "one", ("One", "One", {"shared": {}})), plugin("irpipe-two", "two", ("Two", "Two", {"shared": {}}))), SPEC_ERROR, WARNED("one") + r"metric alias 'shared' of Two \(class two_metrics\.Two, distribution 'irpipe-two'\) clashes with alias 'shared' of One \(class one_metrics\.One, distribution 'irpipe-one'\): the same name.*; until one is renamed, uninstall one of the two plugins\n" + WARNED("two") + r"(.|\n)*unknown metric 'One' \(irpipe metrics lists them all; 2 plugins failed to load \('irpipe-one 1\.0', 'irpipe-two 1\.0'\)", env=LOAD("one,two")),
+    Case("plugin_import_error", uses("Broken", source_plugin("import irpipe_no_such_dependency\n")), SPEC_ERROR, WARNED("broken") + r"importing broken_metrics raised ModuleNotFoundError: No module named 'irpipe_no_such_dependency'; reinstall or upgrade it(.|\n)*unknown metric 'Broken' \(irpipe metrics lists them all; plugin 'irpipe-broken 1\.0' failed to load: importing", env=LOAD("broken")),
+    Case("plugin_syntax_error", uses("Broken", source_plugin("def register_metrics(:\n")), SPEC_ERROR, WARNED("broken") + r"importing broken_metrics raised SyntaxError: .*\(broken_metrics\.py, line 1\)", env=LOAD("broken")),
+    Case("plugin_hook_raises", uses("Broken", source_plugin(HOOK + "    raise RuntimeError('no licence file')\n")), SPEC_ERROR, WARNED("broken") + r"its register_metrics hook raised RuntimeError: no licence file; a bug in the plugin: upgrade it, or report it to its authors", env=LOAD("broken")),
+    Case("plugin_returns_non_measure", uses("Broken", source_plugin(HOOK + "    return ['Broken@10']\n")), SPEC_ERROR, WARNED("broken") + r"register_metrics returned 'Broken@10' \(a str\), not a class; its register_metrics must return a list of pipeline\.api\.Measure subclasses", env=LOAD("broken")),
+    Case("plugin_params_not_pydantic", uses("Broken", source_plugin(BROKEN_MEASURE.replace("= RankedParams", "= dict") + HOOK + "    return [Broken]\n")), SPEC_ERROR, WARNED("broken") + r"measure class broken_metrics\.Broken: Params is class builtins\.dict, not a pydantic model", env=LOAD("broken")),
+    Case("plugin_misspelt_hook", uses("Broken", source_plugin(BROKEN_MEASURE + HOOK.replace("metrics", "metric") + "    return [Broken]\n")), SPEC_ERROR, WARNED("broken") + r"it implements 'register_metric', which is not an irpipe hook \(did you mean 'register_metrics'\?\); rename it to 'register_metrics'", env=LOAD("broken")),
+    Case("plugin_writer_takes_csv", spec(add_output("out/table.xlsx"), source_plugin(XLSX_WRITER)), SPEC_ERROR, WARNED("broken") + r"writers pipeline\.outputs\.CsvWriter \(irpipe\) and broken_metrics\.Xlsx \(irpipe-broken\) claim the same suffix '\.csv'(.|\n)*Error: .*outputs\.3\.path: .*no writer for '\.xlsx'", env=LOAD("broken")),
     # comparing runs (compare:)
     Case("compare_unknown_baseline", compare({"baseline": "bm52"}), SPEC_ERROR, r"/spec\.yaml:\d+: compare\.baseline: unknown run 'bm52'; did you mean 'bm25'\? runs: bm25, dense"),
     Case("compare_unknown_metric", compare({"metrics": ["AP", "P@3"]}), SPEC_ERROR, r"/spec\.yaml:\d+: compare\.metrics\.1: 'P@3' is not a metric of this spec; did you mean 'P@2'\? compare names metrics as the tables do: AP, P@2"),
@@ -299,7 +352,7 @@ CASES = [
     Case("compare_one_shared_query", compare({"tests": ["t"]}, spec(settings(queries="intersection")), write("run2.txt", RUN.splitlines()[0] + "\n"), dense="run2.txt"), DATA_ERROR, r"/spec\.yaml:\d+: compare: run 'dense' and baseline 'bm25' share 1 query with a value of AP in collection 'c'; a paired test needs at least 2"),
     Case("compare_text_metric", compare({"metrics": ["RelString"]}, spec(lambda s: s["metrics"].append("RelString"))), SPEC_ERROR, r"compare\.metrics\.0: 'RelString' has no per-query numbers to compare \(a text metric\)"),
     Case("compare_level_without_section", spec(lambda s: s["outputs"].append({"path": "out/c.csv", "level": "comparison"})), SPEC_ERROR, r"outputs\.3\.level: level comparison needs a compare section in the spec"),
-    Case("compare_level_tex_aggregate", compare({}, spec(add_output("out/table.tex"))), SPEC_ERROR, r"outputs\.3\.path: .*table\.tex: '\.tex' is not written at level aggregate; it is at level report"),
+    Case("compare_level_tex_aggregate", compare({}, spec(add_output("out/table.tex"))), SPEC_ERROR, r"/spec\.yaml:\d+: outputs\.3\.level: a \.tex output cannot be level 'aggregate' \(\.tex writes: report\); level aggregate is written to: \.csv, "),
     Case("compare_bootstrap_exact", compare({"tests": ["bootstrap"], "samples": "exact"}), SPEC_ERROR, r"compare\.samples: exact enumerates the randomization test's sign flips; the bootstrap needs a number of samples"),
     Case("compare_exact_too_many_queries", compare({"samples": "exact"}, write("qrels.txt", SEVENTEEN), write("run.txt", SEVENTEEN_RUN)), SPEC_ERROR, r"compare\.samples: exact enumerates all 2\^n sign flips, for at most 16 queries; AP in collection 'c' has 17"),
     Case("compare_without_scipy", compare({}, without("scipy")), SPEC_ERROR, r"/spec\.yaml:\d+: compare: comparing runs needs scipy, which is not installed: pip install 'irpipe\[compare\]'", env=(("PYTHONPATH", "{d}/site"),)),
@@ -378,7 +431,8 @@ def test_bad_input(outcomes, case):
     result = outcome.result
     assert result.returncode == case.code, result.stderr
     assert "Traceback" not in result.stderr
-    assert result.stderr.startswith("Error: ")
+    # A broken plugin's warning comes first, one line each; then the one error.
+    assert re.sub(r"\A(irpipe: plugin .*\n)*", "", result.stderr).startswith("Error: ")
     assert re.search(case.message, result.stderr), result.stderr
     assert outcome.after == outcome.before  # nothing changed, no temporary file left
 

@@ -89,11 +89,13 @@ def test_input_data_error_exit_code_names_file_and_line(quickstart):
     assert not (quickstart.parent / "out").exists()
 
 
-def test_plugins_lists_builtins_with_their_hooks():
+def test_plugins_lists_builtins_with_their_metrics_and_writers():
     result = irpipe("plugins")
-    assert result.returncode == 0
-    assert "pipeline.metrics.precision\tregister_metrics" in result.stdout
-    assert "pipeline.outputs\tregister_writers" in result.stdout
+    assert result.returncode == 0 and result.stderr == ""
+    rows = {line.split("│")[0].strip(): line.split("│") for line in result.stdout.splitlines()}
+    assert rows["pipeline.metrics.precision"][1].strip().startswith("irpipe ")
+    assert "P, R," in rows["pipeline.metrics.precision"][2]
+    assert ".csv" in rows["pipeline.outputs"][3] and rows["pipeline.outputs"][4].strip() == "loaded"
 
 
 @pytest.mark.parametrize("debug", [False, True])

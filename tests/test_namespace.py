@@ -1,8 +1,11 @@
 """One namespace for metric names: every kind of clash is refused at registration, naming both
-owners (distribution and class); built-in names and trec_eval's names cannot be taken or shadowed."""
+owners (distribution and class); built-in names and trec_eval's names cannot be taken or shadowed.
+A plugin whose names clash fails alone (every plugin in a clash between plugins): its measures are
+not used, a warning says why, and the built-ins and the other plugins work."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +14,7 @@ import pytest
 from conftest import fake_distribution
 
 from pipeline import Measure, PluginError, RankedParams, hookimpl, plugins
+from pipeline.errors import PluginWarning
 from pipeline.registry import Registry, get_registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,14 +43,14 @@ def plugin(*measures: type[Measure], tryfirst: bool = False) -> object:
     return Plugin()
 
 
-def registry_with(*plugins_: tuple[str, object]) -> Registry:
+def registry_with(*plugins_: tuple[str, object]) -> tuple[Registry, plugins.PluginManager]:
     """The built-ins plus each (distribution, plugin), registered as entry points would be."""
     pm = plugins.create_plugin_manager()
     for distribution, obj in plugins_:
         name = distribution.removeprefix("irpipe-")
         pm.register(obj, name=name)
         pm.distributions[name] = distribution
-    return Registry.from_plugin_manager(pm)
+    return Registry.from_plugin_manager(pm), pm
 
 
 EVIL = "class test_namespace.Evil, distribution 'irpipe-evil'"
@@ -97,14 +101,29 @@ CLASHES = [
     ("plugins_", "message"), [c[1:] for c in CLASHES], ids=[c[0] for c in CLASHES]
 )
 def test_every_kind_of_clash_is_refused_naming_both_owners(plugins_, message):
-    with pytest.raises(PluginError, match=message) as refused:
-        registry_with(*plugins_)
-    assert "share one namespace and built-in names cannot be taken" in str(refused.value)
+    with pytest.warns(PluginWarning, match=message) as warned:
+        registry, pm = registry_with(*plugins_)
+    assert "share one namespace and built-in names cannot be taken" in str(warned[0].message)
+    # Every plugin in the clash failed: in a clash between two, neither wins by loading first.
+    assert {state.plugin for state in pm.failures()} == {
+        d.removeprefix("irpipe-") for d, _ in plugins_
+    }
+    assert all(re.search(message, state.reason) for state in pm.failures())
+    assert {owner.plugin for owner in registry.providers.values()} <= set(plugins.DEFAULT_PLUGINS)
+    assert [m.canonical for m in registry.resolve("map")] == ["AP"]
+
+
+def test_a_clash_among_builtins_is_a_bug_and_raises():
+    ap = type(get_registry().resolve("AP")[0].measure)
+    owners = ["pipeline.metrics.average_precision", "pipeline.metrics.precision"]
+    with pytest.raises(PluginError, match=r"name 'AP' of AP .* clashes with name 'AP' of AP"):
+        Registry([(ap, owner) for owner in owners], refuse=lambda *args: None)
 
 
 def test_a_plugin_without_clashes_registers_and_builtins_keep_their_meaning():
     judged = measure("Judged", "Judged", judged={})  # a case variant of its own name: one metric
-    registry = registry_with(("irpipe-judged", plugin(judged)))
+    registry, pm = registry_with(("irpipe-judged", plugin(judged)))
+    assert pm.failures() == []
     assert [m.canonical for m in registry.resolve("judged")] == ["Judged"]
     assert [m.canonical for m in registry.resolve("map")] == ["AP"]
     assert registry.providers["Judged"].distribution == "irpipe-judged"
@@ -119,7 +138,8 @@ def test_builtin_names_have_no_clash_among_themselves():
 def test_a_plugin_registered_without_distribution_is_named_by_its_plugin_name():
     pm = plugins.create_plugin_manager()
     pm.register(plugin(measure("Evil", "Evil", MAP={})), name="local")
-    with pytest.raises(PluginError, match=r"plugin 'local', registered without a distribution"):
+    expected = r"^plugin 'local' \(registered without a distribution\) was not loaded: .*\(class test_namespace\.Evil, plugin 'local', registered without a distribution\) clashes"
+    with pytest.warns(PluginWarning, match=expected):
         Registry.from_plugin_manager(pm)
 
 
@@ -149,8 +169,10 @@ def test_an_entry_point_plugin_is_named_by_its_distribution(tmp_path, monkeypatc
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setenv("IRPIPE_LOAD_PLUGINS", "evil")
     monkeypatch.delitem(sys.modules, "evil_metrics", raising=False)
-    with pytest.raises(PluginError, match=r"class evil_metrics\.Evil, distribution 'irpipe-evil'"):
-        Registry.from_plugin_manager(plugins.create_plugin_manager())
+    expected = r"^plugin 'irpipe-evil 1\.0' \(entry point 'evil'\) was not loaded: .*class evil_metrics\.Evil, distribution 'irpipe-evil'"
+    with pytest.warns(PluginWarning, match=expected):
+        registry = Registry.from_plugin_manager(plugins.create_plugin_manager())
+    assert "Evil" not in registry.names() and registry.resolve("map")[0].canonical == "AP"
 
 
 def test_irpipe_metrics_shows_the_distribution_of_each_metric(tmp_path):

@@ -34,3 +34,16 @@ def test_every_public_name_resolves():
     assert set(pipeline.__all__) == {*pipeline._EXPORTS, "__version__"}
     for name in pipeline.__all__:
         assert getattr(pipeline, name) is not None
+
+
+def test_importing_a_submodule_keeps_the_export_of_the_same_name():
+    code = (
+        "from pipeline.evaluate import manifest\n"
+        "import pipeline\n"
+        "from pipeline import evaluate, Evaluation\n"
+        "import sys\n"
+        "module = sys.modules['pipeline.evaluate']\n"
+        "print(type(evaluate).__name__, module.__name__, module.evaluate is evaluate)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["function", "pipeline.evaluate", "True"]

@@ -25,17 +25,26 @@ from ..sql import quote_identifier
 if TYPE_CHECKING:  # DuckDB is imported where a table is written: validating a spec needs none
     import duckdb
 
-__all__ = ["Writer", "format_value", "write_outputs", "writer_for"]
+__all__ = ["TABLE_LEVELS", "Writer", "format_value", "write_outputs", "writer_for", "writers_of"]
+
+#: the output levels whose data is a table of results (plots are levels too, but not tables)
+TABLE_LEVELS = (
+    "query",
+    "aggregate",
+    "pr_curve",
+    "comparison",
+    "report",
+)
 
 
 class Writer(ABC):
     """Writes a DuckDB table to a file of one format."""
 
     suffixes: ClassVar[tuple[str, ...]]
-    #: the output levels it writes; None: any (every level is a table). A writer naming a level
-    #: takes its suffixes at that level from a writer of any level (`.md` is a pivot at level
-    #: aggregate, and the report at level report)
-    levels: ClassVar[tuple[str, ...] | None] = None
+    #: the output levels (the spec's `level`) this writer can write; a writer written for the
+    #: per_query and aggregate tables is not handed a table of another shape. Writers of one
+    #: suffix may share it between them by level (`.md`: a pivot, and at level report the report)
+    levels: ClassVar[tuple[str, ...]] = ("query", "aggregate")
 
     @abstractmethod
     def write(self, con: duckdb.DuckDBPyConnection, table: str, path: Path, manifest: dict) -> None:
@@ -48,11 +57,19 @@ class Writer(ABC):
         """
         return None  # most formats are plain files that nothing holds open
 
+    def check_available(self) -> None:
+        """Raise SpecError if something this writer needs is not installed (an optional extra).
+
+        Called when a spec is validated, before any data is read; the default needs nothing.
+        """
+        return None
+
 
 class CopyWriter(Writer):
     """Formats DuckDB's COPY writes itself."""
 
     options: ClassVar[str]
+    levels = TABLE_LEVELS
 
     def write(self, con, table, path, manifest):
         con.execute(
@@ -84,6 +101,7 @@ class DuckDBWriter(Writer):
     """A DuckDB database with the table (named after its level) and a `manifest` table."""
 
     suffixes = (".duckdb", ".db")
+    levels = TABLE_LEVELS
 
     def write(self, con, table, path, manifest):
         con.execute("ATTACH ? AS irpipe_out", [str(path)])
@@ -119,23 +137,25 @@ class DuckDBWriter(Writer):
 
 
 class MarkdownWriter(Writer):
-    """A readable pivot: one row per run (and query), one column per metric. A table without a
-    `value` column (the comparisons) is written as it is, a row per row."""
+    """A readable pivot: one row per run (and query), one column per metric. A table without
+    metrics as rows (a precision-recall curve, the comparisons) is written as it is."""
 
     suffixes = (".md", ".markdown")
+    levels = tuple(level for level in TABLE_LEVELS if level != "report")  # report: MarkdownReport
 
     def write(self, con, table, path, manifest):
-        if "value" not in _columns(con, table):
-            return _plain_markdown(con, table, path)
-        metrics = [m["label"] for m in manifest["metrics"]]
-        keys, rows = pivot(con, table, metrics)
-        integral = [False] * len(keys) + [m["aggregator"] == "sum" for m in manifest["metrics"]]
-        lines = [
-            _markdown_row(keys + metrics),
-            "|" + "---|" * (len(keys) + len(metrics)),
-        ]
+        columns = _columns(con, table)
+        if {"metric", "value"} <= set(columns):
+            metrics = [m["label"] for m in manifest["metrics"]]
+            keys, rows = pivot(con, table, metrics)
+            integral = [False] * len(keys) + [m["aggregator"] == "sum" for m in manifest["metrics"]]
+            header = keys + metrics
+        else:
+            header, integral = columns, [c == "n_queries" for c in columns]
+            rows = con.execute(f"SELECT * FROM {quote_identifier(table)}").fetchall()
+        lines = [_markdown_row(header), "|" + "---|" * len(header)]
         for row in rows:
-            lines.append(_markdown_row(map(format_value, row, integral)))
+            lines.append(_markdown_row(map(_formatted, row, integral, header)))
         settings = ", ".join(f"{k}={v}" for k, v in manifest["settings"].items())
         lines += [
             "",
@@ -144,19 +164,11 @@ class MarkdownWriter(Writer):
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
-    return [row[0] for row in con.execute(f"DESCRIBE {quote_identifier(table)}").fetchall()]
-
-
-def _plain_markdown(con: duckdb.DuckDBPyConnection, table: str, path: Path) -> None:
-    """Every row and column; numbers to 4 significant digits, so that a small p-value shows."""
-    columns = _columns(con, table)
-    lines = [_markdown_row(columns), "|" + "---|" * len(columns)]
-    for row in con.execute(f"SELECT * FROM {quote_identifier(table)}").fetchall():
-        lines.append(
-            _markdown_row(f"{v:.4g}" if isinstance(v, float) else format_value(v) for v in row)
-        )
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+def _formatted(value: Any, integral: bool, column: str) -> str:
+    # A p-value shows its first digits however small it is (4 decimals would print 0.0000).
+    if column in ("p_value", "p_adjusted") and isinstance(value, float):
+        return f"{value:.4g}"
+    return format_value(value, integral)
 
 
 def _markdown_row(cells) -> str:
@@ -176,6 +188,10 @@ def pivot(con: duckdb.DuckDBPyConnection, table: str, metrics: list[str]):
     return keys, con.execute(query, metrics).fetchall()
 
 
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    return [row[0] for row in con.execute(f"DESCRIBE {quote_identifier(table)}").fetchall()]
+
+
 def format_value(value: Any, integral: bool = False) -> str:
     """4 decimals (trec_eval's %.4f), counts as integers, and empty for no value."""
     if value is None:
@@ -187,27 +203,24 @@ def format_value(value: Any, integral: bool = False) -> str:
 
 @hookimpl
 def register_writers() -> list[type[Writer]]:
-    from .report import HtmlReport, LatexReport, MarkdownReport
-
-    return [CsvWriter, TsvWriter, ParquetWriter, JsonlWriter, DuckDBWriter, MarkdownWriter,
-            MarkdownReport, LatexReport, HtmlReport]  # fmt: skip
+    return [CsvWriter, TsvWriter, ParquetWriter, JsonlWriter, DuckDBWriter, MarkdownWriter]
 
 
 def writer_for(path: Path, level: str | None = None) -> Writer:
-    """The writer for a path's suffix at an output level (one naming the level before one of any
-    level), or a SpecError listing what the suffixes write."""
+    """The writer for a path's suffix (at `level`, where writers share a suffix by level), or a
+    SpecError listing the known suffixes. A writer is returned even if it does not write
+    `level`: the caller says what it writes instead."""
     writers = _writers()
     suffix = path.suffix.lower()
     if suffix not in writers:
         raise SpecError(f"{path}: no writer for '{suffix}'; known: {', '.join(sorted(writers))}")
-    named = [w for w in writers[suffix] if w.levels is not None and level in w.levels]
-    general = [w for w in writers[suffix] if w.levels is None]
-    if named or general:
-        return (named or general)[0]
-    levels = sorted({lv for w in writers[suffix] for lv in w.levels})
-    raise SpecError(
-        f"{path}: '{suffix}' is not written at level {level}; it is at level {', '.join(levels)}"
-    )
+    return next((w for w in writers[suffix] if level in w.levels), writers[suffix][0])
+
+
+def writers_of(level: str) -> list[str]:
+    """The suffixes whose writers write `level`, sorted (for messages)."""
+    found = _writers().items()
+    return sorted(suffix for suffix, writers in found if any(level in w.levels for w in writers))
 
 
 def _writers() -> dict[str, list[Writer]]:
@@ -226,10 +239,8 @@ def _writers() -> dict[str, list[Writer]]:
     return found
 
 
-def _overlap(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> bool:
-    """Two writers of one suffix clash unless one names levels the other does not write."""
-    if a is None or b is None:
-        return a is None and b is None
+def _overlap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Two writers of one suffix clash where they write a level both."""
     return bool(set(a) & set(b))
 
 

@@ -17,6 +17,7 @@ import re
 from abc import abstractmethod
 from dataclasses import dataclass, field
 
+from ..hookspecs import hookimpl
 from ..report import DAGGER, DOUBLE_DAGGER, legend
 from ..sql import quote_identifier
 from . import Writer, format_value
@@ -189,3 +190,8 @@ def _html_cell(cell) -> str:
     text, best, mark = cell
     shown = f"<b>{text}</b>" if best else text
     return f"<td>{shown}<sup>{html.escape(mark)}</sup></td>" if mark else f"<td>{shown}</td>"
+
+
+@hookimpl
+def register_writers() -> list[type[Writer]]:
+    return [MarkdownReport, LatexReport, HtmlReport]

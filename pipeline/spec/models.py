@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -21,14 +21,12 @@ __all__ = [
     "did_you_mean",
     "Collection",
     "Compare",
-    "CORRECTIONS",
     "MetricItem",
     "Output",
     "Run",
     "Settings",
     "Spec",
     "StrictModel",
-    "TESTS",
 ]
 
 
@@ -176,15 +174,45 @@ class MetricItem(BaseModel):
         return dict(self.model_extra or {})
 
 
-class Output(StrictModel):
-    """A result table written to a file; its format comes from the suffix."""
+#: the levels that take `recall_levels`, and those that need `metric` and `baseline`
+CURVE_LEVELS = ("pr_curve", "pr_plot")
+DIFF_LEVELS = ("diff_plot",)
 
-    path: Path = Field(description="where to write: .csv, .tsv, .parquet, .jsonl, .duckdb, .md")
-    level: Literal["query", "aggregate", "comparison", "report"] = Field(
+
+class Output(StrictModel):
+    """A result table (or a plot of one) written to a file; its format comes from the suffix."""
+
+    path: Path = Field(
+        description="where to write: .csv, .tsv, .parquet, .jsonl, .duckdb, .md; .png, .svg "
+        "(plots); .tex, .html (reports)"
+    )
+    level: Literal[
+        "query",
         "aggregate",
-        description="query: one row per query; aggregate: one per run and metric; "
-        "comparison: one per paired test (needs compare); report: the table for a paper "
+        "pr_curve",
+        "pr_plot",
+        "diff_plot",
+        "comparison",
+        "report",
+    ] = Field(
+        "aggregate",
+        description="query: one row per query; aggregate: one per run and metric; pr_curve: "
+        "interpolated precision per run and recall level; pr_plot: those curves as a plot; "
+        "diff_plot: per-query differences of `metric` against the `baseline` run, as a plot; "
+        "comparison: one row per paired test (needs compare); report: the table for a paper "
         "(.md, .tex, .html): runs by metrics, best in bold, significance marks",
+    )
+    recall_levels: Literal[11, 101] | None = Field(
+        None,
+        validate_default=True,
+        description="pr_curve and pr_plot: 11 (0.0, 0.1, ..., 1.0, the default) or 101 "
+        "(0.00, 0.01, ..., 1.00) recall levels",
+    )
+    metric: str | None = Field(
+        None, validate_default=True, description="diff_plot: the metric (a label in the tables)"
+    )
+    baseline: str | None = Field(
+        None, validate_default=True, description="diff_plot: the run the others are compared to"
     )
 
     @field_validator("path", mode="before")
@@ -192,86 +220,43 @@ class Output(StrictModel):
     def _path(cls, value: Any, info: ValidationInfo) -> Any:
         return _resolve(Path(value), info) if isinstance(value, str) else value
 
-
-TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
-CORRECTIONS = ("none", "bonferroni", "holm", "bh")
-
-
-def _one_of(kind: str, value: Any, allowed: tuple[str, ...]) -> None:
-    """Refuse a name outside `allowed`, with a "did you mean" (pydantic's Literal error has none)."""
-    if isinstance(value, str) and value not in allowed:
-        raise PydanticCustomError(
-            f"unknown_{kind}",
-            "unknown {kind} '{value}'; {hint}known: {allowed}",
-            {"kind": kind, "value": value, "hint": did_you_mean(value, list(allowed)),
-             "allowed": ", ".join(allowed)},
-        )  # fmt: skip
-
-
-class Compare(StrictModel):
-    """Paired significance tests between the runs of each collection, over per-query values."""
-
-    baseline: str | None = Field(
-        None, description="a run name: every other run of its collection is compared with it; "
-        "omitted: every pair of runs of each collection (the earlier in the spec is the baseline)",
-    )  # fmt: skip
-    tests: list[Literal[TESTS]] = Field(  # type: ignore[valid-type]
-        ["t", "randomization"],
-        min_length=1,
-        description="paired tests: t, wilcoxon, sign, randomization (sign flips), bootstrap",
-        json_schema_extra={"uniqueItems": True},
-    )
-    correction: Literal[CORRECTIONS] = Field(  # type: ignore[valid-type]
-        "holm",
-        description="multiple-comparison correction over each family (the comparisons of one "
-        "metric and one test): none, bonferroni, holm, bh (Benjamini-Hochberg)",
-    )
-    alpha: float = Field(0.05, gt=0, lt=1, description="significance level, in (0, 1)")
-    samples: Annotated[int, Field(ge=1)] | Literal["exact"] = Field(
-        100_000,
-        description="samples of randomization and bootstrap; exact: every sign flip "
-        "(randomization, at most 16 queries)",
-    )
-    seed: int = Field(0, description="seed of randomization and bootstrap, in every output")
-    metrics: list[str] | None = Field(
-        None,
-        min_length=1,
-        description="metric labels to compare (default: every metric with per-query numbers)",
-    )
-    min_difference: float | None = Field(
-        None,
-        ge=0,
-        description="a smaller difference is not noticeable: marked apart if significant",
-    )
-
-    @field_validator("tests", mode="before")
+    @field_validator("recall_levels")
     @classmethod
-    def _tests(cls, value: Any) -> Any:
-        if isinstance(value, list):
-            for test in value:
-                _one_of("test", test, TESTS)
-            if len(set(map(str, value))) < len(value):
-                raise _invalid("a test is listed twice; list each once")
+    def _curve_only(cls, value: Any, info: ValidationInfo) -> Any:
+        # `level` is validated first (fields go in order); absent if it was itself wrong
+        level = info.data.get("level")
+        if value is not None and level is not None and level not in CURVE_LEVELS:
+            raise _level_error(info.field_name, level, CURVE_LEVELS)
         return value
 
-    @field_validator("correction", mode="before")
+    @field_validator("metric", "baseline")
     @classmethod
-    def _correction(cls, value: Any) -> Any:
-        _one_of("correction", value, CORRECTIONS)
-        return value
-
-    @field_validator("samples", mode="before")
-    @classmethod
-    def _samples(cls, value: Any) -> Any:
-        # Checked here whole: pydantic would report each member of the union apart.
-        number = isinstance(value, int) and not isinstance(value, bool)
-        if value == "exact" or (number and value >= 1):
+    def _diff_only(cls, value: Any, info: ValidationInfo) -> Any:
+        level = info.data.get("level")
+        if level is None or (value is None) == (level not in DIFF_LEVELS):
             return value
-        raise _invalid(f"expected a number of samples (at least 1) or 'exact', found {value!r}")
+        if value is None:
+            raise PydanticCustomError(
+                "missing_for_level",
+                "level {level} needs {key}: the {what}",
+                {"level": level, "key": info.field_name, "what": _DIFF_KEYS[info.field_name]},
+            )
+        raise _level_error(info.field_name, level, DIFF_LEVELS)
 
 
-def _invalid(message: str) -> PydanticCustomError:
-    return PydanticCustomError("invalid", "{message}", {"message": message})
+_DIFF_KEYS = {
+    "metric": "metric whose per-query differences are drawn (a label in the tables)",
+    "baseline": "run every other run of its collection is compared to",
+}
+
+
+def _level_error(key: str, level: str, levels: tuple[str, ...]) -> PydanticCustomError:
+    """A key given for a level that does not read it."""
+    return PydanticCustomError(
+        "not_for_level",
+        "{key} is for level {levels}, not {level}; remove it or change the level",
+        {"key": key, "level": level, "levels": " or ".join(levels)},
+    )
 
 
 class Spec(StrictModel):
@@ -304,3 +289,10 @@ def did_you_mean(word: str, options: list[str]) -> str:
     """A "did you mean 'x'? " hint, or an empty string when nothing is close."""
     close = difflib.get_close_matches(word, options, n=1)
     return f"did you mean '{close[0]}'? " if close else ""
+
+
+# The compare section has a module of its own (compare.py); it builds on StrictModel, so it is
+# imported once this module is complete, and Spec, which names it, is completed then.
+from .compare import Compare  # noqa: E402
+
+Spec.model_rebuild()

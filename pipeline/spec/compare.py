@@ -1,0 +1,96 @@
+"""The `compare:` section of a spec: which runs meet, by which paired tests, corrected how.
+
+Checked like every section (strict, unknown keys named, with "did you mean" for test and
+correction names); what needs the runs and metrics is checked in `pipeline.compare.plan`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator
+from pydantic_core import PydanticCustomError
+
+from .models import StrictModel, did_you_mean
+
+__all__ = ["CORRECTIONS", "TESTS", "Compare"]
+
+TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
+CORRECTIONS = ("none", "bonferroni", "holm", "bh")
+
+
+def _one_of(kind: str, value: Any, allowed: tuple[str, ...]) -> None:
+    """Refuse a name outside `allowed`, with a "did you mean" (pydantic's Literal error has none)."""
+    if isinstance(value, str) and value not in allowed:
+        raise PydanticCustomError(
+            f"unknown_{kind}",
+            "unknown {kind} '{value}'; {hint}known: {allowed}",
+            {"kind": kind, "value": value, "hint": did_you_mean(value, list(allowed)),
+             "allowed": ", ".join(allowed)},
+        )  # fmt: skip
+
+
+class Compare(StrictModel):
+    """Paired significance tests between the runs of each collection, over per-query values."""
+
+    baseline: str | None = Field(
+        None, description="a run name: every other run of its collection is compared with it; "
+        "omitted: every pair of runs of each collection (the earlier in the spec is the baseline)",
+    )  # fmt: skip
+    tests: list[Literal[TESTS]] = Field(  # type: ignore[valid-type]
+        ["t", "randomization"],
+        min_length=1,
+        description="paired tests: t, wilcoxon, sign, randomization (sign flips), bootstrap",
+        json_schema_extra={"uniqueItems": True},
+    )
+    correction: Literal[CORRECTIONS] = Field(  # type: ignore[valid-type]
+        "holm",
+        description="multiple-comparison correction over each family (the comparisons of one "
+        "metric and one test): none, bonferroni, holm, bh (Benjamini-Hochberg)",
+    )
+    alpha: float = Field(0.05, gt=0, lt=1, description="significance level, in (0, 1)")
+    samples: Annotated[int, Field(ge=1)] | Literal["exact"] = Field(
+        100_000,
+        description="samples of randomization and bootstrap; exact: every sign flip "
+        "(randomization, at most 16 queries)",
+    )
+    seed: int = Field(0, description="seed of randomization and bootstrap, in every output")
+    metrics: list[str] | None = Field(
+        None,
+        min_length=1,
+        description="metric labels to compare (default: every metric with per-query numbers)",
+    )
+    min_difference: float | None = Field(
+        None,
+        ge=0,
+        description="a smaller difference is not noticeable: marked apart if significant",
+    )
+
+    @field_validator("tests", mode="before")
+    @classmethod
+    def _tests(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            for test in value:
+                _one_of("test", test, TESTS)
+            if len(set(map(str, value))) < len(value):
+                raise _invalid("a test is listed twice; list each once")
+        return value
+
+    @field_validator("correction", mode="before")
+    @classmethod
+    def _correction(cls, value: Any) -> Any:
+        _one_of("correction", value, CORRECTIONS)
+        return value
+
+    @field_validator("samples", mode="before")
+    @classmethod
+    def _samples(cls, value: Any) -> Any:
+        # Checked here whole: pydantic would report each member of the union apart.
+        number = isinstance(value, int) and not isinstance(value, bool)
+        if value == "exact" or (number and value >= 1):
+            return value
+        raise _invalid(f"expected a number of samples (at least 1) or 'exact', found {value!r}")
+
+
+def _invalid(message: str) -> PydanticCustomError:
+    return PydanticCustomError("invalid", "{message}", {"message": message})
