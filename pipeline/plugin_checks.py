@@ -85,14 +85,16 @@ def _unknown_hook(name: str) -> tuple[str, str]:
 
 
 def check_suffixes(pm: PluginManager) -> None:
-    """Every suffix has one writer: each plugin among two or more claimants fails, so an
-    output's format never depends on which plugin loaded first (built-in suffixes stay)."""
+    """Every suffix has one writer at each level (writers may share a suffix by level, as the
+    `.md` pivot and report do): each plugin among two or more claimants fails, so an output's
+    format never depends on which plugin loaded first (built-in suffixes stay)."""
     claims: dict[str, list[tuple[str, type]]] = {}
     for plugin, classes in pm.contributions("register_writers"):
         for cls in classes:
             for suffix in dict.fromkeys(cls.suffixes):
                 claims.setdefault(suffix, []).append((plugin, cls))
-    for suffix, owners in claims.items():
+    for suffix, claimants in claims.items():
+        owners = [o for o in claimants if any(o is not p and _share_level(o, p) for p in claimants)]
         if len(owners) < 2:
             continue
         named = " and ".join(
@@ -102,6 +104,12 @@ def check_suffixes(pm: PluginManager) -> None:
         fix = "a suffix has one writer and built-in suffixes cannot be taken: rename it"
         for plugin in [p for p, _ in owners if p not in DEFAULT_PLUGINS] or [owners[0][0]]:
             pm.fail(plugin, reason, fix)
+
+
+def _share_level(one: tuple[str, type], other: tuple[str, type]) -> bool:
+    default = ("query", "aggregate")  # Writer's
+    levels = (set(getattr(cls, "levels", default) or ()) for _, cls in (one, other))
+    return bool(next(levels) & next(levels))
 
 
 def _check_measure(cls: type, fix: str) -> None:

@@ -220,9 +220,9 @@ def test_the_console_summary_shows_the_marks(reported):
 
 
 @pytest.mark.parametrize(("suffix", "level", "message"), [
-    (".tex", "aggregate", r"'\.tex' is not written at level aggregate; it is at level report"),
-    (".html", "query", r"'\.html' is not written at level query; it is at level report"),
-    (".trec_eval", "comparison", r"'\.trec_eval' is not written at level comparison; it is at level aggregate, query"),
+    (".tex", "aggregate", r"outputs\.0\.level: a \.tex output cannot be level 'aggregate' \(\.tex writes: report\); level aggregate is written to: \.csv"),
+    (".html", "query", r"outputs\.0\.level: a \.html output cannot be level 'query' \(\.html writes: report\)"),
+    (".trec_eval", "comparison", r"a \.trec_eval output cannot be level 'comparison' \(\.trec_eval writes: query, aggregate\); level comparison is written to: \.csv, .*\.md"),
 ])  # fmt: skip
 def test_a_suffix_is_refused_at_a_level_it_does_not_write(tmp_path, suffix, level, message):
     path = report_spec(tmp_path, {"baseline": NAMES[0]})
@@ -231,3 +231,32 @@ def test_a_suffix_is_refused_at_a_level_it_does_not_write(tmp_path, suffix, leve
     path.write_text(yaml.safe_dump(spec))
     with pytest.raises(SpecError, match=message):
         evaluate(path)
+
+
+def test_writers_share_a_suffix_by_level_and_only_by_level():
+    """A plugin may write `.tex` at a level the report does not (its own LaTeX of the aggregate
+    table); one writing `.md` at level report would take the report's suffix and fails."""
+    from pipeline import plugins
+    from pipeline.api import Writer, hookimpl
+    from pipeline.errors import PluginWarning
+
+    def plugin(suffix: str, level: str):
+        class Plugged(Writer):
+            suffixes, levels = (suffix,), (level,)
+
+            def write(self, con, table, path, manifest):
+                path.write_text(table)
+
+        class Plugin:
+            @hookimpl
+            def register_writers(self):
+                return [Plugged]
+
+        return Plugin()
+
+    pm = plugins.create_plugin_manager()
+    pm.register(plugin(".tex", "aggregate"), name="tex_table")
+    pm.register(plugin(".md", "report"), name="md_report")
+    with pytest.warns(PluginWarning, match=r"md_report.*claim the same suffix '\.md'"):
+        pm.check_plugins()
+    assert [state.plugin for state in pm.failures()] == ["md_report"]
