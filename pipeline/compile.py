@@ -175,14 +175,15 @@ def declared_needs(m: ResolvedMeasure, c: Columns) -> tuple[Need, ...]:
         raise PluginError(f"{m.label}: {exc}") from None
 
 
-def measure_sql(metrics: list[ResolvedMeasure], c: Columns, part: str) -> list[tuple[str, str]]:
-    """(SQL, kind) of one part of each measure (`per_query`, `missing`, `empty`), each reading
-    only the columns it declared."""
-    out = []
-    for m in metrics:
-        bound = c.bound(declared_needs(m, c), f"metric {m.label!r} ({type(m.measure).__name__})")
-        out.append((getattr(m.measure, part)(m.params, bound), m.measure.kind))
-    return out
+def measure_sql(
+    metrics: list[ResolvedMeasure], views: list[Columns], part: str
+) -> list[tuple[str, str]]:
+    """(SQL, kind) of one part of each measure (`per_query`, `missing`, `empty`), each over its
+    view of the columns (bound to what it declared)."""
+    return [
+        (getattr(m.measure, part)(m.params, view), m.measure.kind)
+        for m, view in zip(metrics, views, strict=True)
+    ]
 
 
 @dataclass(frozen=True)
@@ -199,12 +200,19 @@ class MeasureSql:
 def measures_sql(metrics: list[ResolvedMeasure], settings: Settings) -> MeasureSql:
     """Every measure's SQL under these settings."""
     c = columns_of(settings)
-    req = Requirements(flatten(declared_needs(m, c) for m in metrics))
+    declared = [declared_needs(m, c) for m in metrics]
+    views = [
+        c.bound(needs, f"metric {m.label!r} ({type(m.measure).__name__})")
+        for m, needs in zip(metrics, declared, strict=True)
+    ]
     # -J and -M 0 can empty a ranking the run did give; trec_eval evaluates it as empty.
     can_empty = settings.judged_only or settings.max_docs == 0
-    empty = measure_sql(metrics, c, "empty") if can_empty else None
+    empty = measure_sql(metrics, views, "empty") if can_empty else None
     return MeasureSql(
-        measure_sql(metrics, c, "per_query"), measure_sql(metrics, c, "missing"), empty, req
+        measure_sql(metrics, views, "per_query"),
+        measure_sql(metrics, views, "missing"),
+        empty,
+        Requirements(flatten(declared)),
     )
 
 

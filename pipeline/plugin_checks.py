@@ -127,7 +127,18 @@ def _check_measure(cls: type, fix: str) -> None:
     if not (isinstance(params, type) and issubclass(params, BaseModel)):
         raise BrokenPlugin(f"{where}: Params is {_what(params)}, not a pydantic model", fix)
     _check_parameter_names(cls, where, fix)
+    _check_python_path(cls, where, fix)
     _created(cls, where, "implement per_query")
+
+
+def _check_python_path(cls: type, where: str, fix: str) -> None:
+    """A PythonMeasure must compute something: `compute` (one query) or `compute_batch` (many)."""
+    from .python_measure import PythonMeasure
+
+    if not issubclass(cls, PythonMeasure):
+        return
+    if cls.compute is PythonMeasure.compute and cls.compute_batch is PythonMeasure.compute_batch:
+        raise BrokenPlugin(f"{where} implements neither compute nor compute_batch", fix)
 
 
 def _check_metric_name(cls: type, where: str, fix: str) -> None:

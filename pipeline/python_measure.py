@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from .columns import Columns, Need
+from .errors import PluginError
 from .measure import Measure
 
 if TYPE_CHECKING:
@@ -93,9 +94,8 @@ class PythonMeasure(Measure):
 
     def compute(self, p: Any, query: Query) -> float:
         """The value of one query with a non-empty ranking."""
-        raise NotImplementedError(
-            f"{type(self).__name__} implements neither compute nor compute_batch"
-        )
+        # Plugin loading refuses a class that overrides neither method; this is for one built by hand.
+        raise PluginError(f"{type(self).__name__} implements neither compute nor compute_batch")
 
     def compute_batch(self, p: Any, batch: RankedQueries) -> np.ndarray:
         """The values of a batch of queries, in order; by default `compute` for each query, a

@@ -91,6 +91,7 @@ BROKEN = [
     Broken("measure_without_description", measure_returning("[Broken]", description="''"), r"measure class broken_plugin\.Broken has no description \(a one-line string\)", CONTRACT),
     Broken("params_not_pydantic", measure_returning("[Broken]", Params="dict"), r"measure class broken_plugin\.Broken: Params is class builtins\.dict, not a pydantic model", CONTRACT),
     Broken("cutoff_not_a_parameter", measure_returning("[Broken]", cutoff="'depth'"), r"measure class broken_plugin\.Broken: its cutoff 'depth' is not a field of its Params", CONTRACT),
+    Broken("python_measure_computes_nothing", MEASURE.replace("import Measure,", "import Measure, PythonMeasure,") + "\nclass Idle(PythonMeasure):\n    name = 'Idle'\n    description = 'x'\n" + HOOK.format("[Broken, Idle]"), r"measure class broken_plugin\.Idle implements neither compute nor compute_batch", CONTRACT),
     Broken("measure_abstract", MEASURE.replace("def per_query", "def per_kuery") + HOOK.format("[Broken]"), r"measure class broken_plugin\.Broken cannot be created: TypeError: Can't instantiate abstract class Broken.*per_query", r"implement per_query; irpipe creates each class without arguments"),
     Broken("writer_not_a_writer", MEASURE + WRITERS.format("[Broken]"), r"class broken_plugin\.Broken is not a subclass of pipeline\.api\.Writer", WRITER_CONTRACT),
     Broken("writer_without_suffixes", writer_returning("    def write(self, con, table, path, manifest): pass"), r"writer class broken_plugin\.Xlsx has no suffixes \(a tuple such as \('\.xlsx',\)\)", WRITER_CONTRACT),

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..columns import Columns
-from ..compile import measure_sql
+from ..compile import declared_needs, measure_sql
 from ..errors import SpecError
 from ..measure import Measure
 from ..registry import ResolvedMeasure, get_registry
@@ -104,7 +104,8 @@ def _compiles(measure: type[Measure], params: dict[str, Any]) -> None:
     for r in resolve(measure, measure.name, params):
         for part in ("per_query", "missing", "empty"):
             try:
-                measure_sql([r], Columns(), part)
+                view = Columns().bound(declared_needs(r, Columns()), f"metric {r.label!r}")
+                measure_sql([r], [view], part)
             except Exception as exc:
                 raise AssertionError(
                     f"{r.canonical}, given only its required parameters {params}, does not "
