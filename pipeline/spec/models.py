@@ -21,6 +21,8 @@ __all__ = [
     "did_you_mean",
     "Collection",
     "Compare",
+    "Expect",
+    "Gate",
     "MetricItem",
     "Output",
     "Run",
@@ -260,7 +262,7 @@ def _level_error(key: str, level: str, levels: tuple[str, ...]) -> PydanticCusto
 
 
 class Spec(StrictModel):
-    """The whole spec: collections, runs, settings, metrics and outputs."""
+    """The whole spec: collections, runs, settings, metrics, outputs, comparisons and checks."""
 
     collections: dict[str, Collection] = Field(
         min_length=1, description="test collections by name: qrels and optional size"
@@ -277,6 +279,13 @@ class Spec(StrictModel):
     compare: Compare | None = Field(
         None, description="paired significance tests between runs (compare: {} for the defaults)"
     )
+    expect: list[Expect] = Field(
+        [], description="pinned values: run, metric, value and tolerance; outside it, exit 5"
+    )
+    gates: list[Gate] = Field(
+        [], description="regressions that fail the job (exit 5): a metric's largest drop "
+        "against the previous evaluation or another run",
+    )  # fmt: skip
 
     @field_validator("compare", mode="before")
     @classmethod
@@ -291,8 +300,10 @@ def did_you_mean(word: str, options: list[str]) -> str:
     return f"did you mean '{close[0]}'? " if close else ""
 
 
-# The compare section has a module of its own (compare.py); it builds on StrictModel, so it is
-# imported once this module is complete, and Spec, which names it, is completed then.
+# The compare, expect and gates sections have modules of their own (compare.py, checks.py); they
+# build on StrictModel, so they are imported once this module is complete, and Spec, which names
+# them, is completed then.
+from .checks import Expect, Gate  # noqa: E402
 from .compare import Compare  # noqa: E402
 
 Spec.model_rebuild()

@@ -1,0 +1,95 @@
+"""The `expect:` and `gates:` sections of a spec: values pinned with a tolerance, and regressions
+that fail the job.
+
+Checked like every section (strict, unknown keys named with "did you mean"); what needs the runs,
+the metrics and the compare section (an unknown run or metric, a metric with no direction, a
+significance test the comparisons do not make) is checked in `pipeline.checks.plan`, before any
+data is read.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+from pydantic_core import PydanticCustomError
+
+from .models import StrictModel, unknown_key_error
+
+__all__ = ["DEFAULT_TOLERANCE", "AgainstRun", "Expect", "Gate"]
+
+#: Half a unit of the 4th decimal: expected values are copied from tables printed to 4 decimals
+#: (trec_eval's %.4f, irpipe's summary, papers), so a value that prints the same passes.
+DEFAULT_TOLERANCE = 0.00005
+
+
+class Expect(StrictModel):
+    """A pinned value (as Anserini's regressions keep them): the run's aggregate of the metric
+    must be within `tolerance` of `value`."""
+
+    run: str = Field(description="a run name (a run of a path pattern: <name>/<file's name>)")
+    metric: str = Field(description="a metric as the tables name it (its label), e.g. nDCG@10")
+    value: float = Field(description="the expected aggregate value")
+    tolerance: float = Field(
+        DEFAULT_TOLERANCE,
+        ge=0,
+        description="largest accepted difference (default 0.00005: half a unit of the 4th "
+        "decimal, so a value that prints the same to 4 decimals passes)",
+    )
+    two_sided: bool = Field(
+        False,
+        description="false: a value better than expected passes (as Anserini); true: any "
+        "difference beyond the tolerance fails (always so for a metric with no direction)",
+    )
+
+
+class AgainstRun(StrictModel):
+    """Another run of the same evaluation as the reference of a gate."""
+
+    run: str = Field(description="the reference run; the gated runs are its collection's")
+
+
+class Gate(StrictModel):
+    """A regression that fails the job: the metric must not drop by more than `max_drop` from
+    the reference, the previous evaluation in the history or another run."""
+
+    metric: str = Field(description="a metric as the tables name it (its label), e.g. nDCG@10")
+    against: Literal["previous"] | AgainstRun = Field(
+        description="previous: each run's value in the latest earlier evaluation in the "
+        "history; {run: NAME}: that run's value in this evaluation"
+    )
+    max_drop: float = Field(
+        0.0,
+        ge=0,
+        description="largest accepted drop, in the metric's units and direction (a rise for a "
+        "metric where lower is better); default 0: any drop fails",
+    )
+    run: str | None = Field(
+        None,
+        description="the run to gate (default: every run; against a run, every other run of "
+        "its collection)",
+    )
+    significant: bool = Field(
+        False,
+        description="fail only on a drop that is also significant, by the compare section's "
+        "first test (and its correction over the gate's runs)",
+    )
+
+    @field_validator("against", mode="before")
+    @classmethod
+    def _against(cls, value: Any) -> Any:
+        # Checked here whole: pydantic would report each member of the union apart.
+        if value == "previous" or isinstance(value, AgainstRun):
+            return value
+        if not isinstance(value, dict):
+            _invalid(f"expected 'previous' or a mapping {{run: NAME}}, found {value!r}")
+        for key in value:
+            if key != "run":
+                raise unknown_key_error(key, ["run"])
+        if not isinstance(value.get("run"), str):
+            _invalid(f"expected {{run: NAME}}, a run's name, found {value!r}")
+        return AgainstRun(run=value["run"])
+
+
+def _invalid(message: str) -> None:
+    raise PydanticCustomError("invalid", "{message}", {"message": message})
