@@ -23,6 +23,7 @@ class ExitCode:
     SPEC = 2
     INPUT_DATA = 3
     OUTPUT = 4
+    CHECKS = 5  # an expected value or a gate failed; every output was written
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
     TERMINATED = 143  # SIGTERM (128 + 15), how schedulers stop a job
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import __version__
+from .checks import check_checks
 from .compare import ComparePlan, check_compare, compare_plan
 from .compile import Plan, compile_plan, resolve_metrics
 from .derived import check_diff_outputs, curve_measures, output_table
@@ -60,6 +61,7 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> Plan:
         spec = load_spec(spec, patterns="expand" if data else "keep")
     metrics = resolve_metrics(spec, get_registry())
     check_compare(spec, metrics, data)
+    check_checks(spec, metrics, data)
     sizes = _check_input_files(spec) if data else {}
     _check_outputs(spec)
     check_diff_outputs(spec, metrics)

@@ -1,0 +1,258 @@
+"""The spec's `expect:` and `gates:` resolved against its runs, metrics and compare section.
+
+Everything here is checked before any data is read (`irpipe validate` runs it), each error naming
+its key: an unknown run or metric (with "did you mean"), a text metric, a gate on a metric with no
+direction (a count or a diagnostic cannot drop), a reference run alone in its collection, and a
+significance test the compare section does not make. Nothing here imports DuckDB or numpy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib.util import find_spec
+from typing import TYPE_CHECKING
+
+from ..compare.plan import ComparePlan, compare_plan
+from ..errors import SpecError
+from ..spec.compare import Compare
+from ..spec.models import did_you_mean
+
+if TYPE_CHECKING:
+    from ..registry import ResolvedMeasure
+    from ..spec import LoadedSpec
+    from ..spec.checks import Gate
+
+__all__ = ["CheckPlan", "Expectation", "GateRule", "Target", "check_checks", "resolve_checks"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """A metric as a check reads it: its label in the tables, aggregator and direction."""
+
+    label: str
+    aggregator: str
+    better: str | None
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One `expect:` entry, resolved; `where` names it in messages (file:line: expect.i)."""
+
+    key: str
+    where: str
+    run: str
+    metric: Target
+    value: float
+    tolerance: float
+    two_sided: bool
+
+
+@dataclass(frozen=True)
+class GateRule:
+    """One `gates:` entry, resolved: the runs it gates and its reference (`against` is a run's
+    name, or None for the previous evaluation in the history)."""
+
+    key: str
+    where: str
+    metric: Target
+    max_drop: float
+    against: str | None
+    runs: tuple[str, ...]
+    significant: bool
+
+
+@dataclass(frozen=True)
+class CheckPlan:
+    """Every check of a spec, and the settings of its significance tests: the compare section's
+    (its first test decides), or that section's defaults when the spec has none."""
+
+    expect: tuple[Expectation, ...]
+    gates: tuple[GateRule, ...]
+    tests: ComparePlan
+
+
+def check_checks(loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool = True) -> None:
+    """Raise SpecError, naming the key, for anything in `expect:` or `gates:` that cannot be
+    checked; with `data`, also when a significant gate needs irpipe[compare] and it is missing."""
+    resolve_checks(loaded, metrics, data)
+    first = next((i for i, gate in enumerate(loaded.spec.gates) if gate.significant), None)
+    if data and first is not None:
+        _check_extra(loaded.where("gates", first, "significant"))
+
+
+def resolve_checks(
+    loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool = True
+) -> CheckPlan:
+    """The checks of the spec, resolved; `data=False`: run patterns were not expanded, so a run
+    `<key>/<name>` of a pattern is taken on trust."""
+    spec = loaded.spec
+    targets = {m.label: m for m in metrics}
+    comparing = compare_plan(loaded, metrics, data)
+    expect = tuple(_expectation(loaded, i, targets, data) for i in range(len(spec.expect)))
+    gates = tuple(_gate(loaded, i, targets, comparing, data) for i in range(len(spec.gates)))
+    return CheckPlan(expect, gates, comparing or _default_tests())
+
+
+def _default_tests() -> ComparePlan:
+    """A compare section's defaults, for significant gates of a spec without one."""
+    d = Compare()
+    return ComparePlan(
+        None, tuple(d.tests), d.correction, d.alpha, d.samples, d.seed, d.min_difference, (), ()
+    )
+
+
+def _expectation(loaded: LoadedSpec, i: int, targets: dict, data: bool) -> Expectation:
+    entry = loaded.spec.expect[i]
+    _check_run(loaded, ("expect", i, "run"), entry.run, data)
+    metric = _target(loaded, ("expect", i, "metric"), entry.metric, targets)
+    return Expectation(
+        f"expect.{i}",
+        loaded.where("expect", i),
+        entry.run,
+        metric,
+        entry.value,
+        entry.tolerance,
+        entry.two_sided,
+    )
+
+
+def _gate(loaded: LoadedSpec, i: int, targets: dict, comparing, data: bool) -> GateRule:
+    gate = loaded.spec.gates[i]
+    metric = _target(loaded, ("gates", i, "metric"), gate.metric, targets)
+    if metric.better is None:
+        raise SpecError(
+            f"{loaded.where('gates', i, 'metric')}: {metric.label} is a count or a diagnostic: "
+            "neither a higher nor a lower value is better, so it cannot drop; pin it with "
+            "expect (two-sided) instead"
+        )
+    against = None if gate.against == "previous" else gate.against.run
+    runs = _gated_runs(loaded, i, against, data)
+    if gate.significant and against is not None:
+        _check_compared(loaded, i, gate, runs, comparing)
+    return GateRule(
+        f"gates.{i}",
+        loaded.where("gates", i),
+        metric,
+        gate.max_drop,
+        against,
+        runs,
+        gate.significant,
+    )
+
+
+def _target(loaded: LoadedSpec, key: tuple, name: str, targets: dict) -> Target:
+    """The spec's metric labelled `name`, which must have numbers."""
+    if name not in targets:
+        labels = list(targets)
+        raise SpecError(
+            f"{loaded.where(*key)}: '{name}' is not a metric of this spec; "
+            f"{did_you_mean(name, labels)}name metrics as the tables do: {', '.join(labels)}"
+        )
+    measure = targets[name].measure
+    if measure.kind != "number":
+        raise SpecError(
+            f"{loaded.where(*key)}: '{name}' is a text metric: it has no value to check"
+        )
+    return Target(name, measure.aggregator, measure.better)
+
+
+def _check_run(loaded: LoadedSpec, key: tuple, name: str, data: bool) -> None:
+    runs = loaded.spec.runs
+    if name in runs or (not data and _kept_pattern_run(loaded, name)):
+        return
+    raise SpecError(
+        f"{loaded.where(*key)}: unknown run '{name}'; {did_you_mean(name, list(runs))}"
+        f"runs: {', '.join(runs)}"
+    )
+
+
+def _kept_pattern_run(loaded: LoadedSpec, name: str) -> bool:
+    """Whether `name` can be a run of a path pattern left unexpanded (`validate --no-data`)."""
+    return any(
+        name.startswith(f"{key}/") and any(c in str(run.path) for c in "*?[")
+        for key, run in loaded.spec.runs.items()
+    )
+
+
+def _gated_runs(loaded: LoadedSpec, i: int, against: str | None, data: bool) -> tuple[str, ...]:
+    """The runs gate i checks: its `run`, or every run (against a run: every other run of the
+    reference's collection)."""
+    gate, runs = loaded.spec.gates[i], loaded.spec.runs
+    if gate.run is not None:
+        _check_run(loaded, ("gates", i, "run"), gate.run, data)
+    if against is None:
+        return (gate.run,) if gate.run is not None else tuple(runs)
+    _check_run(loaded, ("gates", i, "against", "run"), against, data)
+    if against not in runs:
+        return (gate.run,) if gate.run is not None else ()  # a kept pattern: known with the data
+    return _beside(loaded, i, against)
+
+
+def _beside(loaded: LoadedSpec, i: int, against: str) -> tuple[str, ...]:
+    """The runs gate i compares with the run `against`: its `run`, else the collection's others."""
+    gate, runs = loaded.spec.gates[i], loaded.spec.runs
+    collection = runs[against].collection
+    if gate.run is not None and gate.run in runs:
+        if gate.run == against:
+            raise SpecError(
+                f"{loaded.where('gates', i, 'run')}: '{against}' is the run the gate "
+                "compares against; name another run, or leave run out"
+            )
+        if runs[gate.run].collection != collection:
+            raise SpecError(
+                f"{loaded.where('gates', i, 'run')}: run '{gate.run}' is evaluated on collection "
+                f"'{runs[gate.run].collection}', and '{against}' on '{collection}': values on "
+                "different queries cannot be compared"
+            )
+    others = tuple(n for n, r in runs.items() if r.collection == collection and n != against)
+    if not others:
+        raise SpecError(
+            f"{loaded.where('gates', i, 'against', 'run')}: '{against}' is the only run of "
+            f"collection '{collection}': there is no other run to gate against it"
+        )
+    return (gate.run,) if gate.run is not None else others
+
+
+def _check_compared(
+    loaded: LoadedSpec, i: int, gate: Gate, runs: tuple[str, ...], comparing
+) -> None:
+    """A significant gate against a run reads the comparison table: the compare section must
+    compare the metric and every gated run with the reference."""
+    where, against = loaded.where("gates", i, "significant"), gate.against.run
+    if comparing is None:
+        raise SpecError(
+            f"{where}: a significant gate against run '{against}' reads the "
+            "comparisons, and the spec has no compare section (compare: {} for the "
+            "defaults)"
+        )
+    if gate.metric not in dict(comparing.metrics):
+        raise SpecError(
+            f"{where}: the compare section does not compare {gate.metric} (its "
+            f"metrics: {', '.join(dict(comparing.metrics))})"
+        )
+    compared = {
+        frozenset(pair) for _, names in comparing.collections for pair in comparing.pairs(names)
+    }
+    for run in runs:
+        if run in loaded.spec.runs and frozenset((run, against)) not in compared:
+            raise SpecError(
+                f"{where}: the compare section does not compare run '{run}' with '{against}' "
+                f"(its baseline is '{comparing.baseline}'); set compare.baseline: {against}, "
+                "or leave it out to compare every pair"
+            )
+
+
+def _check_extra(where: str) -> None:
+    missing = [name for name in ("numpy", "scipy") if not _installed(name)]
+    if missing:
+        raise SpecError(
+            f"{where}: a significance test needs {' and '.join(missing)}, which "
+            f"{'is' if len(missing) == 1 else 'are'} not installed: pip install 'irpipe[compare]'"
+        )
+
+
+def _installed(module: str) -> bool:
+    try:
+        return find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
