@@ -33,6 +33,11 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("spec", help="path of the YAML spec")
         if name == "run":
             sub.add_argument("--quiet", action="store_true", help="do not print the results table")
+            sub.add_argument(
+                "--junit",
+                metavar="PATH",
+                help="write the expected values and gates as JUnit XML (for CI) to PATH",
+            )
         if name == "validate":
             sub.add_argument(
                 "--no-data",

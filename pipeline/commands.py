@@ -19,16 +19,28 @@ __all__ = [
 
 
 def run(args: argparse.Namespace) -> int:
-    """`irpipe run SPEC`: evaluate and write outputs, then print the aggregate table."""
-    from .console import print_results
+    """`irpipe run SPEC [--junit PATH]`: evaluate and write outputs, print the aggregate table,
+    then check the expected values and gates: exit 5 when one failed, every output written."""
+    from pathlib import Path
+
+    from .checks import run_checks
+    from .checks.junit import check_junit_path, write_junit
+    from .console import print_checks, print_results
     from .evaluate import evaluate
 
+    junit = Path(args.junit) if args.junit else None
+    if junit is not None:
+        check_junit_path(junit)  # before the evaluation, which may take an hour
     evaluation = evaluate(args.spec)
+    results = run_checks(evaluation.con, evaluation.loaded, evaluation.plan)
+    if junit is not None:
+        write_junit(results, junit, evaluation.loaded.path)
     if not args.quiet:
         outputs = [output.path for output in evaluation.loaded.spec.outputs]
         significance = evaluation.significance()
         print_results(evaluation.aggregate(), evaluation.plan.metrics, outputs, None, significance)
-    return ExitCode.OK
+    print_checks(results, args.quiet)
+    return ExitCode.CHECKS if any(r.status == "failed" for r in results) else ExitCode.OK
 
 
 def validate(args: argparse.Namespace) -> int:

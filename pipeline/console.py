@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 __all__ = [
+    "print_checks",
     "print_error",
     "print_metrics",
     "print_plugin_warning",
@@ -127,6 +128,45 @@ def _shown(path: Path) -> str:
     """A path relative to the working directory when it is below it, else as given."""
     relative = os.path.relpath(path)
     return str(path) if relative.startswith("..") else relative
+
+
+def print_checks(results: list[Any], quiet: bool = False, console: Console | None = None) -> None:
+    """The checks of `irpipe run` (`pipeline.checks.CheckResult`s): when any failed, a table of the
+    failed ones and a count on stderr (whatever `quiet` says: they are why the exit code is 5);
+    otherwise one line of counts on stdout, unless `quiet`."""
+    from .checks.report import tally
+
+    failed = [r for r in results if r.status == "failed"]
+    if not results or (quiet and not failed):
+        return
+    if not failed:
+        (console or _console()).print(Text(f"Checks: {tally(results)}"), soft_wrap=False)
+        return
+    console = console or _console(stderr=True)
+    console.print(Text(f"Checks: {tally(results)}", style="bold"), soft_wrap=False)
+    table, width = _checks_table(failed, console.is_terminal)
+    if not console.is_terminal and width > console.width:
+        # Off a terminal (a log) no line is too long: the table keeps its natural width.
+        console = Console(file=console.file, highlight=False, width=width)
+    console.print(table)
+
+
+def _checks_table(failed: list[Any], terminal: bool) -> tuple[Table, int]:
+    """The table of failed checks and its natural width; on a narrow terminal names fold, numbers
+    never do."""
+    from .checks.report import COLUMNS, NUMBERS, table_rows
+
+    rows = table_rows(failed)
+    table = Table(box=box.SIMPLE_HEAD if terminal else ASCII_HEAD, show_edge=False,
+                  pad_edge=False, header_style="bold")  # fmt: skip
+    for header in COLUMNS:
+        number = header in NUMBERS
+        table.add_column(Text(header), justify="right" if number else "left",
+                         no_wrap=number, overflow="fold")  # fmt: skip
+    for row in rows:
+        table.add_row(*map(Text, row))
+    widths = [max(cell_len(c) for c in column) for column in zip(COLUMNS, *rows, strict=True)]
+    return table, sum(widths) + GAP * (len(widths) - 1)
 
 
 def print_metrics(rows: list[tuple[str, ...]]) -> None:
