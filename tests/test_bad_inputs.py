@@ -145,6 +145,30 @@ def without(module: str) -> Callable[[Path], None]:
     return change
 
 
+def checks(**sections) -> Callable[[Path], None]:
+    """`expect:` and `gates:` entries in the spec (and metrics added to it)."""
+    metrics = sections.pop("metrics", [])
+
+    def change(s: dict) -> None:
+        s.update(sections)
+        s["metrics"].extend(metrics)
+
+    return spec(change)
+
+
+def runs(*names: str) -> Callable[[dict], None]:
+    """The collection's runs are these, each reading the good run file."""
+    return lambda s: s.update(runs={n: {"path": "run.txt", "collection": "c"} for n in names})
+
+
+def EXPECT(**entry) -> list[dict]:  # noqa: N802 -- reads as a constant in CASES
+    return [{"run": "r", "metric": "AP", "value": 0.5, **entry}]
+
+
+def GATE(**entry) -> list[dict]:  # noqa: N802 -- reads as a constant in CASES
+    return [{"metric": "AP", "against": "previous", **entry}]
+
+
 SEVENTEEN = "".join(f"{q} 0 d{q} {q % 2}\n" for q in range(17))
 SEVENTEEN_RUN = "".join(f"{q} Q0 d{q} 1 1.0 sys\n{q} Q0 e{q} 2 0.5 sys\n" for q in range(17))
 GZ_RUN = gzip.compress(RUN.encode())
@@ -356,6 +380,28 @@ CASES = [
     Case("compare_bootstrap_exact", compare({"tests": ["bootstrap"], "samples": "exact"}), SPEC_ERROR, r"compare\.samples: exact enumerates the randomization test's sign flips; the bootstrap needs a number of samples"),
     Case("compare_exact_too_many_queries", compare({"samples": "exact"}, write("qrels.txt", SEVENTEEN), write("run.txt", SEVENTEEN_RUN)), SPEC_ERROR, r"compare\.samples: exact enumerates all 2\^n sign flips, for at most 16 queries; AP in collection 'c' has 17"),
     Case("compare_without_scipy", compare({}, without("scipy")), SPEC_ERROR, r"/spec\.yaml:\d+: compare: comparing runs needs scipy, which is not installed: pip install 'irpipe\[compare\]'", env=(("PYTHONPATH", "{d}/site"),)),
+    # expected values and gates (expect:, gates:), checked before any data is read
+    Case("expect_unknown_run", checks(expect=EXPECT(run="rr")), SPEC_ERROR, r"/spec\.yaml:\d+: expect\.0\.run: unknown run 'rr'; did you mean 'r'\? runs: r"),
+    Case("expect_unknown_metric", checks(expect=EXPECT(metric="P@3")), SPEC_ERROR, r"/spec\.yaml:\d+: expect\.0\.metric: 'P@3' is not a metric of this spec; did you mean 'P@2'\? name metrics as the tables do: AP, P@2"),
+    Case("expect_text_metric", checks(expect=EXPECT(metric="RelString"), metrics=["RelString"]), SPEC_ERROR, r"expect\.0\.metric: 'RelString' is a text metric: it has no value to check"),
+    Case("expect_negative_tolerance", checks(expect=EXPECT(tolerance=-0.001)), SPEC_ERROR, r"/spec\.yaml:\d+: expect\.0\.tolerance: Input should be greater than or equal to 0"),
+    Case("expect_value_not_a_number", checks(expect=EXPECT(value="0.2179")), SPEC_ERROR, r"/spec\.yaml:\d+: expect\.0\.value: Input should be a valid number"),
+    Case("expect_unknown_key", checks(expect=EXPECT(tolerence=0.1)), SPEC_ERROR, r"/spec\.yaml:\d+: expect\.0\.tolerence: unknown key; did you mean 'tolerance'\? allowed: run, metric, value, tolerance, two_sided"),
+    Case("gate_negative_max_drop", checks(gates=GATE(max_drop=-0.01)), SPEC_ERROR, r"/spec\.yaml:\d+: gates\.0\.max_drop: Input should be greater than or equal to 0"),
+    Case("gate_unknown_key", checks(gates=GATE(max_dorp=0.01)), SPEC_ERROR, r"/spec\.yaml:\d+: gates\.0\.max_dorp: unknown key; did you mean 'max_drop'\? allowed: metric, against, max_drop, run, significant"),
+    Case("gate_without_against", checks(gates=[{"metric": "AP"}]), SPEC_ERROR, r"/spec\.yaml: gates\.0\.against: Field required"),
+    Case("gate_against_typo", checks(gates=GATE(against="prevous")), SPEC_ERROR, r"/spec\.yaml:\d+: gates\.0\.against: expected 'previous' or a mapping \{run: NAME\}, found 'prevous'"),
+    Case("gate_against_unknown_run", checks(gates=GATE(against={"run": "bm25"})), SPEC_ERROR, r"/spec\.yaml:\d+: gates\.0\.against\.run: unknown run 'bm25'; runs: r"),
+    Case("gate_against_the_only_run", checks(gates=GATE(against={"run": "r"})), SPEC_ERROR, r"gates\.0\.against\.run: 'r' is the only run of collection 'c': there is no other run to gate against it"),
+    Case("gate_unknown_run", checks(gates=GATE(run="rr")), SPEC_ERROR, r"/spec\.yaml:\d+: gates\.0\.run: unknown run 'rr'; did you mean 'r'\?"),
+    Case("gate_metric_without_direction", checks(gates=GATE(metric="NumRet"), metrics=["NumRet"]), SPEC_ERROR, r"gates\.0\.metric: NumRet is a count or a diagnostic: neither a higher nor a lower value is better, so it cannot drop"),
+    Case("gate_significant_without_compare", spec(runs("bm25", "dense"), checks(gates=GATE(against={"run": "bm25"}, significant=True))), SPEC_ERROR, r"/spec\.yaml:\d+: gates\.0\.significant: a significant gate against run 'bm25' reads the comparisons, and the spec has no compare section"),
+    Case("gate_significant_pair_not_compared", compare({"baseline": "bm25"}, spec(lambda s: s["runs"].update(third={"path": "run.txt", "collection": "c"})), checks(gates=GATE(against={"run": "dense"}, run="third", significant=True))), SPEC_ERROR, r"gates\.0\.significant: the compare section does not compare run 'third' with 'dense' \(its baseline is 'bm25'\)"),
+    Case("gate_significant_metric_not_compared", compare({"metrics": ["AP"]}, checks(gates=GATE(metric="P@2", against={"run": "bm25"}, significant=True))), SPEC_ERROR, r"gates\.0\.significant: the compare section does not compare P@2 \(its metrics: AP\)"),
+    Case("gate_significant_without_scipy", spec(lambda s: s.update(gates=GATE(significant=True)), without("scipy")), SPEC_ERROR, r"/spec\.yaml:\d+: gates\.0\.significant: a significance test needs scipy, which is not installed: pip install 'irpipe\[compare\]'", env=(("PYTHONPATH", "{d}/site"),)),
+    # found before the data is read: the run file is broken too, and the error is the report's
+    Case("junit_missing_directory", line("run.txt", 2, "garbage"), OUTPUT_ERROR, r"^Error: --junit /nonexistent-irpipe-dir/checks\.xml: the directory /nonexistent-irpipe-dir does not exist; create it", command=("run", "--quiet", "--junit", "/nonexistent-irpipe-dir/checks.xml")),
+    Case("no_data_expect_unknown_run", checks(expect=EXPECT(run="rr")), SPEC_ERROR, r"expect\.0\.run: unknown run 'rr'", command=("validate", "--no-data")),
     # the committed JSON Schema and the spec's models drift apart
     Case("schema_drift", lambda d: (shutil.copy(SCHEMA, d / "irpipe.schema.json"), edit("irpipe.schema.json", '"rank"', '"score"')(d)), SPEC_ERROR, r"/irpipe\.schema\.json:\d+: the schema differs from the spec's models of this irpipe; regenerate it: irpipe schema > .*irpipe\.schema\.json", command=("schema", "--check"), target="irpipe.schema.json"),
     Case("schema_missing", lambda d: None, SPEC_ERROR, r"/irpipe\.schema\.json: cannot read the schema", command=("schema", "--check"), target="irpipe.schema.json"),
@@ -448,6 +494,20 @@ def test_few_samples_are_a_warning_not_an_error(good, tmp_path):
         r"1/501; use at least 1000 \(100000 is usual\)\n",
         result.stderr,
     )
+
+
+def test_a_gate_against_previous_without_history_is_a_warning_not_an_error(good, tmp_path):
+    d = tmp_path / "case"
+    shutil.copytree(good, d)
+    checks(gates=GATE(max_drop=0.005))(d)
+    result = irpipe("run", "--quiet", "--junit", str(d / "checks.xml"), str(d / "spec.yaml"))
+    assert result.returncode == 0, result.stderr
+    assert re.fullmatch(
+        r"Warning: \S+/spec\.yaml:\d+: gates\.0: no previous evaluation of run 'r' \(AP\) in the "
+        r"history \(this evaluation keeps no history\); the gate is skipped\n",
+        result.stderr,
+    )
+    assert '<skipped message="no previous evaluation of run' in (d / "checks.xml").read_text()
 
 
 def test_debug_shows_the_traceback_and_keeps_the_exit_code(good, tmp_path):

@@ -30,14 +30,15 @@ def table_rows(results: list[CheckResult]) -> list[tuple[str, ...]]:
 
 
 def tally(results: list[CheckResult]) -> str:
-    """`2 of 7 checks failed, 4 passed, 1 skipped` (the parts that are not zero)."""
+    """`2 of 7 checks failed, 4 passed, 1 skipped`, or `6 passed, 1 skipped` (no part that is
+    zero, but the passed when nothing failed)."""
     count = {s: sum(r.status == s for r in results) for s in ("failed", "passed", "skipped")}
-    noun = "check" if len(results) == 1 else "checks"
     parts = [f"{count['passed']} passed"] if count["passed"] or not count["failed"] else []
     parts += [f"{count['skipped']} skipped"] if count["skipped"] else []
     if count["failed"]:
-        return ", ".join([f"{count['failed']} of {len(results)} {noun} failed", *parts])
-    return f"{len(results)} {noun}: " + ", ".join(parts)
+        noun = "check" if len(results) == 1 else "checks"
+        parts.insert(0, f"{count['failed']} of {len(results)} {noun} failed")
+    return ", ".join(parts)
 
 
 def _against(r: CheckResult) -> str:
