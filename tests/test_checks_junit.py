@@ -95,3 +95,18 @@ def test_a_directory_is_refused_before_evaluating(sample, tmp_path):
     assert result.returncode == 4
     assert result.stderr == f"Error: --junit {tmp_path}: is a directory; name a file such as checks.xml\n"  # fmt: skip
     assert not (sample.parent / "out").exists()  # nothing was evaluated or written
+
+
+def test_the_example_regression_spec_passes_and_fails_on_a_changed_number(sample, tmp_path):
+    spec = sample.parent / "regression.yaml"
+    report = tmp_path / "checks.xml"
+    result = irpipe("run", "--junit", str(report), str(spec))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "Checks: 6 passed, 2 skipped"
+    assert "gates.0: no previous evaluation of runs 'bm25', 'dense' (nDCG@10)" in result.stderr
+    suite = ET.parse(report).getroot().find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("8", "0", "2")
+    spec.write_text(spec.read_text().replace("value: 0.2179}", "value: 0.2181}"))
+    changed = irpipe("run", "--quiet", str(spec))
+    assert changed.returncode == 5
+    assert changed.stderr.splitlines()[-1].split()[:5] == ["expect.0", "bm25", "AP", "expected", "0.218100"]  # fmt: skip

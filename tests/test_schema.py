@@ -60,6 +60,12 @@ GOOD = [
     "metrics: [AP]\ncompare: {baseline: r, tests: [t, wilcoxon, sign, randomization, bootstrap], "
     "correction: bh, alpha: 0.01, samples: 1000, seed: 7, metrics: [AP], min_difference: 0.01}",
     "metrics: [AP]\noutputs: [{path: a.md, level: report}, {path: b.csv, level: comparison}]",
+    "metrics: [AP]\nexpect: [{run: r, metric: AP, value: 0.2179}]",
+    "metrics: [AP]\nexpect: [{run: r, metric: AP, value: 1, tolerance: 0, two_sided: true}]",
+    "metrics: [AP]\ngates: [{metric: AP, against: previous}]",
+    "metrics: [AP]\ngates: [{metric: AP, against: {run: r}, max_drop: 0.01, run: s, "
+    "significant: true}]",
+    "metrics: [AP]\nexpect: []\ngates: []",
 ]
 BAD = [
     "metrics: []",
@@ -90,6 +96,20 @@ BAD = [
     "metrics: [AP]\ncompare: {metrics: []}",
     "metrics: [AP]\ncompare: {basline: r}",
     "metrics: [AP]\ncompare: [t]",
+    "metrics: [AP]\nexpect: [{run: r, metric: AP}]",
+    "metrics: [AP]\nexpect: [{run: r, metric: AP, value: '0.2'}]",
+    "metrics: [AP]\nexpect: [{run: r, metric: AP, value: 0.2, tolerance: -0.1}]",
+    "metrics: [AP]\nexpect: [{run: r, metric: AP, value: 0.2, tolerence: 0.1}]",
+    "metrics: [AP]\nexpect: [{run: r, metric: AP, value: 0.2, two_sided: 1}]",
+    "metrics: [AP]\nexpect: {run: r, metric: AP, value: 0.2}",
+    "metrics: [AP]\ngates: [{metric: AP}]",
+    "metrics: [AP]\ngates: [{metric: AP, against: prev}]",
+    "metrics: [AP]\ngates: [{metric: AP, against: [previous]}]",
+    "metrics: [AP]\ngates: [{metric: AP, against: {runs: r}}]",
+    "metrics: [AP]\ngates: [{metric: AP, against: {}}]",
+    "metrics: [AP]\ngates: [{metric: AP, against: {run: 3}}]",
+    "metrics: [AP]\ngates: [{metric: AP, against: previous, max_drop: -1}]",
+    "metrics: [AP]\ngates: [{metric: AP, against: previous, significant: maybe}]",
 ]
 BASE = {
     "collections": {"c": {"qrels": "q.txt"}},
