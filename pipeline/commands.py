@@ -32,13 +32,14 @@ def run(args: argparse.Namespace) -> int:
     if junit is not None:
         check_junit_path(junit)  # before the evaluation, which may take an hour
     evaluation = evaluate(args.spec)
-    results = run_checks(evaluation.con, evaluation.loaded, evaluation.plan)
-    if junit is not None:
-        write_junit(results, junit, evaluation.loaded.path)
     if not args.quiet:
         outputs = [output.path for output in evaluation.loaded.spec.outputs]
         significance = evaluation.significance()
         print_results(evaluation.aggregate(), evaluation.plan.metrics, outputs, None, significance)
+    # After the summary: a warning of the checks (a gate skipped) follows the table it is about.
+    results = run_checks(evaluation.con, evaluation.loaded, evaluation.plan)
+    if junit is not None:
+        write_junit(results, junit, evaluation.loaded.path)
     print_checks(results, args.quiet)
     return ExitCode.CHECKS if any(r.status == "failed" for r in results) else ExitCode.OK
 
