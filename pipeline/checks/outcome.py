@@ -13,7 +13,7 @@ significant, for a significant gate). Limits are met at their edge: differences 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -52,8 +52,8 @@ class CheckResult:
     reference: float | None
     new: float | None
     limit: float
-    status: Literal["passed", "failed", "skipped"]
-    message: str
+    status: Literal["passed", "failed", "skipped"] = "failed"  # until decided
+    message: str = ""
     evaluation_id: int | None = None
     p_value: float | None = None
     two_sided: bool = False
@@ -67,6 +67,7 @@ class CheckResult:
 
     @property
     def passed(self) -> bool:
+        """Whether the check passed (a skipped gate did not, and did not fail either)."""
         return self.status == "passed"
 
     @property
@@ -92,26 +93,21 @@ def worse_by(difference: float, better: str | None) -> float:
 def expected(e: Expectation, collection: str, new: float | None) -> CheckResult:
     """The outcome of an expected value, given the run's aggregate (None: no value)."""
     both = e.two_sided or e.metric.better is None
-    found = _result(
-        e, "expect", e.run, collection, "expected", e.value, new, e.tolerance, two_sided=both
-    )
+    draft = CheckResult(
+        kind="expect", key=e.key, run=e.run, collection=collection, metric=e.metric.label,
+        against="expected", reference=e.value, new=new, limit=e.tolerance, two_sided=both,
+    )  # fmt: skip
     if missing(new):
-        return found("failed", f"{e.metric.label} of run '{e.run}' has no value")
+        return replace(draft, message=f"{e.metric.label} of run '{e.run}' has no value")
     difference = new - e.value
     off = abs(difference) if both else worse_by(difference, e.metric.better)
-    sided = ", two-sided" if both else ""
+    limit = f"(tolerance {e.tolerance:g}{', two-sided' if both else ''})"
     if off <= e.tolerance + SLACK:
-        return found(
-            "passed",
-            f"{e.metric.label} is {new:.6g}, expected {e.value:.6g} "
-            f"(tolerance {e.tolerance:g}{sided})",
-        )
+        message = f"{e.metric.label} is {new:.6g}, expected {e.value:.6g} {limit}"
+        return replace(draft, status="passed", message=message)
     how = ("above" if difference > 0 else "below") if both else "worse than"
-    return found(
-        "failed",
-        f"{e.metric.label} is {new:.6g}, {how} the expected {e.value:.6g} by "
-        f"{abs(difference):.6g} (tolerance {e.tolerance:g}{sided})",
-    )
+    message = f"{e.metric.label} is {new:.6g}, {how} the expected {e.value:.6g} by "
+    return replace(draft, message=f"{message}{abs(difference):.6g} {limit}")
 
 
 def gated(
@@ -123,76 +119,45 @@ def gated(
 ) -> CheckResult:
     """The outcome of a gate for `run` (name, collection), given (reference, new) values and,
     for a significant gate, the test of the two."""
-    against = "previous" if rule.against is None else f"run {rule.against}"
     reference, new = values
-    found = _result(
-        rule,
-        "gate",
-        *run,
-        against,
-        reference,
-        new,
-        rule.max_drop,
-        evaluation_id,
-        None if test is None else test.p_adjusted,
-    )
+    p_value = None if test is None else test.p_adjusted
+    draft = _draft(rule, run, reference, new, evaluation_id=evaluation_id, p_value=p_value)
     for value, whose in ((new, run[0]), (reference, rule.against)):
         if missing(value):
-            return found("failed", f"{rule.metric.label} of run '{whose}' has no value")
+            return replace(draft, message=f"{rule.metric.label} of run '{whose}' has no value")
     drop = worse_by(new - reference, rule.metric.better)
     change = (
         f"{rule.metric.label} {_changed(drop)} against {_reference(rule, evaluation_id)} "
         f"({reference:.6g} -> {new:.6g})"
     )
+    allowed = f"at most {rule.max_drop:g} is allowed"
     if drop <= rule.max_drop + SLACK:
-        return found("passed", f"{change}; at most {rule.max_drop:g} is allowed")
+        return replace(draft, status="passed", message=f"{change}; {allowed}")
     if test is not None and not test.significant:
-        return found("passed", f"{change}, not significantly ({_tested(test)})")
+        return replace(
+            draft, status="passed", message=f"{change}, not significantly ({_tested(test)})"
+        )
     also = f", significantly ({_tested(test)})" if test is not None else ""
-    return found("failed", f"{change}{also}; at most {rule.max_drop:g} is allowed")
+    return replace(draft, message=f"{change}{also}; {allowed}")
 
 
 def skipped(rule: GateRule, run: tuple[str, str], why: str) -> CheckResult:
     """A gate that could not be checked for `run` (name, collection): no previous value, or too
     few shared queries for its test."""
-    against = "previous" if rule.against is None else f"run {rule.against}"
-    return _result(rule, "gate", *run, against, None, None, rule.max_drop)("skipped", why)
+    return replace(_draft(rule, run), status="skipped", message=why)
 
 
-def _result(
-    check,
-    kind: str,
-    run: str,
-    collection: str,
-    against: str,
-    reference,
-    new,
-    limit: float,
-    evaluation_id=None,
-    p_value=None,
-    two_sided=False,
-):
-    """A CheckResult with everything but its status and message."""
+def _draft(rule: GateRule, run: tuple[str, str], reference=None, new=None, **more) -> CheckResult:
+    """A gate's result for `run` (name, collection) before it is decided."""
+    name, collection = run
+    return CheckResult(
+        kind="gate", key=rule.key, run=name, collection=collection, metric=rule.metric.label,
+        against=_against(rule), reference=reference, new=new, limit=rule.max_drop, **more,
+    )  # fmt: skip
 
-    def make(status: str, message: str) -> CheckResult:
-        return CheckResult(
-            kind,
-            check.key,
-            run,
-            collection,
-            check.metric.label,
-            against,
-            reference,
-            new,
-            limit,
-            status,
-            message,
-            evaluation_id,
-            p_value,
-            two_sided,
-        )
 
-    return make
+def _against(rule: GateRule) -> str:
+    return "previous" if rule.against is None else f"run {rule.against}"
 
 
 def _changed(drop: float) -> str:
@@ -212,4 +177,5 @@ def _tested(test: Significance) -> str:
 
 
 def missing(value: float | None) -> bool:
+    """No value: None (SQL NULL) or NaN."""
     return value is None or math.isnan(value)

@@ -123,7 +123,7 @@ def _gate(loaded: LoadedSpec, i: int, targets: dict, comparing, data: bool) -> G
         raise SpecError(
             f"{loaded.where('gates', i, 'metric')}: {metric.label} is a count or a diagnostic: "
             "neither a higher nor a lower value is better, so it cannot drop; pin it with "
-            "expect (two-sided) instead"
+            "expect instead (a value with no direction is checked both ways)"
         )
     against = None if gate.against == "previous" else gate.against.run
     runs = _gated_runs(loaded, i, against, data)

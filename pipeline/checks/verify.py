@@ -15,6 +15,7 @@ is skipped for that run with a warning naming the gate: a first night is not a f
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import IrpipeWarning
@@ -32,46 +33,60 @@ __all__ = ["run_checks"]
 PREVIOUS_TABLES = ("previous_aggregate", "previous_per_query")
 
 
+@dataclass(frozen=True)
+class _Read:
+    """What the checks read: the connection, aggregate values by (run, metric), each run's
+    collection, the resolved checks, and where the compare section is (for messages)."""
+
+    con: duckdb.DuckDBPyConnection
+    values: dict[tuple[str, str], float | None]
+    collection: dict[str, str]
+    checks: CheckPlan
+    compare: str
+
+    def run(self, name: str) -> tuple[str, str]:
+        """(name, collection) of a run."""
+        return name, self.collection[name]
+
+    def value(self, run: str | None, metric: str) -> float | None:
+        """The run's aggregate of the metric (None: no row, or no value)."""
+        return self.values.get((run, metric))
+
+
 def run_checks(con: duckdb.DuckDBPyConnection, loaded: LoadedSpec, plan: Plan) -> list[CheckResult]:
     """Every check of the spec, expected values first, then gates, each in spec order (a gate's
     runs in spec order too)."""
     if not (loaded.spec.expect or loaded.spec.gates):
         return []
-    checks = resolve_checks(loaded, plan.metrics)
-    values = dict(
-        ((run, metric), value)
-        for run, metric, value in con.execute("SELECT run, metric, value FROM aggregate").fetchall()
-    )
-    collection = {name: run.collection for name, run in loaded.spec.runs.items()}
+    rows = con.execute("SELECT run, metric, value FROM aggregate").fetchall()
+    read = _Read(con, {(run, metric): value for run, metric, value in rows},
+                 {name: run.collection for name, run in loaded.spec.runs.items()},
+                 resolve_checks(loaded, plan.metrics), loaded.where("compare"))  # fmt: skip
     results = [
-        expected(e, collection[e.run], values.get((e.run, e.metric.label))) for e in checks.expect
+        expected(e, read.collection[e.run], read.value(e.run, e.metric.label))
+        for e in read.checks.expect
     ]
-    for rule in checks.gates:
-        gate = _against_run if rule.against is not None else _against_previous
-        results += gate(con, rule, values, collection, checks, loaded.where("compare"))
+    for rule in read.checks.gates:
+        results += _against_run(read, rule) if rule.against else _against_previous(read, rule)
     return results
 
 
-def _against_run(con, rule: GateRule, values: dict, collection: dict, checks: CheckPlan, _where):
+def _against_run(read: _Read, rule: GateRule) -> list[CheckResult]:
     """A gate against another run of this evaluation."""
-    reference = values.get((rule.against, rule.metric.label))
-    tested = _compared(con, rule, checks) if rule.significant else {}
+    label = rule.metric.label
+    reference = read.value(rule.against, label)
+    tested = _compared(read, rule) if rule.significant else {}
     return [
-        gated(
-            rule,
-            (run, collection[run]),
-            (reference, values.get((run, rule.metric.label))),
-            test=tested.get(run),
-        )
+        gated(rule, read.run(run), (reference, read.value(run, label)), test=tested.get(run))
         for run in rule.runs
     ]
 
 
-def _compared(con, rule: GateRule, checks: CheckPlan) -> dict[str, Significance]:
+def _compared(read: _Read, rule: GateRule) -> dict[str, Significance]:
     """Each gated run's comparison with the reference run, by the compare section's first test
     (a pair is a row either way round: significance does not depend on which is the baseline)."""
-    test = checks.tests.tests[0]
-    rows = con.execute(
+    test = read.checks.tests.tests[0]
+    rows = read.con.execute(
         "SELECT run, baseline, p_adjusted, significant FROM comparison "
         "WHERE metric = $metric AND test = $test AND $against IN (run, baseline)",
         {"metric": rule.metric.label, "test": test, "against": rule.against},
@@ -82,28 +97,29 @@ def _compared(con, rule: GateRule, checks: CheckPlan) -> dict[str, Significance]
     }
 
 
-def _against_previous(con, rule: GateRule, values: dict, collection: dict, checks, where: str):
+def _against_previous(read: _Read, rule: GateRule) -> list[CheckResult]:
     """A gate against the previous evaluation in the history: runs without a previous value are
     skipped (one warning per gate and reason); a significant gate tests the others together."""
-    previous = _previous(con, rule)
-    runs = [(run, collection[run]) for run in rule.runs]
+    previous = _previous(read.con, rule)
+    runs = [read.run(run) for run in rule.runs]
     found = {run: previous[run] for run in runs if run in (previous or {})}
     tested: dict = {}
     if rule.significant and found:
         from .previous import previous_tests  # numpy and scipy: only for significant gates
 
-        tested = previous_tests(con, rule, list(found), checks.tests, where)
+        tested = previous_tests(read.con, rule, list(found), read.checks.tests, read.compare)
     _warn_missing(rule, [run for run in runs if run not in found], previous is None)
     _warn_untested(rule, {run: why for run, why in tested.items() if isinstance(why, str)})
-    return [_previous_result(rule, run, found, tested, values) for run in runs]
+    return [_previous_result(read, rule, run, found, tested) for run in runs]
 
 
-def _previous_result(rule: GateRule, run, found: dict, tested: dict, values: dict) -> CheckResult:
+def _previous_result(read: _Read, rule: GateRule, run, found: dict, tested: dict) -> CheckResult:
+    """One run's outcome against its previous value (skipped without one, or untestable)."""
     if run not in found:
         return skipped(rule, run, f"no previous evaluation of run '{run[0]}' in the history")
     if isinstance(tested.get(run), str):
         return skipped(rule, run, tested[run])
-    (reference, evaluation_id), new = found[run], values.get((run[0], rule.metric.label))
+    (reference, evaluation_id), new = found[run], read.value(run[0], rule.metric.label)
     return gated(rule, run, (reference, new), evaluation_id, tested.get(run))
 
 
