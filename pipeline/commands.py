@@ -23,11 +23,14 @@ def run(args: argparse.Namespace) -> int:
     from .console import print_results
     from .evaluate import evaluate
 
-    evaluation = evaluate(args.spec)
+    evaluation = evaluate(args.spec, history=args.history, refresh=args.refresh)
     if not args.quiet:
         outputs = [output.path for output in evaluation.loaded.spec.outputs]
         significance = evaluation.significance()
-        print_results(evaluation.aggregate(), evaluation.plan.metrics, outputs, None, significance)
+        notes = [note] if (note := evaluation.history_note()) else []
+        print_results(
+            evaluation.aggregate(), evaluation.plan.metrics, outputs, None, significance, notes
+        )
     return ExitCode.OK
 
 
