@@ -81,6 +81,8 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> Plan:
     check_compare(spec, metrics, data)
     sizes = _check_input_files(spec) if data else {}
     _check_outputs(spec)
+    if spec.spec.history is not None:
+        check_history_directory(spec.spec.history.path, spec.where("history"))
     check_diff_outputs(spec, metrics)
     return compile_plan(spec, metrics, sizes, curve_measures(spec, get_registry()))
 
@@ -187,11 +189,24 @@ def _keeper(loaded: LoadedSpec, history: str | Path | None, refresh: bool) -> Ke
     from .history import Keeper
 
     configured = loaded.spec.history
+    where = loaded.where("history")
     if history is not None:  # the spec's lock_timeout still applies, or its default
         configured = SpecHistory(path=Path(history), **_timeout(configured))
+        where = "--history"
     if configured is None:
         return None
+    check_history_directory(configured.path, where)
     return Keeper(configured.path, configured.lock_timeout, refresh)
+
+
+def check_history_directory(path: Path, where: str) -> None:
+    """A history can be created at `path`; `where` names the key or flag that gave it."""
+    directory = path.parent.resolve()
+    if not directory.is_dir():
+        raise SpecError(
+            f"{where}: the directory {directory} of the history does not exist; create it, "
+            "or give another path"
+        )
 
 
 def _timeout(configured: SpecHistory | None) -> dict:

@@ -45,8 +45,6 @@ def attached(
 
 
 def _attach(con: duckdb.DuckDBPyConnection, path: Path, timeout: float, write: bool) -> None:
-    if write and not path.parent.is_dir():
-        raise HistoryError(f"{path}: the history's directory {path.parent} does not exist")
     mode = "" if write else " (READ_ONLY)"
     # ATTACH takes no parameters: the path is a quoted SQL string literal.
     statement = f"ATTACH {_literal(str(path))} AS {ALIAS}{mode}"
