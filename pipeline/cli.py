@@ -38,6 +38,14 @@ def _parser() -> argparse.ArgumentParser:
                 metavar="PATH",
                 help="write the expected values and gates as JUnit XML (for CI) to PATH",
             )
+            sub.add_argument(
+                "--history", metavar="PATH", help="record in this history (over the spec's)"
+            )
+            sub.add_argument(
+                "--refresh",
+                action="store_true",
+                help="evaluate every run again, reusing nothing from the history",
+            )
         if name == "validate":
             sub.add_argument(
                 "--no-data",

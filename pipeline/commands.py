@@ -31,11 +31,14 @@ def run(args: argparse.Namespace) -> int:
     junit = Path(args.junit) if args.junit else None
     if junit is not None:
         check_junit_path(junit)  # before the evaluation, which may take an hour
-    evaluation = evaluate(args.spec)
+    evaluation = evaluate(args.spec, history=args.history, refresh=args.refresh)
     if not args.quiet:
         outputs = [output.path for output in evaluation.loaded.spec.outputs]
         significance = evaluation.significance()
-        print_results(evaluation.aggregate(), evaluation.plan.metrics, outputs, None, significance)
+        notes = [note] if (note := evaluation.history_note()) else []
+        print_results(
+            evaluation.aggregate(), evaluation.plan.metrics, outputs, None, significance, notes
+        )
     # After the summary: a warning of the checks (a gate skipped) follows the table it is about.
     results = run_checks(evaluation.con, evaluation.loaded, evaluation.plan)
     if junit is not None:

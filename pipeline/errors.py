@@ -9,6 +9,7 @@ __all__ = [
     "PluginError",
     "InputDataError",
     "OutputError",
+    "HistoryError",
     "DuplicateError",
     "IrpipeWarning",
     "PluginWarning",
@@ -24,6 +25,7 @@ class ExitCode:
     INPUT_DATA = 3
     OUTPUT = 4
     CHECKS = 5  # an expected value or a gate failed; every output was written
+    HISTORY = 6  # the history database cannot be used now: locked, not a history, too new
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
     TERMINATED = 143  # SIGTERM (128 + 15), how schedulers stop a job
 
@@ -58,6 +60,13 @@ class OutputError(IrpipeError):
     """An output cannot be written."""
 
     exit_code = ExitCode.OUTPUT
+
+
+class HistoryError(IrpipeError):
+    """The history database cannot be read or written: another process holds it past the
+    timeout, or the file is not an irpipe history (or one this irpipe cannot read)."""
+
+    exit_code = ExitCode.HISTORY
 
 
 class IrpipeWarning(UserWarning):

@@ -15,15 +15,20 @@ from .errors import DuplicateError, InputDataError, PluginError, SpecError
 from .python_step import python_values
 from .readers import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
 
-__all__ = ["execute"]
+__all__ = ["connect", "execute"]
+
+
+def connect(plan: Plan) -> duckdb.DuckDBPyConnection:
+    """An in-memory connection configured for the plan."""
+    # A memory limit is connection configuration, given as a value: never SQL text.
+    config = {"memory_limit": plan.memory_limit} if plan.memory_limit else {}
+    return duckdb.connect(config=config)
 
 
 def execute(plan: Plan, con: duckdb.DuckDBPyConnection | None = None) -> duckdb.DuckDBPyConnection:
     """Load and check the files, compute every measure, and return the connection holding the
     tables `per_query` and `aggregate`."""
-    # A memory limit is connection configuration, given as a value: never SQL text.
-    config = {"memory_limit": plan.memory_limit} if plan.memory_limit else {}
-    con = interrupts.watch(con or duckdb.connect(config=config))  # a signal stops its query
+    con = interrupts.watch(con or connect(plan))  # a signal stops its query
     try:
         _evaluate(con, plan)
     except duckdb.OutOfMemoryException as exc:
@@ -50,7 +55,7 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
     if plan.python:
         python_values(con, plan)
     with _blaming(con, plan):
-        for statement in plan.finish:
+        for statement in (*plan.finish, *plan.outputs):
             _run(con, statement)
 
 

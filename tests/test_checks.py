@@ -203,7 +203,7 @@ def remember(monkeypatch, aggregate: str, per_query: str | None = None) -> None:
     monkeypatch.setattr(
         module,
         "evaluate",
-        lambda spec, write=True: with_previous(real(spec, write), aggregate, per_query),
+        lambda *args, **kw: with_previous(real(*args, **kw), aggregate, per_query),
     )
 
 

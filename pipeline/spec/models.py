@@ -23,6 +23,7 @@ __all__ = [
     "Compare",
     "Expect",
     "Gate",
+    "History",
     "MetricItem",
     "Output",
     "Run",
@@ -57,7 +58,8 @@ def unknown_key_error(key: Any, allowed: list[str]) -> PydanticCustomError:
     )
 
 
-def _resolve(path: Path, info: ValidationInfo) -> Path:
+def resolve_path(path: Path, info: ValidationInfo) -> Path:
+    """`path` relative to the spec's directory (the validation context's `base_dir`)."""
     base = (info.context or {}).get("base_dir")
     return path if path.is_absolute() or base is None else Path(base) / path
 
@@ -71,7 +73,7 @@ class Collection(StrictModel):
     @field_validator("qrels", mode="before")
     @classmethod
     def _path(cls, value: Any, info: ValidationInfo) -> Any:
-        return _resolve(Path(value), info) if isinstance(value, str) else value
+        return resolve_path(Path(value), info) if isinstance(value, str) else value
 
 
 class Run(StrictModel):
@@ -83,7 +85,7 @@ class Run(StrictModel):
     @field_validator("path", mode="before")
     @classmethod
     def _path(cls, value: Any, info: ValidationInfo) -> Any:
-        return _resolve(Path(value), info) if isinstance(value, str) else value
+        return resolve_path(Path(value), info) if isinstance(value, str) else value
 
 
 _SIZE = re.compile(r"[0-9]+(\.[0-9]+)? ?([KMGT]i?B|B)")
@@ -220,7 +222,7 @@ class Output(StrictModel):
     @field_validator("path", mode="before")
     @classmethod
     def _path(cls, value: Any, info: ValidationInfo) -> Any:
-        return _resolve(Path(value), info) if isinstance(value, str) else value
+        return resolve_path(Path(value), info) if isinstance(value, str) else value
 
     @field_validator("recall_levels")
     @classmethod
@@ -286,6 +288,9 @@ class Spec(StrictModel):
         [], description="regressions that fail the job (exit 5): a metric's largest drop "
         "against the previous evaluation or another run",
     )  # fmt: skip
+    history: History | None = Field(
+        None, description="a DuckDB file remembering every evaluation; unchanged runs are reused"
+    )
 
     @field_validator("compare", mode="before")
     @classmethod
@@ -305,5 +310,6 @@ def did_you_mean(word: str, options: list[str]) -> str:
 # them, is completed then.
 from .checks import Expect, Gate  # noqa: E402
 from .compare import Compare  # noqa: E402
+from .history import History  # noqa: E402
 
 Spec.model_rebuild()
