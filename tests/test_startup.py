@@ -38,7 +38,7 @@ def test_every_public_name_resolves():
 
 def test_importing_a_submodule_keeps_the_export_of_the_same_name():
     code = (
-        "from pipeline.evaluate import manifest\n"
+        "from pipeline.evaluate import compile_spec\n"
         "import pipeline\n"
         "from pipeline import evaluate, Evaluation\n"
         "import sys\n"
