@@ -544,7 +544,8 @@ def test_a_gate_against_previous_without_history_is_a_warning_not_an_error(good,
     assert result.returncode == 0, result.stderr
     assert re.fullmatch(
         r"Warning: \S+/spec\.yaml:\d+: gates\.0: no previous evaluation of run 'r' \(AP\) in the "
-        r"history \(this evaluation keeps no history\); the gate is skipped\n",
+        r"history \(none is kept: give the spec a history, or run with --history PATH\); the gate "
+        r"is skipped\n",
         result.stderr,
     )
     assert '<skipped message="no previous evaluation of run' in (d / "checks.xml").read_text()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -235,8 +236,8 @@ def test_without_history_a_previous_gate_is_skipped_with_a_warning(tmp_path, dat
     assert (code, out) == (0, "")
     assert re.fullmatch(
         rf"Warning: {tmp_path}/spec\.yaml:\d+: gates\.0: no previous evaluation of runs 'run0', "
-        r"'run1', 'run2' \(nDCG@10\) in the history \(this evaluation keeps no history\); the "
-        r"gate is skipped\n",
+        r"'run1', 'run2' \(nDCG@10\) in the history \(none is kept: give the spec a history, or "
+        r"run with --history PATH\); the gate is skipped\n",
         err,
     )
     assert junit.read_text().count("<skipped ") == 3
@@ -300,3 +301,28 @@ def paired(con, run: str, metric: str = "AP") -> tuple[np.ndarray, np.ndarray]:
         [run, metric],
     ).fetchall()
     return np.array([r[0] for r in rows]), np.array([r[1] for r in rows])
+
+
+def test_gates_against_previous_with_the_real_history(tmp_path, data, values, capsys):
+    # The runs are copied, so that one can get worse between two nights.
+    for name in ("qrels.txt", *(f"{run}.trec" for run in RUNS)):
+        shutil.copy(data / name, tmp_path / name)
+    gates = [
+        {"metric": "AP", "against": "previous", "max_drop": 0.001},
+        {"metric": "nDCG@10", "against": "previous", "run": "run2", "significant": True},
+    ]
+    spec = spec_file(tmp_path, tmp_path, gates=gates, history={"path": "history.duckdb"})
+    first = irpipe(capsys, "--quiet", spec)
+    assert first[0] == 0 and "gates.0: no previous evaluation of runs 'run0', 'run1', 'run2' (AP) in the history; the gate is skipped" in first[2]  # fmt: skip
+    second = irpipe(capsys, spec)
+    assert second[0] == 0 and second[1].splitlines()[-1] == "Checks: 4 passed"
+    shutil.copy(tmp_path / "run0.trec", tmp_path / "run2.trec")  # run2 is now as bad as run0
+    third = irpipe(capsys, "--quiet", spec)
+    assert third[0] == 5
+    rows = [line.split() for line in third[2].splitlines()[3:]]
+    assert [row[:4] for row in rows] == [["gates.0", "run2", "AP", "evaluation"],
+                                         ["gates.1", "run2", "nDCG@10", "evaluation"]]  # fmt: skip
+    assert [row[4:7] for row in rows] == [
+        ["2", f"{values['run2', metric]:.6f}", f"{values['run0', metric]:.6f}"]
+        for metric in ("AP", "nDCG@10")
+    ]

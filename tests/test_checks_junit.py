@@ -98,14 +98,17 @@ def test_a_directory_is_refused_before_evaluating(sample, tmp_path):
 
 
 def test_the_example_regression_spec_passes_and_fails_on_a_changed_number(sample, tmp_path):
-    spec = sample.parent / "regression.yaml"
+    spec, history = sample.parent / "regression.yaml", str(tmp_path / "history.duckdb")
     report = tmp_path / "checks.xml"
-    result = irpipe("run", "--junit", str(report), str(spec))
+    result = irpipe("run", "--history", history, "--junit", str(report), str(spec))
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == "Checks: 6 passed, 2 skipped"
     assert "gates.0: no previous evaluation of runs 'bm25', 'dense' (nDCG@10)" in result.stderr
     suite = ET.parse(report).getroot().find("testsuite")
     assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("8", "0", "2")
+    again = irpipe("run", "--history", history, str(spec))  # the next night: a previous evaluation
+    assert (again.returncode, again.stderr) == (0, "")
+    assert again.stdout.splitlines()[-1] == "Checks: 8 passed"
     spec.write_text(spec.read_text().replace("value: 0.2179}", "value: 0.2181}"))
     changed = irpipe("run", "--quiet", str(spec))
     assert changed.returncode == 5

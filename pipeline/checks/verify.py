@@ -151,7 +151,9 @@ def _has_tables(con, names: tuple[str, ...]) -> bool:
 def _warn_missing(rule: GateRule, runs: list[tuple[str, str]], no_history: bool) -> None:
     if not runs:
         return
-    why = " (this evaluation keeps no history)" if no_history else ""
+    why = (
+        " (none is kept: give the spec a history, or run with --history PATH)" if no_history else ""
+    )
     _warn(
         f"{rule.where}: no previous evaluation of {_named(runs)} ({rule.metric.label}) in the "
         f"history{why}; the gate is skipped"
