@@ -82,14 +82,15 @@ class _Steps:
     bytes of text when it is loaded, and half a run's again when it is checked and when it is
     ranked (see `pipeline.progress`)."""
 
-    SHARES = {"loading": 1.0, "checking": 0.5, "ranking": 0.5}
+    SHARES = {"loading": 2, "checking": 1, "ranking": 1}  # in halves of the bytes
 
     def __init__(self, plan: Plan, progress: Progress) -> None:
         self.progress = progress
         self.sizes = {load.path: text_size(load, _file_size(load.path)) for load in plan.loads}
         self.batches = len(plan.batches)
-        runs = sum(self.sizes[load.path] for batch in plan.batches for load in batch)
-        self.total = sum(self.sizes[load.path] for load in plan.qrels) + 2 * runs
+        self.total = sum(self._work("loading", [load]) for load in plan.qrels)
+        for batch in plan.batches:
+            self.total += sum(self._work(action, batch) for action in self.SHARES)
 
     def start(self, con: duckdb.DuckDBPyConnection) -> None:
         """DuckDB's progress bar never prints (a display is the caller's); its tracking, which
@@ -106,10 +107,12 @@ class _Steps:
         """Tell the observer that `action` begins on `loads`, the qrels or the runs of batch
         `batch` (from 1), or on `kind` ("metrics")."""
         kind = kind or ("run" if batch else "qrels")
-        work = sum(self.sizes[load.path] for load in loads) * self.SHARES.get(action, 0)
         names = tuple(load.name for load in loads)
         batches = self.batches if batch else 0
-        self.progress.step(Step(action, kind, names, batch, batches, int(work)))
+        self.progress.step(Step(action, kind, names, batch, batches, self._work(action, loads)))
+
+    def _work(self, action: str, loads: Sequence[Load]) -> int:
+        return sum(self.sizes[load.path] for load in loads) * self.SHARES.get(action, 0) // 2
 
 
 def _file_size(path: Path) -> int:
@@ -120,7 +123,8 @@ def _file_size(path: Path) -> int:
 
 
 def _fraction(con: duckdb.DuckDBPyConnection) -> float:
-    """How far the connection's running statement has got, 0 to 1; negative when none runs."""
+    """How far the connection's running statement has got, 0 to 1; 0 or negative when none
+    runs, negative once the connection is closed."""
     try:
         return con.query_progress() / 100
     except duckdb.Error:  # closed (the evaluation ended or was interrupted)

@@ -41,9 +41,8 @@ class Step:
         if len(self.names) == 1:
             text = f"{self.action} {self.kind} {self.names[0]}"
         elif self.names:
-            text = (
-                f"{self.action} {len(self.names)} {self.kind}s {self.names[0]} … {self.names[-1]}"
-            )
+            kinds = self.kind if self.kind.endswith("s") else f"{self.kind}s"  # "qrels" stays
+            text = f"{self.action} {len(self.names)} {kinds} {self.names[0]} … {self.names[-1]}"
         else:
             text = f"{self.action} {self.kind}".rstrip()
         return text + (f" (batch {self.batch}/{self.batches})" if self.batches > 1 else "")
@@ -61,7 +60,7 @@ class Progress:
     def started(self, total: int, fraction: Callable[[], float]) -> None:
         """The evaluation begins: `total` units of work in all (the sum of its steps' `work`).
         `fraction()`, callable from any thread, is how far the running SQL statement has got,
-        from 0 to 1, or negative when none runs or the engine cannot tell."""
+        from 0 to 1; 0 or negative when none runs or the engine cannot tell."""
 
     def step(self, step: Step) -> None:
         """`step` begins; the one before it is done."""
