@@ -1,4 +1,5 @@
-"""The only module that imports rich: result tables, metric listings and error lines."""
+"""Result tables, metric listings and error lines. With `pipeline.progress_bar` (the progress bar
+of `irpipe run`), the only module that imports rich."""
 
 from __future__ import annotations
 
