@@ -37,12 +37,12 @@ class Step:
 
     def describe(self) -> str:
         """What the step does, in a few words: `loading run bm25 (batch 2/5)`,
-        `ranking 20 runs grid/a … grid/t`, `computing metrics`."""
+        `ranking 20 runs (batch 1/3)`, `computing metrics`."""
         if len(self.names) == 1:
             text = f"{self.action} {self.kind} {self.names[0]}"
-        elif self.names:
+        elif self.names:  # a batch of a hundred names would not fit on a line
             kinds = self.kind if self.kind.endswith("s") else f"{self.kind}s"  # "qrels" stays
-            text = f"{self.action} {len(self.names)} {kinds} {self.names[0]} … {self.names[-1]}"
+            text = f"{self.action} {len(self.names)} {kinds}"
         else:
             text = f"{self.action} {self.kind}".rstrip()
         return text + (f" (batch {self.batch}/{self.batches})" if self.batches > 1 else "")

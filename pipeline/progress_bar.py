@@ -107,7 +107,7 @@ class ProgressBar(Progress):
     def _draw(self) -> None:
         bar = RichProgress(
             SpinnerColumn(),
-            TextColumn("{task.description}", markup=False, table_column=_DESCRIPTION),
+            TextColumn("{task.description}", markup=False, table_column=self._description()),
             BarColumn(),
             TaskProgressColumn(),
             TextColumn("{task.fields[elapsed]}"),
@@ -123,6 +123,12 @@ class ProgressBar(Progress):
                 bar.refresh()
             bar.update(task, **self._now())  # the last frame, drawn as the bar is erased
 
+    def _description(self) -> Column:
+        """What is being done, on one line, cut with an ellipsis where a run's long name would
+        leave the bar no room (it needs about 30 columns for itself and the figures)."""
+        width = max(20, self._console.width - 30)
+        return Column(no_wrap=True, overflow="ellipsis", min_width=20, max_width=width)
+
     def _now(self) -> dict:
         """The bar's figures at this moment."""
         fraction = self._fraction()
@@ -130,10 +136,6 @@ class ProgressBar(Progress):
             completed, description = self._tally.now(fraction)
         elapsed = _clock(time.monotonic() - self._start)
         return {"completed": completed, "description": description, "elapsed": elapsed}
-
-
-# The description takes the room the other columns leave and is cut with an ellipsis.
-_DESCRIPTION = Column(ratio=1, no_wrap=True, overflow="ellipsis", min_width=20)
 
 
 def _clock(seconds: float) -> str:
