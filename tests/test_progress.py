@@ -418,11 +418,15 @@ def test_off_a_terminal_there_is_no_progress_and_no_escape_code(big):
     assert ESC not in out and b"collection c, 1000 queries" in out
 
 
-def test_force_color_never_draws_the_bar_into_a_pipe(big):
-    env = {"IRPIPE_PROGRESS_DELAY": "0", "FORCE_COLOR": "1"}  # rich then calls a pipe a terminal
-    code, _, err = irpipe(["run", big.name], big.parent, terminal=False, env=env)
+@pytest.mark.parametrize("variable", ["FORCE_COLOR", "TTY_COMPATIBLE"])
+def test_a_pipe_stays_plain_when_the_environment_asks_rich_for_colour(big, variable):
+    env = {"IRPIPE_PROGRESS_DELAY": "0", variable: "1"}  # rich would call a pipe a terminal
+    code, out, err = irpipe(["run", big.name], big.parent, terminal=False, env=env)
     assert code == 0, err
     assert err == UNUSED + b"; its qrels are checked, nothing else\n"
+    assert ESC not in out and out.isascii() and b"collection c, 1000 queries" in out
+    code, out, _ = irpipe(["metrics"], big.parent, terminal=False, env=env)
+    assert code == 0 and ESC not in out and b"nDCG" in out
 
 
 def test_no_color_leaves_the_bar_without_colour(big):
