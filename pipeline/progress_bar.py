@@ -48,8 +48,8 @@ def progress_bar(quiet: bool = False) -> Progress:
 
 
 def _terminal(console: Console) -> bool:
-    # isatty as well as rich's view: FORCE_COLOR makes rich treat a pipe as a terminal, which
-    # may colour a log but must never fill it with redrawn bars.
+    # isatty as well as rich's view: FORCE_COLOR makes rich treat a pipe as a terminal, and a
+    # log must never fill with redrawn bars.
     isatty = getattr(sys.stderr, "isatty", None)
     return bool(isatty and isatty()) and console.is_terminal and not console.is_dumb_terminal
 
