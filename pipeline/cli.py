@@ -33,6 +33,14 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("spec", help="path of the YAML spec")
         if name == "run":
             sub.add_argument("--quiet", action="store_true", help="do not print the results table")
+            sub.add_argument(
+                "--history", metavar="PATH", help="record in this history (over the spec's)"
+            )
+            sub.add_argument(
+                "--refresh",
+                action="store_true",
+                help="evaluate every run again, reusing nothing from the history",
+            )
         if name == "validate":
             sub.add_argument(
                 "--no-data",

@@ -29,13 +29,16 @@ def run(args: argparse.Namespace) -> int:
     progress = progress_bar(quiet=args.quiet)
     try:
         with observing(progress):
-            evaluation = evaluate(args.spec)
+            evaluation = evaluate(args.spec, history=args.history, refresh=args.refresh)
     finally:
         progress.finished()  # the bar is erased before anything else is printed
     if not args.quiet:
         outputs = [output.path for output in evaluation.loaded.spec.outputs]
         significance = evaluation.significance()
-        print_results(evaluation.aggregate(), evaluation.plan.metrics, outputs, None, significance)
+        notes = [note] if (note := evaluation.history_note()) else []
+        print_results(
+            evaluation.aggregate(), evaluation.plan.metrics, outputs, None, significance, notes
+        )
     return ExitCode.OK
 
 

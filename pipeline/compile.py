@@ -47,7 +47,9 @@ class Plan:
     """Everything needed to evaluate a spec, in order: the `qrels` loads and `statements` (tables
     of names, query facts); then, one batch of runs at a time, its loads, `per_batch` and its
     `ranking` (rank it into `wide`, then drop its rows, so memory holds one batch); then `finish`
-    (per-query and aggregate tables)."""
+    (per-query and aggregate tables) and `outputs` (the tables that outputs read beside those).
+    Runs in `cached` are not loaded: their per-query values are read from the table
+    `cached_values` (filled from the history before the plan runs) into the per-query tables."""
 
     qrels: list[Load]
     batches: list[list[Load]]
@@ -66,6 +68,8 @@ class Plan:
     #: measures computed for the outputs beside the spec's metrics (precision-recall levels);
     #: their values go to curve_per_query and curve_aggregate, never to per_query or aggregate
     curves: tuple[ResolvedMeasure, ...] = ()
+    outputs: tuple[Statement, ...] = ()  # curve and difference tables, from the result tables
+    cached: frozenset[str] = frozenset()  # runs whose per-query values come from the history
 
     @property
     def loads(self) -> list[Load]:
@@ -80,7 +84,7 @@ class Plan:
         for batch in self.batches:
             parts += [_show_load(batch), *(_show(s) for s in self.per_batch)]
             parts += _show_ranking(self.ranking, batch)
-        parts += [_show(s) for s in self.finish]
+        parts += [_show(s) for s in (*self.finish, *self.outputs)]
         return "\n\n".join(parts) + "\n"
 
 
@@ -221,10 +225,12 @@ def compile_plan(
     metrics: list[ResolvedMeasure],
     sizes: dict[Path, int] | None = None,
     curves: list[ResolvedMeasure] | None = None,
+    cached: frozenset[str] = frozenset(),
 ) -> Plan:
     """The plan for a validated spec and its resolved metrics; `sizes` (bytes of each input file,
     when known) decide how runs are batched; `curves`: the measures of its precision-recall
-    outputs (`derived.curve_measures`), computed after the metrics in the same pass."""
+    outputs (`derived.curve_measures`), computed after the metrics in the same pass; `cached`:
+    runs not evaluated, whose values the history holds."""
     spec, settings = loaded.spec, loaded.spec.settings
     curves = curves or []
     everything = [*metrics, *curves]
@@ -232,7 +238,9 @@ def compile_plan(
         Load(c.qrels, name, qrels_format(settings.input)) for name, c in spec.collections.items()
     ]
     runs_format = run_format(settings.input, settings.ordering == "rank")
-    runs = [Load(r.path, n, runs_format, r.collection) for n, r in spec.runs.items()]
+    runs = [
+        Load(r.path, n, runs_format, r.collection) for n, r in spec.runs.items() if n not in cached
+    ]
     sql = measures_sql(everything, settings)
     # When only judged documents' positions matter, only judged rows are ranked; a query with no
     # judged document retrieved then has its `missing` value (over the ranking's length).
@@ -248,15 +256,14 @@ def compile_plan(
         ],
         BOGUS_ROWS if bogus else [],
         _ranking(sql, settings, judged_rows),
-        [
-            *result_tables(sql, settings, judged_rows, bogus, len(metrics)),
-            *output_tables(loaded, metrics),
-        ],
+        result_tables(sql, settings, judged_rows, bogus, len(metrics), bool(cached)),
         metrics,
         settings.memory_limit,
         _python(everything, settings),
         tuple(zip(everything, probes(sql, settings), strict=True)),
         tuple(curves),
+        tuple(output_tables(loaded, metrics)),
+        cached,
     )
 
 

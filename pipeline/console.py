@@ -51,10 +51,12 @@ def print_results(
     outputs: list[Path] = (),
     console: Console | None = None,
     significance: Any = None,
+    notes: list[str] = (),
 ) -> None:
     """The aggregate summary of `irpipe run`, laid out by `pipeline.summary` to fit the terminal,
     then which files were written. `metrics` are the plan's resolved metrics, in spec order;
-    `significance` (a `pipeline.report.Significance`) adds its marks and legend."""
+    `significance` (a `pipeline.report.Significance`) adds its marks and legend; `notes` are
+    printed last (what the history reused)."""
     from .summary import grids
 
     console = console or _console()
@@ -73,6 +75,8 @@ def print_results(
     console.print(Text(head), soft_wrap=False)
     for path in paths:
         console.print(Text(path), soft_wrap=True)  # a path is never folded
+    for note in notes:
+        console.print(Text(note), soft_wrap=False)
 
 
 def _tables(grid, console: Console) -> list[Table]:

@@ -9,6 +9,7 @@ __all__ = [
     "PluginError",
     "InputDataError",
     "OutputError",
+    "HistoryError",
     "DuplicateError",
     "IrpipeWarning",
     "PluginWarning",
@@ -23,6 +24,7 @@ class ExitCode:
     SPEC = 2
     INPUT_DATA = 3
     OUTPUT = 4
+    HISTORY = 6  # the history database cannot be used now: locked, not a history, too new
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
     TERMINATED = 143  # SIGTERM (128 + 15), how schedulers stop a job
 
@@ -57,6 +59,13 @@ class OutputError(IrpipeError):
     """An output cannot be written."""
 
     exit_code = ExitCode.OUTPUT
+
+
+class HistoryError(IrpipeError):
+    """The history database cannot be read or written: another process holds it past the
+    timeout, or the file is not an irpipe history (or one this irpipe cannot read)."""
+
+    exit_code = ExitCode.HISTORY
 
 
 class IrpipeWarning(UserWarning):

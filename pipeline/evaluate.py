@@ -2,25 +2,27 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import __version__
 from .compare import ComparePlan, check_compare, compare_plan
 from .compile import Plan, compile_plan, resolve_metrics
 from .derived import check_diff_outputs, curve_measures, output_table
 from .errors import SpecError
 from .outputs import write_outputs, writer_for, writers_of
+from .provenance import inputs_of, now, record, versions
 from .registry import get_registry
 from .report import Significance, report_table, significance
 from .spec import LoadedSpec, load_spec
+from .spec.history import History as SpecHistory
 
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["Evaluation", "compile_spec", "evaluate", "validate", "manifest"]
+    from .history import Keeper
+
+__all__ = ["Evaluation", "compile_spec", "evaluate", "validate"]
 
 
 @dataclass
@@ -31,6 +33,7 @@ class Evaluation:
     plan: Plan
     con: duckdb.DuckDBPyConnection
     comparing: ComparePlan | None = None
+    keeper: Keeper | None = None  # the history it was recorded in, and which runs it reused
 
     def aggregate(self) -> list[tuple]:
         """Rows (run, collection, metric, value, n_queries) in spec order."""
@@ -41,6 +44,22 @@ class Evaluation:
         if self.comparing is None:
             return None
         return significance(self.con, self.comparing)
+
+    def history_note(self) -> str | None:
+        """What the history kept and reused, in one line; None without a history."""
+        keeper = self.keeper
+        if keeper is None:
+            return None
+        runs, reused = len(keeper.keys), len(keeper.reused)
+        if keeper.refresh:
+            reuse = f"--refresh: all {runs} runs evaluated"
+        elif reused == 0:
+            reuse = f"{runs} runs evaluated (no unchanged results to reuse)"
+        elif reused == runs:
+            reuse = f"all {runs} runs unchanged: results reused, nothing recomputed"
+        else:
+            reuse = f"{reused} of {runs} runs unchanged and reused; {runs - reused} evaluated"
+        return f"History: evaluation {keeper.evaluation} recorded in {keeper.path}; {reuse}"
 
     def per_query(self) -> list[tuple]:
         """Rows (run, collection, qid, metric, value)."""
@@ -62,6 +81,8 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> Plan:
     check_compare(spec, metrics, data)
     sizes = _check_input_files(spec) if data else {}
     _check_outputs(spec)
+    if spec.spec.history is not None:
+        check_history_directory(spec.spec.history.path, spec.where("history"))
     check_diff_outputs(spec, metrics)
     return compile_plan(spec, metrics, sizes, curve_measures(spec, get_registry()))
 
@@ -130,24 +151,86 @@ def _check_writer(loaded: LoadedSpec, index: int) -> None:
         raise SpecError(f"{where}: {exc}") from None
 
 
-def evaluate(spec: str | Path | LoadedSpec, write: bool = True) -> Evaluation:
-    """Validate, evaluate every run with every metric, and write the spec's outputs."""
+def evaluate(
+    spec: str | Path | LoadedSpec,
+    write: bool = True,
+    history: str | Path | None = None,
+    refresh: bool = False,
+) -> Evaluation:
+    """Validate, evaluate every run with every metric, record the evaluation in the history (the
+    spec's, or `history`), and write the spec's outputs. With a history, runs whose results it
+    holds under the same key are not evaluated again, unless `refresh`."""
+    started = now()
     loaded = spec if isinstance(spec, LoadedSpec) else load_spec(spec)
     plan = validate(loaded)
-    from .execute import execute  # DuckDB is imported only when data is evaluated (start-up time)
+    from .execute import connect, execute  # DuckDB is imported only when data is evaluated
 
-    con = execute(plan)
+    con = connect(plan)
+    inputs = inputs_of(loaded)
+    keeper = _keeper(loaded, history, refresh)
+    if keeper is not None:
+        plan = _reusing(loaded, plan, con, keeper, inputs)
+    execute(plan, con)
     comparing = compare_plan(loaded, plan.metrics)
     if comparing is not None:
         from .compare.table import compare_runs  # numpy and scipy: only for specs that compare
 
         compare_runs(con, comparing, loaded.where("compare"))
+    recorded = record(loaded, plan, inputs, started)
+    if keeper is not None:
+        recorded["evaluation_id"] = keeper.record(con, recorded, now())
     if write and loaded.spec.outputs:
-        if any(o.level == "report" for o in loaded.spec.outputs):
-            report_table(con, plan.metrics, comparing)
-        jobs = [(_table(i, o), o.path, o.level) for i, o in enumerate(loaded.spec.outputs)]
-        write_outputs(con, jobs, manifest(loaded, plan))
-    return Evaluation(loaded, plan, con, comparing)
+        _write(loaded, plan, con, comparing, recorded)
+    return Evaluation(loaded, plan, con, comparing, keeper)
+
+
+def _keeper(loaded: LoadedSpec, history: str | Path | None, refresh: bool) -> Keeper | None:
+    """The history to use: `history` (the command line's) over the spec's; None without one."""
+    from .history import Keeper
+
+    configured = loaded.spec.history
+    where = loaded.where("history")
+    if history is not None:  # the spec's lock_timeout still applies, or its default
+        configured = SpecHistory(path=Path(history), **_timeout(configured))
+        where = "--history"
+    if configured is None:
+        return None
+    check_history_directory(configured.path, where)
+    return Keeper(configured.path, configured.lock_timeout, refresh)
+
+
+def check_history_directory(path: Path, where: str) -> None:
+    """A history can be created at `path`; `where` names the key or flag that gave it."""
+    directory = path.parent.resolve()
+    if not directory.is_dir():
+        raise SpecError(
+            f"{where}: the directory {directory} of the history does not exist; create it, "
+            "or give another path"
+        )
+
+
+def _timeout(configured: SpecHistory | None) -> dict:
+    return {} if configured is None else {"lock_timeout": configured.lock_timeout}
+
+
+def _reusing(loaded: LoadedSpec, plan: Plan, con, keeper: Keeper, inputs) -> Plan:
+    """The plan without the runs whose results the history holds (copied into `con`)."""
+    from .history.cache import run_keys
+
+    keys = run_keys(loaded, plan, inputs, versions())
+    collections = {name: run.collection for name, run in loaded.spec.runs.items()}
+    reused = keeper.reuse(con, keys, collections)
+    if not reused:
+        return plan
+    sizes = {Path(i.path): i.size for i in inputs}
+    return compile_plan(loaded, plan.metrics, sizes, list(plan.curves), frozenset(reused))
+
+
+def _write(loaded: LoadedSpec, plan: Plan, con, comparing, recorded: dict) -> None:
+    if any(o.level == "report" for o in loaded.spec.outputs):
+        report_table(con, plan.metrics, comparing)
+    jobs = [(_table(i, o), o.path, o.level) for i, o in enumerate(loaded.spec.outputs)]
+    write_outputs(con, jobs, recorded)
 
 
 _TABLES = {
@@ -161,50 +244,3 @@ _TABLES = {
 def _table(index: int, output) -> str:
     """The table output `index` writes."""
     return output_table(index, output) or _TABLES[output.level]
-
-
-def manifest(loaded: LoadedSpec, plan: Plan) -> dict:
-    """What a number meant: settings, metric definitions, the spec's and inputs' hashes, version."""
-    spec = loaded.spec
-    files = {str(c.qrels): _sha256(c.qrels) for c in spec.collections.values()}
-    files |= {str(r.path): _sha256(r.path) for r in spec.runs.values()}
-    recorded = {
-        "irpipe_version": __version__,
-        "spec": str(loaded.path),
-        "spec_sha256": loaded.sha256,
-        "settings": spec.settings.resolved(),
-        "metrics": metric_definitions(plan),
-        "inputs_sha256": files,
-    }
-    if plan.curves:  # what a precision-recall curve's numbers are, beside the metrics'
-        recorded["pr_curve_metrics"] = _definitions(plan.curves)
-    comparing = compare_plan(loaded, plan.metrics)
-    if comparing is not None:
-        recorded["compare"] = comparing.manifest()
-    return recorded
-
-
-def metric_definitions(plan: Plan) -> list[dict]:
-    """Each metric's label, canonical form, parameters and aggregator, in spec order."""
-    return _definitions(plan.metrics)
-
-
-def _definitions(metrics) -> list[dict]:
-    return [
-        {
-            "label": m.label,
-            "metric": m.canonical,
-            "params": m.params.model_dump(mode="json"),
-            "aggregator": m.measure.aggregator,
-            "kind": m.measure.kind,
-        }
-        for m in metrics
-    ]
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

@@ -18,7 +18,14 @@ from .progress import Progress, Step, current
 from .python_step import python_values
 from .readers import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
 
-__all__ = ["execute"]
+__all__ = ["connect", "execute"]
+
+
+def connect(plan: Plan) -> duckdb.DuckDBPyConnection:
+    """An in-memory connection configured for the plan."""
+    # A memory limit is connection configuration, given as a value: never SQL text.
+    config = {"memory_limit": plan.memory_limit} if plan.memory_limit else {}
+    return duckdb.connect(config=config)
 
 
 def execute(
@@ -29,9 +36,7 @@ def execute(
     """Load and check the files, compute every measure, and return the connection holding the
     tables `per_query` and `aggregate`. Each step is reported to `progress` (by default the one
     installed with `pipeline.progress.observing`, if any)."""
-    # A memory limit is connection configuration, given as a value: never SQL text.
-    config = {"memory_limit": plan.memory_limit} if plan.memory_limit else {}
-    con = interrupts.watch(con or duckdb.connect(config=config))  # a signal stops its query
+    con = interrupts.watch(con or connect(plan))  # a signal stops its query
     progress = progress or current()
     try:
         _evaluate(con, plan, _Steps(plan, progress))
@@ -73,7 +78,7 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan, steps: _Steps) -> None
         python_values(con, plan)
     steps.report("computing", kind="metrics")
     with _blaming(con, plan):
-        for statement in plan.finish:
+        for statement in (*plan.finish, *plan.outputs):
             _run(con, statement)
 
 

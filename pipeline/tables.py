@@ -67,10 +67,12 @@ def result_tables(
     judged_rows: bool,
     bogus: bool,
     spec_metrics: int | None = None,
+    cached: bool = False,
 ) -> list[Statement]:
     """per_query and aggregate, once every batch is ranked into `wide`. `spec_metrics`: how many
     of the measures (the first ones) are the spec's; the others go to curve_per_query and
-    curve_aggregate, by the same SQL, so their values are what the spec's would be."""
+    curve_aggregate, by the same SQL, so their values are what the spec's would be. `cached`:
+    the runs in `cached_runs` take their per-query rows from `cached_values` instead."""
     count = len(sql.missing) if spec_metrics is None else spec_metrics
     same = (
         sql.missing,
@@ -79,6 +81,7 @@ def result_tables(
         sql.empty is not None or judged_rows,
         _unjudged_length(sql.req, settings, judged_rows),
         bogus,
+        cached,
     )
     tables = [
         Statement(_per_query_sql(*same, Names("per_query", "metrics", range(count)))),
@@ -199,6 +202,7 @@ def _per_query_sql(
     by_presence: bool,
     length: str | None,
     bogus: bool,
+    cached: bool,
     names: Names,
 ) -> str:
     """Every expected query in long form. A query without a row in `wide` gets the measure's
@@ -206,6 +210,7 @@ def _per_query_sql(
     `by_presence`: `wide` may lack answered queries, so the intersection is taken on `present`.
     `length`: the `num_ret` of a query without a row in `wide` (None if no measure reads it).
     `bogus`: queries the run lacked were ranked as trec_eval -c ranks them; reset by name.
+    `cached`: rows of the runs in `cached_runs` are read from `cached_values`.
     `names`: the table made and the metrics it holds."""
     present = "EXISTS (SELECT 1 FROM present p WHERE p.run = e.run AND p.qid = e.qid)"
     columns = {}
@@ -227,20 +232,34 @@ def _per_query_sql(
         picks = {kind: _reset_bogus(kind, pick) for kind, pick in picks.items()}
     cells = "".join(f",\n    {pick} AS {_COLUMN[kind]}" for kind, pick in picks.items())
     flag = _BOGUS_FLAG if bogus else ""
+    evaluated = " WHERE runs.run NOT IN (SELECT run FROM cached_runs)" if cached else ""
+    computed = f"""
+SELECT f.ordinal, m.ordinal AS metric_ordinal, f.run, f.collection, f.qid, m.metric{cells}
+FROM filled f CROSS JOIN {names.metrics} m"""
+    rows = _with_cached(computed, names) if cached else computed
     return f"""
 CREATE TABLE {names.table} AS
 WITH expected AS (
     SELECT runs.ordinal, runs.run, f.*{num_ret}
-    FROM runs JOIN facts f USING (collection){lengths}
+    FROM runs JOIN facts f USING (collection){lengths}{evaluated}
 ),
 filled AS (
     SELECT e.ordinal, e.run, e.collection, e.qid{flag}{select_list(columns)}
     FROM expected e {join} wide w ON w.run = e.run AND w.qid = e.qid
     {where}
 )
-SELECT f.run, f.collection, f.qid, m.metric{cells}
-FROM filled f CROSS JOIN {names.metrics} m
-ORDER BY f.ordinal, f.qid, m.ordinal"""
+SELECT run, collection, qid, metric, value, text FROM ({rows})
+ORDER BY ordinal, qid, metric_ordinal"""
+
+
+def _with_cached(computed: str, names: Names) -> str:
+    """The computed rows and the cached runs' rows, ordered alike (run and metric ordinals)."""
+    return f"""{computed}
+UNION ALL BY NAME
+SELECT runs.ordinal, m.ordinal AS metric_ordinal, c.run, c.collection, c.qid, c.metric,
+    c.value, c.text
+FROM cached_values c JOIN runs USING (run) JOIN {names.metrics} m USING (metric)
+WHERE c.tbl = '{names.table}'"""
 
 
 _COLUMN = {"number": "value", "text": "text"}

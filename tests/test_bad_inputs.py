@@ -3,7 +3,7 @@
 Each case starts from a good evaluation whose outputs exist, breaks one thing, and runs the command
 in a subprocess (mostly `irpipe run`; also `validate --no-data` on a spec without its data, a spec
 naming a metric of a broken plugin, and `schema --check` on a drifted schema). It must exit with the
-documented code (2 spec, 3 input data, 4 output), name the file and line (or the spec key) on
+documented code (2 spec, 3 input data, 4 output, 6 history), name the file and line (or the spec key) on
 stderr, print no traceback, and leave every earlier output byte-for-byte as it was, with no
 temporary file beside it. Signals at any moment have their own battery: tests/test_interrupts.py.
 """
@@ -38,7 +38,7 @@ SPEC = {
         {"path": "out/all.duckdb"},
     ],
 }
-SPEC_ERROR, DATA_ERROR, OUTPUT_ERROR = 2, 3, 4
+SPEC_ERROR, DATA_ERROR, OUTPUT_ERROR, HISTORY_ERROR = 2, 3, 4, 6
 
 
 def irpipe(*args: str, **env: str) -> subprocess.CompletedProcess:
@@ -119,6 +119,37 @@ def hold_database(name: str) -> Callable[[Path], Callable[[], None]]:
         return release
 
     return change
+
+
+def history(where: str | dict, *more: Callable[[Path], object]) -> Callable[[Path], object]:
+    """The spec keeps a history (`where`: its path, or the whole section); `more` prepares it.
+    Returns the last cleanup that `more` gives (a held database's release)."""
+
+    def apply(d: Path) -> object:
+        spec(lambda s: s.update(history=where))(d)
+        cleanups = [prepare(d) for prepare in more]
+        return next((c for c in reversed(cleanups) if callable(c)), None)
+
+    return apply
+
+
+def database(name: str, *statements: str) -> Callable[[Path], None]:
+    """A DuckDB database file made by `statements` (none: an empty database)."""
+
+    def change(d: Path) -> None:
+        import duckdb
+
+        with duckdb.connect(str(d / name)) as con:
+            for statement in statements:
+                con.execute(statement)
+
+    return change
+
+
+HISTORY_OF_VERSION_2 = (
+    "CREATE TABLE irpipe_history (key VARCHAR PRIMARY KEY, value VARCHAR)",
+    "INSERT INTO irpipe_history VALUES ('schema_version', '2'), ('created_by', '9.0')",
+)
 
 
 def compare(section: dict, *more: Callable[[Path], None], dense: str = "run.txt") -> Callable[[Path], None]:  # fmt: skip
@@ -356,6 +387,15 @@ CASES = [
     Case("compare_bootstrap_exact", compare({"tests": ["bootstrap"], "samples": "exact"}), SPEC_ERROR, r"compare\.samples: exact enumerates the randomization test's sign flips; the bootstrap needs a number of samples"),
     Case("compare_exact_too_many_queries", compare({"samples": "exact"}, write("qrels.txt", SEVENTEEN), write("run.txt", SEVENTEEN_RUN)), SPEC_ERROR, r"compare\.samples: exact enumerates all 2\^n sign flips, for at most 16 queries; AP in collection 'c' has 17"),
     Case("compare_without_scipy", compare({}, without("scipy")), SPEC_ERROR, r"/spec\.yaml:\d+: compare: comparing runs needs scipy, which is not installed: pip install 'irpipe\[compare\]'", env=(("PYTHONPATH", "{d}/site"),)),
+    # the history: not a history, one of another irpipe, held by another job, nowhere to go
+    Case("history_not_duckdb", history("hist.duckdb", write("hist.duckdb", "not a database\n" * 500)), HISTORY_ERROR, r"/hist\.duckdb: not a DuckDB database, so not an irpipe history; give another path"),
+    Case("history_not_a_history", history("hist.duckdb", database("hist.duckdb", "CREATE TABLE sales (amount INTEGER)")), HISTORY_ERROR, r"/hist\.duckdb: a DuckDB database but not an irpipe history \(its tables: sales\); give another path"),
+    Case("history_newer_schema", history("hist.duckdb", database("hist.duckdb", *HISTORY_OF_VERSION_2)), HISTORY_ERROR, r"/hist\.duckdb: history schema version 2 \(made by irpipe 9\.0\), this irpipe reads version 1; upgrade irpipe to read it"),
+    Case("history_unknown_schema", history("hist.duckdb", database("hist.duckdb", *HISTORY_OF_VERSION_2[:1], "INSERT INTO irpipe_history VALUES ('schema_version', 'beta')")), HISTORY_ERROR, r"history schema version unknown, this irpipe reads version 1; it cannot be migrated; start a new history"),
+    Case("history_locked", history({"path": "hist.duckdb", "lock_timeout": 0.5}, database("hist.duckdb"), hold_database("hist.duckdb")), HISTORY_ERROR, r"/hist\.duckdb: the history is in use by process \d+ \(.*\), still after 0\.5 s; wait for it to finish, or raise history\.lock_timeout"),
+    Case("history_missing_directory", history("nowhere/hist.duckdb"), SPEC_ERROR, r"/spec\.yaml:\d+: history: the directory \S+/nowhere of the history does not exist; create it, or give another path"),
+    Case("history_cli_missing_directory", lambda d: None, SPEC_ERROR, r"--history: the directory \S+/nowhere of the history does not exist; create it, or give another path", command=("run", "--quiet", "--history", "nowhere/h.duckdb")),
+    Case("history_negative_timeout", history({"path": "hist.duckdb", "lock_timeout": -1}), SPEC_ERROR, r"/spec\.yaml:\d+: history\.lock_timeout: Input should be greater than 0"),
     # the committed JSON Schema and the spec's models drift apart
     Case("schema_drift", lambda d: (shutil.copy(SCHEMA, d / "irpipe.schema.json"), edit("irpipe.schema.json", '"rank"', '"score"')(d)), SPEC_ERROR, r"/irpipe\.schema\.json:\d+: the schema differs from the spec's models of this irpipe; regenerate it: irpipe schema > .*irpipe\.schema\.json", command=("schema", "--check"), target="irpipe.schema.json"),
     Case("schema_missing", lambda d: None, SPEC_ERROR, r"/irpipe\.schema\.json: cannot read the schema", command=("schema", "--check"), target="irpipe.schema.json"),

@@ -21,6 +21,7 @@ __all__ = [
     "did_you_mean",
     "Collection",
     "Compare",
+    "History",
     "MetricItem",
     "Output",
     "Run",
@@ -55,7 +56,8 @@ def unknown_key_error(key: Any, allowed: list[str]) -> PydanticCustomError:
     )
 
 
-def _resolve(path: Path, info: ValidationInfo) -> Path:
+def resolve_path(path: Path, info: ValidationInfo) -> Path:
+    """`path` relative to the spec's directory (the validation context's `base_dir`)."""
     base = (info.context or {}).get("base_dir")
     return path if path.is_absolute() or base is None else Path(base) / path
 
@@ -69,7 +71,7 @@ class Collection(StrictModel):
     @field_validator("qrels", mode="before")
     @classmethod
     def _path(cls, value: Any, info: ValidationInfo) -> Any:
-        return _resolve(Path(value), info) if isinstance(value, str) else value
+        return resolve_path(Path(value), info) if isinstance(value, str) else value
 
 
 class Run(StrictModel):
@@ -81,7 +83,7 @@ class Run(StrictModel):
     @field_validator("path", mode="before")
     @classmethod
     def _path(cls, value: Any, info: ValidationInfo) -> Any:
-        return _resolve(Path(value), info) if isinstance(value, str) else value
+        return resolve_path(Path(value), info) if isinstance(value, str) else value
 
 
 _SIZE = re.compile(r"[0-9]+(\.[0-9]+)? ?([KMGT]i?B|B)")
@@ -218,7 +220,7 @@ class Output(StrictModel):
     @field_validator("path", mode="before")
     @classmethod
     def _path(cls, value: Any, info: ValidationInfo) -> Any:
-        return _resolve(Path(value), info) if isinstance(value, str) else value
+        return resolve_path(Path(value), info) if isinstance(value, str) else value
 
     @field_validator("recall_levels")
     @classmethod
@@ -277,6 +279,9 @@ class Spec(StrictModel):
     compare: Compare | None = Field(
         None, description="paired significance tests between runs (compare: {} for the defaults)"
     )
+    history: History | None = Field(
+        None, description="a DuckDB file remembering every evaluation; unchanged runs are reused"
+    )
 
     @field_validator("compare", mode="before")
     @classmethod
@@ -294,5 +299,6 @@ def did_you_mean(word: str, options: list[str]) -> str:
 # The compare section has a module of its own (compare.py); it builds on StrictModel, so it is
 # imported once this module is complete, and Spec, which names it, is completed then.
 from .compare import Compare  # noqa: E402
+from .history import History  # noqa: E402
 
 Spec.model_rebuild()

@@ -12,9 +12,9 @@ import sys
 import duckdb
 
 from pipeline import load_spec, validate
-from pipeline.evaluate import manifest
 from pipeline.execute import execute
 from pipeline.outputs import write_outputs
+from pipeline.provenance import manifest
 
 TABLES = {"query": "per_query", "aggregate": "aggregate"}
 

@@ -1,0 +1,56 @@
+"""The history of evaluations: one DuckDB file that remembers every evaluation of a spec, serves
+unchanged runs' results back (the cache), and answers "what was it last time" (the gates).
+
+`Keeper` is what an evaluation uses: `reuse` before evaluating (which runs' results the history
+holds, copied into the evaluation's connection), `record` after (append the evaluation, and make
+the previous values available). See `schema` for the tables, `store` for locking and versions,
+`cache` for what a result key covers, `record` for the append.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import cache, record, store
+
+if TYPE_CHECKING:
+    import duckdb
+
+__all__ = ["Keeper"]
+
+
+@dataclass
+class Keeper:
+    """One evaluation's use of a history file. `refresh`: reuse nothing (still record)."""
+
+    path: Path
+    lock_timeout: float
+    refresh: bool = False
+    keys: dict[str, str] = field(default_factory=dict)  # run -> result key
+    reused: dict[str, str] = field(default_factory=dict)  # runs served from the history
+    evaluation: int | None = None  # the id it was recorded under
+
+    def reuse(
+        self, con: duckdb.DuckDBPyConnection, keys: dict[str, str], collections: dict
+    ) -> set[str]:
+        """The runs whose results the history holds (none with `refresh`), their per-query rows
+        copied into `cached_values` of `con`; `collections`: run -> collection."""
+        self.keys = keys
+        if self.refresh:
+            return set()
+        with store.attached(con, self.path, self.lock_timeout, write=False) as ready:
+            if ready:
+                self.reused = cache.cached_keys(con, keys)
+                if self.reused:
+                    cache.load_cached(con, self.reused, collections)
+        return set(self.reused)
+
+    def record(self, con: duckdb.DuckDBPyConnection, provenance: dict, finished: str) -> int:
+        """Append the evaluation; its id. The previous values of the same spec are left in
+        `previous_aggregate` and `previous_per_query` of `con`, for the gates."""
+        with store.attached(con, self.path, self.lock_timeout, write=True):
+            record.previous_tables(con, provenance["spec"])
+            self.evaluation = record.append(con, provenance, self.keys, set(self.reused), finished)
+        return self.evaluation

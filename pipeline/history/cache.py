@@ -1,0 +1,116 @@
+"""Results that cannot be stale: each run's per-query values, found again by a key that covers
+everything that can change them.
+
+A run's key is the digest of: its file's content and its collection's (qrels digest, size of
+the collection); the resolved settings; each metric's canonical form, parameters, aggregator and
+kind, the SQL the plan runs for the measures (which holds every SQL measure's definition), and
+the source of the module defining each measure's class (Python measures, and plugins edited in
+place without a new version); the curve measures the same way; and the versions of irpipe,
+DuckDB, Python and every loaded plugin. The run's name and path are not in it: a renamed or
+moved file with the same content is the same run.
+"""
+
+from __future__ import annotations
+
+import inspect
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..provenance import digest_file, digest_text
+from .store import ALIAS
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from ..compile import Plan
+    from ..provenance import Input
+    from ..registry import ResolvedMeasure
+    from ..spec import LoadedSpec
+
+__all__ = ["KEY_FORMAT", "cached_keys", "load_cached", "run_keys"]
+
+KEY_FORMAT = 1  # changes when what a key covers changes: older keys then simply never match
+
+
+def run_keys(loaded: LoadedSpec, plan: Plan, inputs: list[Input], versions: dict) -> dict[str, str]:
+    """Each run's result key."""
+    spec = loaded.spec
+    common = digest_text(
+        {
+            "format": KEY_FORMAT,
+            "settings": spec.settings.resolved(),
+            "metrics": [_measure(m) for m in plan.metrics],
+            "curves": [_measure(m) for m in plan.curves],
+            "sql": _plan_sql(plan),
+            "versions": versions,
+        }
+    )
+    digests = {(i.role, i.name): i.digest for i in inputs}
+    keys = {}
+    for name, run in spec.runs.items():
+        collection = spec.collections[run.collection]
+        keys[name] = digest_text(
+            {
+                "common": common,
+                "run": digests["run", name],
+                "qrels": digests["qrels", run.collection],
+                "collection": collection.model_dump(mode="json", exclude={"qrels"}),
+            }
+        )
+    return keys
+
+
+def _measure(m: ResolvedMeasure) -> dict:
+    return {
+        "metric": m.canonical,
+        "label": m.label,
+        "params": m.params.model_dump(mode="json"),
+        "aggregator": m.measure.aggregator,
+        "kind": m.measure.kind,
+        "source": _source_digest(type(m.measure)),
+    }
+
+
+@cache
+def _source_digest(kind: type) -> str | None:
+    """The digest of the file defining a measure class (None if it has no file)."""
+    try:
+        return digest_file(Path(inspect.getfile(kind)))
+    except (TypeError, OSError):
+        return None
+
+
+def _plan_sql(plan: Plan) -> str:
+    """The SQL text (not the bound names) of the ranking, the result tables and each measure."""
+    ranking = [plan.ranking.statement, *([plan.ranking.dense] if plan.ranking.dense else [])]
+    statements = [*ranking, *plan.finish, *(probe for _, probe in plan.probes)]
+    return digest_text([statement.sql for statement in statements])
+
+
+def cached_keys(con: duckdb.DuckDBPyConnection, keys: dict[str, str]) -> dict[str, str]:
+    """The runs whose key the attached history holds: run -> key."""
+    found = {
+        key
+        for (key,) in con.execute(
+            f"SELECT result_key FROM {ALIAS}.result_keys WHERE list_contains(?, result_key)",
+            [sorted(set(keys.values()))],
+        ).fetchall()
+    }
+    return {run: key for run, key in keys.items() if key in found}
+
+
+def load_cached(con: duckdb.DuckDBPyConnection, runs: dict[str, str], collections: dict) -> None:
+    """Copy the cached runs' per-query rows from the attached history into the in-memory table
+    `cached_values`, under the runs' current names; `collections`: run -> collection."""
+    rows = [(run, key, collections[run]) for run, key in runs.items()]
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE cached_runs (run VARCHAR, result_key VARCHAR, "
+        "collection VARCHAR)"
+    )
+    con.executemany("INSERT INTO cached_runs VALUES (?, ?, ?)", rows)
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE cached_values AS
+SELECT v.tbl, c.run, c.collection, v.qid, v.metric, v.value, v.text
+FROM cached_runs c JOIN {ALIAS}.results v USING (result_key)"""
+    )

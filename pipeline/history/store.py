@@ -1,0 +1,145 @@
+"""Opening the history: attached to the evaluation's own DuckDB connection, so that results go
+from the in-memory tables to the file in SQL, never through Python.
+
+DuckDB lets one process at a time open a database file for writing (and none while it does,
+for reading). Evaluations hold the file only while they read the cache or append: a job that
+finds it held waits, retrying with growing pauses, up to `lock_timeout` seconds, then stops
+with the holder's process id (DuckDB names it). Every write is one transaction: a crash or a
+kill at any moment leaves the file with the whole evaluation or without it.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from ..errors import HistoryError
+from .schema import SCHEMA_VERSION, TABLES, VIEWS
+
+__all__ = ["ALIAS", "attached"]
+
+ALIAS = "irpipe_history"  # the history's name inside the evaluation's connection
+_FIRST_PAUSE, _LONGEST_PAUSE = 0.05, 1.0
+
+
+@contextmanager
+def attached(
+    con: duckdb.DuckDBPyConnection, path: Path, timeout: float, write: bool
+) -> Iterator[bool]:
+    """The history attached as `irpipe_history` for the block; yields whether it has a schema
+    (a new file, written to, gets one). Read-only, a missing file yields False and attaches
+    nothing."""
+    if not write and not path.exists():
+        yield False
+        return
+    _attach(con, path, timeout, write)
+    try:
+        yield _checked(con, path, write)
+    finally:
+        con.execute(f"DETACH {ALIAS}")
+
+
+def _attach(con: duckdb.DuckDBPyConnection, path: Path, timeout: float, write: bool) -> None:
+    mode = "" if write else " (READ_ONLY)"
+    # ATTACH takes no parameters: the path is a quoted SQL string literal.
+    statement = f"ATTACH {_literal(str(path))} AS {ALIAS}{mode}"
+    deadline, pause = time.monotonic() + timeout, _FIRST_PAUSE
+    while True:
+        try:
+            con.execute(statement)
+            return
+        except duckdb.IOException as exc:
+            holder = _lock_holder(str(exc))
+            if holder is None:
+                raise HistoryError(_unreadable(path, str(exc))) from None
+            if time.monotonic() + pause > deadline:
+                raise HistoryError(_locked(path, holder, timeout)) from None
+        time.sleep(pause)
+        pause = min(pause * 2, _LONGEST_PAUSE)
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _lock_holder(message: str) -> str | None:
+    """`PID 1234` (and its program) from DuckDB's lock conflict, or None for another error."""
+    if "Could not set lock" not in message:
+        return None
+    found = re.search(r"held in (.*?) \(PID (\d+)\)", message)
+    return f"process {found.group(2)} ({found.group(1)})" if found else "another process"
+
+
+def _locked(path: Path, holder: str, timeout: float) -> str:
+    return (
+        f"{path}: the history is in use by {holder}, still after {timeout:g} s; "
+        "wait for it to finish, or raise history.lock_timeout"
+    )
+
+
+def _unreadable(path: Path, message: str) -> str:
+    if "not a valid DuckDB database" in message:
+        return f"{path}: not a DuckDB database, so not an irpipe history; give another path"
+    first = message.strip().splitlines()[0]
+    return f"{path}: cannot open the history: {first}"
+
+
+def _checked(con: duckdb.DuckDBPyConnection, path: Path, write: bool) -> bool:
+    """Whether the attached file is a history of this schema; a new (empty) file becomes one
+    when writing. Anything else is refused."""
+    tables = {
+        name
+        for (name,) in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_catalog = ?", [ALIAS]
+        ).fetchall()
+    }
+    if not tables:
+        if write:
+            _create(con)
+        return write
+    if "irpipe_history" not in tables:
+        raise HistoryError(
+            f"{path}: a DuckDB database but not an irpipe history (its tables: "
+            f"{', '.join(sorted(tables)[:5])}); give another path"
+        )
+    _check_version(con, path)
+    return True
+
+
+def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    row = con.execute(
+        f"SELECT value FROM {ALIAS}.irpipe_history WHERE key = 'schema_version'"
+    ).fetchone()
+    version = int(row[0]) if row and row[0].isdigit() else None
+    if version == SCHEMA_VERSION:
+        return
+    made_by = con.execute(
+        f"SELECT value FROM {ALIAS}.irpipe_history WHERE key = 'created_by'"
+    ).fetchone()
+    who = f" (made by irpipe {made_by[0]})" if made_by else ""
+    if version is not None and version > SCHEMA_VERSION:
+        fix = "upgrade irpipe to read it"
+    else:
+        fix = "it cannot be migrated; start a new history (keep this file to read it yourself)"
+    raise HistoryError(
+        f"{path}: history schema version {version if version is not None else 'unknown'}{who}, "
+        f"this irpipe reads version {SCHEMA_VERSION}; {fix}"
+    )
+
+
+def _create(con: duckdb.DuckDBPyConnection) -> None:
+    from .. import __version__
+
+    con.execute("BEGIN TRANSACTION")
+    for statement in (*TABLES, *VIEWS):
+        con.execute(statement.format(db=ALIAS))
+    con.execute(
+        f"INSERT INTO {ALIAS}.irpipe_history VALUES ('schema_version', ?), ('created_by', ?)",
+        [str(SCHEMA_VERSION), __version__],
+    )
+    con.execute("COMMIT")

@@ -1,0 +1,43 @@
+"""The `history:` key of a spec: where evaluations are remembered (`pipeline.history`).
+
+`history: results/history.duckdb` is the short form of `history: {path: ...}`; a relative path
+is relative to the spec, like every path in it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from .models import StrictModel, resolve_path
+
+__all__ = ["History"]
+
+
+class History(StrictModel):
+    """A DuckDB file appended to by every evaluation, and the cache of unchanged runs."""
+
+    path: Path = Field(description="the history's DuckDB file (created when missing)")
+    lock_timeout: float = Field(
+        60.0,
+        gt=0,
+        description="seconds to wait for another job writing the history, then fail (exit 6)",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _short_form(cls, value: Any) -> Any:
+        return {"path": value} if isinstance(value, str) else value
+
+    @field_validator("path", mode="before")
+    @classmethod
+    def _path(cls, value: Any, info: ValidationInfo) -> Any:
+        return resolve_path(Path(value), info) if isinstance(value, str) else value
+
+    @field_validator("lock_timeout", mode="before")
+    @classmethod
+    def _seconds(cls, value: Any) -> Any:
+        # Strict mode refuses an int for a float; a whole number of seconds is what people write.
+        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
