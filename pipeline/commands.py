@@ -19,11 +19,19 @@ __all__ = [
 
 
 def run(args: argparse.Namespace) -> int:
-    """`irpipe run SPEC`: evaluate and write outputs, then print the aggregate table."""
+    """`irpipe run SPEC`: evaluate and write outputs, then print the aggregate table. On a
+    terminal, a long evaluation shows a progress bar on stderr (`pipeline.progress_bar`)."""
     from .console import print_results
     from .evaluate import evaluate
+    from .progress import observing
+    from .progress_bar import progress_bar
 
-    evaluation = evaluate(args.spec, history=args.history, refresh=args.refresh)
+    progress = progress_bar(quiet=args.quiet)
+    try:
+        with observing(progress):
+            evaluation = evaluate(args.spec, history=args.history, refresh=args.refresh)
+    finally:
+        progress.finished()  # the bar is erased before anything else is printed
     if not args.quiet:
         outputs = [output.path for output in evaluation.loaded.spec.outputs]
         significance = evaluation.significance()
