@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .readers import Load
 
-__all__ = ["BATCH_BYTES", "GZIP_RATIO", "batched"]
+__all__ = ["BATCH_BYTES", "GZIP_RATIO", "batched", "text_size"]
 
 #: Bytes of run text loaded at once: a batch is ranked in one statement, so many small runs cost
 #: one statement's fixed cost, while memory holds at most about one large (7M-line) run.
@@ -25,10 +25,15 @@ def batched(runs: list[Load], sizes: dict[Path, int]) -> list[list[Load]]:
     batches: list[list[Load]] = []
     total = 0
     for load in runs:
-        size = sizes.get(load.path, 0) * (GZIP_RATIO if load.path.suffix == ".gz" else 1)
+        size = text_size(load, sizes.get(load.path, 0))
         if not batches or total + size > BATCH_BYTES:
             batches.append([])
             total = 0
         batches[-1].append(load)
         total += size
     return batches
+
+
+def text_size(load: Load, size: int) -> int:
+    """About how many bytes of text a file of `size` bytes holds (a .gz file is compressed)."""
+    return size * (GZIP_RATIO if load.path.suffix == ".gz" else 1)

@@ -26,12 +26,11 @@ def run(args: argparse.Namespace) -> int:
     from .checks import run_checks
     from .checks.junit import check_junit_path, write_junit
     from .console import print_checks, print_results
-    from .evaluate import evaluate
 
     junit = Path(args.junit) if args.junit else None
     if junit is not None:
         check_junit_path(junit)  # before the evaluation, which may take an hour
-    evaluation = evaluate(args.spec, history=args.history, refresh=args.refresh)
+    evaluation = _evaluate(args)
     if not args.quiet:
         outputs = [output.path for output in evaluation.loaded.spec.outputs]
         significance = evaluation.significance()
@@ -45,6 +44,21 @@ def run(args: argparse.Namespace) -> int:
         write_junit(results, junit, evaluation.loaded.path)
     print_checks(results, args.quiet)
     return ExitCode.CHECKS if any(r.status == "failed" for r in results) else ExitCode.OK
+
+
+def _evaluate(args: argparse.Namespace):
+    """The evaluation of `irpipe run`. On a terminal, a long one shows a progress bar on stderr
+    (`pipeline.progress_bar`)."""
+    from .evaluate import evaluate
+    from .progress import observing
+    from .progress_bar import progress_bar
+
+    progress = progress_bar(quiet=args.quiet)
+    try:
+        with observing(progress):
+            return evaluate(args.spec, history=args.history, refresh=args.refresh)
+    finally:
+        progress.finished()  # the bar is erased before anything else is printed
 
 
 def validate(args: argparse.Namespace) -> int:

@@ -1,4 +1,5 @@
-"""The only module that imports rich: result tables, metric listings and error lines."""
+"""Result tables, metric listings and error lines. With `pipeline.progress_bar` (the progress bar
+of `irpipe run`), the only module that imports rich."""
 
 from __future__ import annotations
 
@@ -29,7 +30,20 @@ GAP = 3  # characters between two columns: a divider and a space of padding on e
 
 
 def _console(stderr: bool = False) -> Console:
-    return Console(stderr=stderr, highlight=False, soft_wrap=not stderr)
+    # Off a terminal the output is plain whatever the environment says: FORCE_COLOR or
+    # TTY_COMPATIBLE, which make rich style a pipe, must not put escape codes in a nightly log.
+    # On a terminal rich decides (NO_COLOR drops colours, TERM=dumb cursor movements).
+    stream = sys.stderr if stderr else sys.stdout
+    terminal = None if _isatty(stream) else False
+    return Console(stderr=stderr, highlight=False, soft_wrap=not stderr, force_terminal=terminal)
+
+
+def _isatty(stream: Any) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # closed
+        return False
 
 
 def print_results(

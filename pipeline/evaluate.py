@@ -202,13 +202,16 @@ def _keeper(loaded: LoadedSpec, history: str | Path | None, refresh: bool) -> Ke
 
 
 def check_history_directory(path: Path, where: str) -> None:
-    """A history can be created at `path`; `where` names the key or flag that gave it."""
-    directory = path.parent.resolve()
-    if not directory.is_dir():
-        raise SpecError(
-            f"{where}: the directory {directory} of the history does not exist; create it, "
-            "or give another path"
-        )
+    """A history can be created at `path` (its directories are made, as outputs' are, unless a
+    file is in the way); `where` names the key or flag that gave it."""
+    for parent in path.resolve().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise SpecError(
+                    f"{where}: {parent} is a file, not a directory, so the history {path} "
+                    "cannot be made; give another path"
+                )
+            return
 
 
 def _timeout(configured: SpecHistory | None) -> dict:

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 
 import duckdb
 
 from . import interrupts
 from . import validation as check
+from .batches import text_size
 from .compile import Plan
 from .errors import DuplicateError, InputDataError, PluginError, SpecError
+from .progress import Progress, Step, current
 from .python_step import python_values
 from .readers import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
 
@@ -25,38 +28,112 @@ def connect(plan: Plan) -> duckdb.DuckDBPyConnection:
     return duckdb.connect(config=config)
 
 
-def execute(plan: Plan, con: duckdb.DuckDBPyConnection | None = None) -> duckdb.DuckDBPyConnection:
+def execute(
+    plan: Plan,
+    con: duckdb.DuckDBPyConnection | None = None,
+    progress: Progress | None = None,
+) -> duckdb.DuckDBPyConnection:
     """Load and check the files, compute every measure, and return the connection holding the
-    tables `per_query` and `aggregate`."""
+    tables `per_query` and `aggregate`. Each step is reported to `progress` (by default the one
+    installed with `pipeline.progress.observing`, if any)."""
     con = interrupts.watch(con or connect(plan))  # a signal stops its query
+    progress = progress or current()
     try:
-        _evaluate(con, plan)
+        _evaluate(con, plan, _Steps(plan, progress))
     except duckdb.OutOfMemoryException as exc:
         raise SpecError(_out_of_memory(plan, str(exc))) from None
+    finally:
+        progress.finished()
     return con
 
 
-def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
-    con.execute("SET enable_progress_bar = false")
+def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan, steps: _Steps) -> None:
+    steps.start(con)
     for statement in TABLES:
         _run(con, statement)
     for load in plan.qrels:
+        steps.report("loading", [load])
         _load_files(con, [load])
+    steps.report("preparing", plan.qrels)
     with _blaming(con, plan):
         for statement in plan.statements:
             _run(con, statement)
-    for batch in plan.batches:  # memory holds one batch of runs, not all of them
-        _load_files(con, batch)
+    # Memory holds one batch of runs, not all of them. Each step is reported just before its
+    # longest statement, whose progress a display polls.
+    for i, batch in enumerate(plan.batches, 1):
+        steps.report("loading", batch, i)
+        _insert_lines(con, batch)
+        _check_lines(con, batch)
+        steps.report("checking", batch, i)
+        _check_duplicates(con, batch)
         _run(con, check.record_queries())
         _check_shared_queries(con, batch)
         for statement in plan.per_batch:
             _run(con, statement)
-        _rank(con, plan, batch)
+        ranking = _ranking(con, plan, batch)
+        steps.report("ranking", batch, i)
+        _rank(con, plan, ranking)
     if plan.python:
+        steps.report("computing", kind="Python metrics")
         python_values(con, plan)
+    steps.report("computing", kind="metrics")
     with _blaming(con, plan):
         for statement in (*plan.finish, *plan.outputs):
             _run(con, statement)
+
+
+class _Steps:
+    """The executor's steps as told to a `Progress`, each with its share of the work: a file's
+    bytes of text when it is loaded, and half a run's again when it is checked and when it is
+    ranked (see `pipeline.progress`)."""
+
+    SHARES = {"loading": 2, "checking": 1, "ranking": 1}  # in halves of the bytes
+
+    def __init__(self, plan: Plan, progress: Progress) -> None:
+        self.progress = progress
+        self.sizes = {load.path: text_size(load, _file_size(load.path)) for load in plan.loads}
+        self.batches = len(plan.batches)
+        self.total = sum(self._work("loading", [load]) for load in plan.qrels)
+        for batch in plan.batches:
+            self.total += sum(self._work(action, batch) for action in self.SHARES)
+
+    def start(self, con: duckdb.DuckDBPyConnection) -> None:
+        """DuckDB's progress bar never prints (a display is the caller's); its tracking, which
+        `query_progress` reads, is on only when the observer polls it."""
+        polls = self.progress.polls
+        con.execute(f"SET enable_progress_bar = {'true' if polls else 'false'}")
+        if polls:
+            con.execute("SET enable_progress_bar_print = false")
+        self.progress.started(self.total, lambda: _fraction(con))
+
+    def report(
+        self, action: str, loads: Sequence[Load] = (), batch: int = 0, kind: str = ""
+    ) -> None:
+        """Tell the observer that `action` begins on `loads`, the qrels or the runs of batch
+        `batch` (from 1), or on `kind` ("metrics")."""
+        kind = kind or ("run" if batch else "qrels")
+        names = tuple(load.name for load in loads)
+        batches = self.batches if batch else 0
+        self.progress.step(Step(action, kind, names, batch, batches, self._work(action, loads)))
+
+    def _work(self, action: str, loads: Sequence[Load]) -> int:
+        return sum(self.sizes[load.path] for load in loads) * self.SHARES.get(action, 0) // 2
+
+
+def _file_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # gone since it was validated: loading it says so
+        return 0
+
+
+def _fraction(con: duckdb.DuckDBPyConnection) -> float:
+    """How far the connection's running statement has got, 0 to 1; 0 or negative when none
+    runs, negative once the connection is closed."""
+    try:
+        return con.query_progress() / 100
+    except duckdb.Error:  # closed (the evaluation ended or was interrupted)
+        return -1.0
 
 
 #: DuckDB's errors for SQL that cannot be compiled: a measure's SQL, when a plugin wrote it wrong
@@ -101,6 +178,12 @@ def _load_files(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
     then the file-level checks. A problem is reported for the first file (in spec order) that has
     one, as if the files had been loaded one by one."""
     _insert_lines(con, loads)
+    _check_lines(con, loads)
+    _check_duplicates(con, loads)
+
+
+def _check_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
+    """After the fast pass: the general pass for a file it flagged a line of; no file empty."""
     counts = {name: (rows, bad) for name, rows, bad in _all(con, check.summary(loads))}
     for load in loads:
         rows, bad = counts.get(load.name, (0, 0))
@@ -108,6 +191,9 @@ def _load_files(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
             rows = _load_generally(con, load)
         if rows == 0:
             raise InputDataError(check.empty_message(load))
+
+
+def _check_duplicates(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
     if not _one(con, check.maybe_duplicates(loads))[0]:
         return
     for load in loads:
@@ -144,12 +230,17 @@ def _load_generally(con: duckdb.DuckDBPyConnection, load: Load) -> int:
     return rows
 
 
-def _rank(con: duckdb.DuckDBPyConnection, plan: Plan, batch: list[Load]) -> None:
-    """Rank the batch into `wide` by the plan's ranking (its dense form if the batch is mostly
-    judged), then drop its rows."""
+def _ranking(con: duckdb.DuckDBPyConnection, plan: Plan, batch: list[Load]) -> Statement:
+    """The statement that ranks the batch: the plan's ranking, or its dense form if the batch is
+    mostly judged."""
     test = plan.ranking.test(batch)
     dense = test is not None and _one(con, test)[0]
-    _run(con, plan.ranking.dense if dense else plan.ranking.statement)
+    return plan.ranking.dense if dense else plan.ranking.statement
+
+
+def _rank(con: duckdb.DuckDBPyConnection, plan: Plan, ranking: Statement) -> None:
+    """Rank the batch into `wide` by `ranking`, then drop its rows."""
+    _run(con, ranking)
     for statement in plan.ranking.after:
         _run(con, statement)
 

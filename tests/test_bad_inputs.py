@@ -294,7 +294,7 @@ class Case:
     change: Callable[[Path], object]
     code: int
     message: str  # a regular expression that stderr must contain
-    command: tuple[str, ...] = ("run", "--quiet")
+    command: tuple[str, ...] = ("run", "--quiet")  # "{d}" is the case's directory
     target: str = "spec.yaml"  # the file in the case's directory given last on the command line
     env: tuple[tuple[str, str], ...] = ()  # extra environment; "{d}" is the case's directory
 
@@ -439,8 +439,8 @@ CASES = [
     Case("history_newer_schema", history("hist.duckdb", database("hist.duckdb", *HISTORY_OF_VERSION_2)), HISTORY_ERROR, r"/hist\.duckdb: history schema version 2 \(made by irpipe 9\.0\), this irpipe reads version 1; upgrade irpipe to read it"),
     Case("history_unknown_schema", history("hist.duckdb", database("hist.duckdb", *HISTORY_OF_VERSION_2[:1], "INSERT INTO irpipe_history VALUES ('schema_version', 'beta')")), HISTORY_ERROR, r"history schema version unknown, this irpipe reads version 1; it cannot be migrated; start a new history"),
     Case("history_locked", history({"path": "hist.duckdb", "lock_timeout": 0.5}, database("hist.duckdb"), hold_database("hist.duckdb")), HISTORY_ERROR, r"/hist\.duckdb: the history is in use by process \d+ \(.*\), still after 0\.5 s; wait for it to finish, or raise history\.lock_timeout"),
-    Case("history_missing_directory", history("nowhere/hist.duckdb"), SPEC_ERROR, r"/spec\.yaml:\d+: history: the directory \S+/nowhere of the history does not exist; create it, or give another path"),
-    Case("history_cli_missing_directory", lambda d: None, SPEC_ERROR, r"--history: the directory \S+/nowhere of the history does not exist; create it, or give another path", command=("run", "--quiet", "--history", "nowhere/h.duckdb")),
+    Case("history_under_a_file", history("results/hist.duckdb", write("results", "a file\n")), SPEC_ERROR, r"/spec\.yaml:\d+: history: \S+/results is a file, not a directory, so the history \S+ cannot be made; give another path"),
+    Case("history_cli_under_a_file", write("results", "a file\n"), SPEC_ERROR, r"--history: \S+/results is a file, not a directory, so the history \S+ cannot be made; give another path", command=("run", "--quiet", "--history", "{d}/results/h.duckdb")),
     Case("history_negative_timeout", history({"path": "hist.duckdb", "lock_timeout": -1}), SPEC_ERROR, r"/spec\.yaml:\d+: history\.lock_timeout: Input should be greater than 0"),
     # the committed JSON Schema and the spec's models drift apart
     Case("schema_drift", lambda d: (shutil.copy(SCHEMA, d / "irpipe.schema.json"), edit("irpipe.schema.json", '"rank"', '"score"')(d)), SPEC_ERROR, r"/irpipe\.schema\.json:\d+: the schema differs from the spec's models of this irpipe; regenerate it: irpipe schema > .*irpipe\.schema\.json", command=("schema", "--check"), target="irpipe.schema.json"),
@@ -492,7 +492,8 @@ def outcomes(good, tmp_path_factory, request) -> dict[str, Outcome]:
             cleanup = case.change(d)
             env = {key: value.format(d=d) for key, value in case.env}
             try:
-                result = irpipe(*case.command, str(d / case.target), **env)
+                command = [part.format(d=d) for part in case.command]
+                result = irpipe(*command, str(d / case.target), **env)
             finally:
                 if callable(cleanup):
                     cleanup()

@@ -324,3 +324,10 @@ def test_the_canonical_digest_ignores_layout_and_the_spec_directory(
     assert canonical_digest(load_spec(moved / "spec.yaml")) == first
     changed = {**spec, "metrics": [*METRICS, "R@10"]}
     assert canonical_digest(load_spec(write_spec(changed))) != first
+
+
+def test_the_history_and_its_directories_are_made_when_missing(collection, write_spec, tmp_path):
+    spec, _ = collection
+    evaluation = evaluate(write_spec({**spec, "history": "results/nightly/history.duckdb"}))
+    assert evaluation.keeper.evaluation == 1
+    assert (tmp_path / "results" / "nightly" / "history.duckdb").is_file()

@@ -50,6 +50,7 @@ class Keeper:
     def record(self, con: duckdb.DuckDBPyConnection, provenance: dict, finished: str) -> int:
         """Append the evaluation; its id. The previous values of the same spec are left in
         `previous_aggregate` and `previous_per_query` of `con`, for the gates."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)  # as outputs' directories are
         with store.attached(con, self.path, self.lock_timeout, write=True):
             record.previous_tables(con, provenance["spec"])
             self.evaluation = record.append(con, provenance, self.keys, set(self.reused), finished)
