@@ -60,8 +60,8 @@ SELECT id, 'spec', 'path', spec FROM {H}.evaluations
 UNION ALL
 SELECT id, 'spec', 'content', spec_canonical FROM {H}.evaluations"""
 
-# Each pair's facts side by side (a fact absent on one side has no row there), kept where they
-# differ. `pairs` zips two lists of ids: (old, new).
+# Each pair's facts side by side, kept where they differ; a fact's value is never NULL, so NULL
+# on one side means the fact is absent there. `pairs` zips two lists of ids: (old, new).
 _CHANGES = f"""
 WITH pairs AS (SELECT unnest(?::BIGINT[]) AS old_id, unnest(?::BIGINT[]) AS new_id),
 facts AS ({_FACTS}),
@@ -71,14 +71,13 @@ sided AS (
     SELECT p.*, f.kind, f.name, f.value, false FROM pairs p JOIN facts f ON f.id = p.new_id),
 paired AS (
     SELECT old_id, new_id, kind, name,
-        bool_or(is_old) AS in_old, bool_or(NOT is_old) AS in_new,
         any_value(value) FILTER (WHERE is_old) AS old, any_value(value) FILTER (WHERE NOT is_old) AS new
     FROM sided GROUP BY old_id, new_id, kind, name)
 SELECT new_id AS evaluation, kind, name,
-    CASE WHEN NOT in_old THEN 'added' WHEN NOT in_new THEN 'removed' ELSE 'changed' END AS change,
+    CASE WHEN old IS NULL THEN 'added' WHEN new IS NULL THEN 'removed' ELSE 'changed' END AS change,
     old, new
 FROM paired
-WHERE in_old <> in_new OR old IS DISTINCT FROM new
+WHERE old IS DISTINCT FROM new
 ORDER BY new_id, list_position(?, kind), name"""
 
 
