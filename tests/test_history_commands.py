@@ -313,10 +313,13 @@ def test_show_prints_the_evaluation_and_its_aggregate_table(spec, write_spec, tm
     assert digest_file(tmp_path / "qrels.txt") in out
     assert "relevance_level 1, ordering trec_eval" in out
     assert "collection c, 15 queries" in out
-    for run, _, metric, value, _ in evaluation.aggregate():
-        if metric == "AP":
-            line = next(line for line in out.splitlines() if line.startswith("AP "))
-            assert format_value(value) in line
+    table = out[out.index("collection c,") :].splitlines()
+    for metric in ("AP", "nDCG@10", "gmAP", "NumRet"):
+        cells = next(line.split() for line in table if line.split()[:1] == [metric])
+        integral = metric == "NumRet"
+        expected = [format_value(v, integral) for _, _, m, v, _ in evaluation.aggregate()
+                    if m == metric]  # fmt: skip
+        assert [cell.rstrip("*") for cell in cells[1:]] == expected
     assert "* best run of the collection" in out
     assert "Wrote" not in out and "No outputs" not in out
 

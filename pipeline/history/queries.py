@@ -71,7 +71,8 @@ sided AS (
     SELECT p.*, f.kind, f.name, f.value, false FROM pairs p JOIN facts f ON f.id = p.new_id),
 paired AS (
     SELECT old_id, new_id, kind, name,
-        any_value(value) FILTER (WHERE is_old) AS old, any_value(value) FILTER (WHERE NOT is_old) AS new
+        any_value(value) FILTER (WHERE is_old) AS old,
+        any_value(value) FILTER (WHERE NOT is_old) AS new
     FROM sided GROUP BY old_id, new_id, kind, name)
 SELECT new_id AS evaluation, kind, name,
     CASE WHEN old IS NULL THEN 'added' WHEN new IS NULL THEN 'removed' ELSE 'changed' END AS change,
