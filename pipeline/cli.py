@@ -73,8 +73,15 @@ def _history_commands(commands) -> None:
     diff = commands.add_parser("diff", help="which values changed between two evaluations, and why")
     diff.add_argument("a", metavar="ID_A", type=int, help="the evaluation compared against")
     diff.add_argument("b", metavar="ID_B", type=int, help="the evaluation compared")
+    history.add_argument(
+        "spec", metavar="SPEC", nargs="?",
+        help="only this spec's evaluations; its `history:` is read unless --history is given",
+    )  # fmt: skip
+    for sub in (show, diff):
+        sub.add_argument(
+            "spec", metavar="SPEC", nargs="?", help="a spec whose `history:` names the history"
+        )
     for sub in (history, show, diff):
-        sub.add_argument("spec", nargs="?", help="a spec whose `history:` names the history")
         sub.add_argument("--history", metavar="PATH", help="the history file (over the spec's)")
         sub.add_argument("--json", action="store_true", help="print a JSON document")
     history.add_argument("--last", metavar="N", type=_positive, help="only the last N evaluations")

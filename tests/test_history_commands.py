@@ -114,7 +114,7 @@ def test_history_lists_each_evaluation_with_what_changed(spec, write_spec, tmp_p
     assert code == 0
     assert out.isascii()  # not a terminal: plain ASCII
     lines = out.splitlines()
-    assert lines[0].startswith("History history.duckdb: 5 evaluations of spec.yaml, oldest first")
+    assert lines[0] == "History history.duckdb: 5 evaluations of spec.yaml, oldest first"
     assert "first evaluation of the spec" in out
     assert "no change" in out
     assert "run run1 changed" in out

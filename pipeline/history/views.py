@@ -91,9 +91,12 @@ def history_text(document: dict[str, Any]) -> list[Any]:
          *([shown(e["spec"])] if not spec else []), f"{e['reused']} of {e['runs']}", _changes(e)]
         for e in evaluations
     ]  # fmt: skip
-    title += ", oldest first; changes are since the previous evaluation of the same spec"
     wraps = {len(headers) - 1, *([3] if not spec else [])}
-    return [Listing(title, headers, rows, {0, 2}, wraps)]
+    return [
+        Listing(f"{title}, oldest first", headers, rows, {0, 2}, wraps),
+        "reused: runs whose results came from the history (the cache); changes: since the "
+        "previous evaluation of the same spec",
+    ]
 
 
 def _changes(evaluation: dict[str, Any]) -> str:
