@@ -123,6 +123,30 @@ def test_history_lists_each_evaluation_with_what_changed(spec, write_spec, tmp_p
     assert " 2 of 3 " in out and " 3 of 3 " in out
 
 
+def test_history_names_runs_added_and_removed_and_a_label_redefined(
+    spec, write_spec, tmp_path, irpipe
+):
+    labelled = {**spec, "metrics": ["AP", {"metric": "nDCG", "k": 10, "label": "main"}]}
+    path = write_spec(labelled)
+    evaluate(path, write=False)
+    runs = {**spec["runs"], "new": {"path": "run0.txt", "collection": "c"}}
+    del runs["run2"]
+    metrics = ["AP", {"metric": "nDCG", "k": 10, "gain": "exponential", "label": "main"}]
+    evaluate(write_spec({**labelled, "runs": runs, "metrics": metrics}), write=False)
+    last = _json(irpipe, "history", path)["evaluations"][-1]
+    assert last["reused"] == 0
+    assert [(c["kind"], c["name"], c["change"], c["old"], c["new"]) for c in last["changes"]][
+        :3
+    ] == [
+        ("run", "new", "added", None, digest_file(tmp_path / "run0.txt")),
+        ("run", "run2", "removed", digest_file(tmp_path / "run2.txt"), None),
+        ("metric", "main", "changed", "nDCG@10", "nDCG(gain='exponential')@10"),
+    ]
+    _, out, _ = irpipe("history", path)
+    assert "run new added" in out and "run run2 removed" in out
+    assert "metric main: nDCG@10 -> nDCG(gain='exponential')@10" in out
+
+
 def test_history_of_a_spec_skips_other_specs_in_the_same_file(spec, write_spec, tmp_path, irpipe):
     first = write_spec(spec)
     other = write_spec({**spec, "metrics": ["AP"]}, name="other.yaml")
