@@ -308,7 +308,7 @@ def test_a_value_changed_by_one_bit_with_no_cause_is_a_reproducibility_problem(
     assert document["values"][0]["queries_changed"] == 0
     assert document["unexplained_values"] == 1
     _, out, _ = irpipe("diff", "1", "2", path)
-    assert "Reproducibility problem: 1 values of run0 changed although nothing recorded" in out
+    assert "Reproducibility problem: 1 value of run0 changed although nothing recorded" in out
     assert f"{value:.17g}" in out and f"{nudged:.17g}" in out  # all digits where they differ
 
 

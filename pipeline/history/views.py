@@ -175,7 +175,7 @@ def diff_text(document: dict[str, Any]) -> list[Any]:
     """`irpipe diff`: the two evaluations, what differs between them, the values that changed."""
     a, b = document["a"], document["b"]
     width = max(len(str(a["id"])), len(str(b["id"])))
-    blocks: list[Any] = [
+    return [
         f"Evaluations {a['id']} and {b['id']} of {shown(document['history'])}",
         *(
             f"  {name} {e['id']:>{width}}  {_time(e['started'])} UTC  {shown(e['spec'])}"
@@ -186,7 +186,6 @@ def diff_text(document: dict[str, Any]) -> list[Any]:
         "",
         *_values(document),
     ]
-    return blocks
 
 
 def _reasons(document: dict[str, Any]) -> list[str]:
@@ -216,8 +215,9 @@ def _values(document: dict[str, Any]) -> list[Any]:
     blocks: list[Any] = [Listing(title, headers, rows, {3, 4, 5, 6})]
     if document["unexplained_values"]:
         runs = sorted({v["run"] for v in values if not v["explained"]})
+        count = document["unexplained_values"]
         blocks.append(
-            f"Reproducibility problem: {document['unexplained_values']} values of "
+            f"Reproducibility problem: {count} value{'s' if count != 1 else ''} of "
             f"{', '.join(runs)} changed although nothing recorded that can change them did "
             "(input files, settings, metrics, versions, spec)."
         )
