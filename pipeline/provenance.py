@@ -2,13 +2,15 @@
 
 One record serves three readers: every output's manifest, the history (`pipeline.history`), and the
 cache key of each run's results. Files are identified by an xxh3-128 digest of their bytes, always
-re-read (about 10 GB/s from the page cache, so a 300 MB run costs some 30 ms: cheaper than any
-shortcut by size and mtime would be worth, and those can lie after a copy or a `touch`).
+re-read: 0.06 s for the benchmark's 240 MB (7M-line) run from the page cache on the 2-core test
+machine, where sha256 takes 1.3 s; cheaper than any shortcut by size and mtime would be worth, and
+those can lie after a copy or a `touch`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import platform
 import socket
 from collections.abc import Sequence
@@ -122,7 +124,7 @@ def record(loaded: LoadedSpec, plan: Plan, inputs: list[Input], started: str) ->
         "host": socket.gethostname(),
         "spec": _spec_path(loaded.path),
         "spec_sha256": loaded.sha256,
-        "spec_canonical": digest_text(spec.model_dump(mode="json")),
+        "spec_canonical": canonical_digest(loaded),
         "versions": versions(),
         "inputs": [i.as_dict() for i in inputs],
         "settings": spec.settings.resolved(),
@@ -134,6 +136,21 @@ def record(loaded: LoadedSpec, plan: Plan, inputs: list[Input], started: str) ->
     if comparing is not None:
         recorded["compare"] = comparing.manifest()
     return recorded
+
+
+def canonical_digest(loaded: LoadedSpec) -> str:
+    """The digest of the spec as validated (defaults filled in; comments, layout and key order
+    do not count), its paths relative to its directory, so that a moved spec keeps it."""
+    base = f"{loaded.path.resolve().parent}{os.sep}"
+
+    def relative(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: relative(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [relative(item) for item in value]
+        return value.removeprefix(base) if isinstance(value, str) else value
+
+    return digest_text(relative(loaded.spec.model_dump(mode="json")))
 
 
 def manifest(loaded: LoadedSpec, plan: Plan) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+import yaml
 
 from pipeline import evaluate
 from pipeline.synthetic import generate, write_qrels, write_run
@@ -301,3 +302,25 @@ def test_previous_values_are_the_latest_earlier_evaluation_of_the_spec(
         "WHERE m.aggregator <> 'none' ORDER BY ALL"
     ).fetchall()
     assert json.dumps(per_query) == json.dumps(numbers)
+
+
+def test_the_canonical_digest_ignores_layout_and_the_spec_directory(
+    collection, write_spec, tmp_path
+):
+    from pipeline.provenance import canonical_digest
+    from pipeline.spec import load_spec
+
+    spec, _ = collection
+    first = canonical_digest(load_spec(write_spec(spec)))
+    reordered = dict(reversed(list(spec.items())))
+    text = "# nightly\n" + yaml.safe_dump(reordered, sort_keys=True, indent=4)
+    (tmp_path / "again.yaml").write_text(text)
+    assert canonical_digest(load_spec(tmp_path / "again.yaml")) == first
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    for file in tmp_path.glob("*.txt"):
+        (moved / file.name).write_bytes(file.read_bytes())
+    (moved / "spec.yaml").write_text(text)
+    assert canonical_digest(load_spec(moved / "spec.yaml")) == first
+    changed = {**spec, "metrics": [*METRICS, "R@10"]}
+    assert canonical_digest(load_spec(write_spec(changed))) != first

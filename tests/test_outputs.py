@@ -9,6 +9,7 @@ import pytest
 from conftest import trec_files
 
 from pipeline import OutputError, evaluate
+from pipeline.provenance import digest_file
 
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 2"
 RUN = "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n2 Q0 c 1 1 t"
@@ -63,11 +64,15 @@ def test_manifest_records_settings_hashes_and_version(tmp_path, spec):
         "memory_limit": None,
     }
     assert len(manifest["spec_sha256"]) == 64
-    assert set(manifest["inputs_sha256"]) == {
-        str(tmp_path / "qrels.txt"),
-        str(tmp_path / "run.txt"),
+    assert manifest["spec"] == str(path.resolve())
+    inputs = {(i["role"], i["path"], i["size"], i["digest"]) for i in manifest["inputs"]}
+    assert inputs == {
+        (role, str(tmp_path / name), (tmp_path / name).stat().st_size, digest_file(tmp_path / name))
+        for role, name in (("qrels", "qrels.txt"), ("run", "run.txt"))
     }
+    assert all(len(i["digest"]) == len("xxh3_128:") + 32 for i in manifest["inputs"])
     assert manifest["metrics"][0]["metric"] == "P@1" and manifest["irpipe_version"]
+    assert manifest["versions"]["duckdb"] == duckdb.__version__
 
 
 def test_markdown_is_a_pivot(tmp_path, spec):

@@ -6,6 +6,8 @@
            documents each, each run's whitespace drawn as if different scripts wrote them.
   run100k  one 100,000-line run (100 topics × 1,000 documents) on its own collection, whose qrels
            pool 12 other systems to depth 30; the run and the qrels mix tabs and spaces in a line.
+  nightly  20 runs of 100,000 lines (100 topics × 1,000 documents) on run100k's collection: the
+           runs a nightly job evaluates (the history suite), tab-separated.
 
 Everything is computed from fixed seeds on every call (about a second); files are written only if
 they are missing, and the figures that describe the data come from the same arrays.
@@ -114,15 +116,28 @@ def _run100k() -> tuple[Topics, list[System], np.ndarray]:
     return topics, [run], pool(topics, pooled, 30)
 
 
+def _nightly() -> tuple[Topics, list[System], np.ndarray]:
+    """run100k's topics and pool; 20 systems of their own, 1,000 deep."""
+    topics, _, judged = _run100k()
+    systems = []
+    for i in range(20):
+        exact = _system(topics, _rng(RUN100K_SEED, 3, i))
+        systems.append(System(f"input.night{i:02d}", f"night{i:02d}", exact, ranking(exact, 1000),
+                              (0.0, 4), "tabs"))  # fmt: skip
+    return topics, systems, judged
+
+
 def _everyday(name: str) -> tuple[Topics, list[System], np.ndarray, str, str]:
     """(topics, runs, judged, qrels directory, qrels style) of one data set."""
     if name == "run100k":
         return (*_run100k(), "run100k", "mixed")
+    if name == "nightly":
+        return (*_nightly(), "run100k", "mixed")
     topics, systems, judged = _track()
     return topics, _grid(topics) if name == "grid" else systems, judged, "track", "spaces"
 
 
-EVERYDAY = ["track", "grid", "run100k"]
+EVERYDAY = ["track", "grid", "run100k", "nightly"]
 
 
 def write_everyday(data: Path, name: str) -> Dataset:

@@ -1,5 +1,5 @@
 """The suites: track, grid and run100k (everyday.py), five and official (compare.py), scale, runs10,
-spill, validate, python and significance.
+spill, validate, python, significance and history (history_suite.py).
 
 Each suite measures its commands in turns, then adds a section (and its targets) to the report.
 """
@@ -13,6 +13,7 @@ from compare import compare
 from context import FIVE_IRPIPE, TIMING_HEADERS, Context, measured, progress, show, timing_row
 from everyday import EVERYDAY_SUITES, everyday
 from generate import SIZES
+from history_suite import history
 from measure import ToolFailed, take_turns
 from report import agreement, table
 from tools import FIVE, OFFICIAL, RUNNERS, irpipe_executable, read_summary, run_name, write_spec
@@ -212,6 +213,7 @@ SUITES = {
     "validate": validate,
     "python": python,
     "significance": significance,
+    "history": history,
 }
 SUITE_NAMES = list(SUITES)
 # Names that stand for several suites on the command line.
