@@ -59,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
         "plugins", help="list every plugin: its distribution, metrics, writers and state"
     )
     plugins.add_argument("--json", action="store_true", help="print the list as JSON")
+    _history_commands(commands)
     commands.add_parser(
         "trec-eval", help="trec_eval 10.0's command line: irpipe trec-eval [flags] QRELS RUN"
     )
@@ -67,6 +68,34 @@ def _parser() -> argparse.ArgumentParser:
     new_plugin.add_argument("--dir", default=".", help="where to create irpipe-NAME/ (default: .)")
     new_plugin.set_defaults(command="new_plugin")
     return parser
+
+
+def _history_commands(commands) -> None:
+    """`irpipe history`, `show` and `diff`: reading the history (see pipeline.history.reports)."""
+    history = commands.add_parser("history", help="list the evaluations a history holds")
+    show = commands.add_parser("show", help="one evaluation of a history and its results")
+    show.add_argument("id", type=int, help="the evaluation's id (irpipe history lists them)")
+    diff = commands.add_parser("diff", help="which values changed between two evaluations, and why")
+    diff.add_argument("a", metavar="ID_A", type=int, help="the evaluation compared against")
+    diff.add_argument("b", metavar="ID_B", type=int, help="the evaluation compared")
+    history.add_argument(
+        "spec", metavar="SPEC", nargs="?",
+        help="only this spec's evaluations; its `history:` is read unless --history is given",
+    )  # fmt: skip
+    for sub in (show, diff):
+        sub.add_argument(
+            "spec", metavar="SPEC", nargs="?", help="a spec whose `history:` names the history"
+        )
+    for sub in (history, show, diff):
+        sub.add_argument("--history", metavar="PATH", help="the history file (over the spec's)")
+        sub.add_argument("--json", action="store_true", help="print a JSON document")
+    history.add_argument("--last", metavar="N", type=_positive, help="only the last N evaluations")
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) == 0:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return int(text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

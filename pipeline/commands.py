@@ -8,11 +8,14 @@ from .errors import ExitCode
 
 __all__ = [
     "compile",
+    "diff",
+    "history",
     "metrics",
     "new_plugin",
     "plugins",
     "run",
     "schema",
+    "show",
     "trec_eval",
     "validate",
 ]
@@ -155,3 +158,55 @@ def new_plugin(args: argparse.Namespace) -> int:
     path = create_plugin(args.name, Path(args.dir))
     print(f"created {path}; next: cd {path} && pip install -e '.[test]' && python -m pytest")
     return ExitCode.OK
+
+
+def history(args: argparse.Namespace) -> int:
+    """`irpipe history [SPEC] [--history PATH] [--last N] [--json]`: the evaluations, oldest
+    first, each with what changed since the previous evaluation of its spec."""
+    from .history.reports import history_document, locate
+    from .history.views import history_text
+
+    document = history_document(locate(args.spec, args.history), args.last)
+    _print(document, args.json, history_text)
+    return ExitCode.OK
+
+
+def show(args: argparse.Namespace) -> int:
+    """`irpipe show ID [SPEC] [--history PATH] [--json]`: one evaluation and its aggregates."""
+    from .history.reports import locate, show_document
+    from .history.views import recorded_metrics, show_text
+
+    document = show_document(locate(args.spec, args.history), args.id)
+    if _print(document, args.json, show_text):
+        return ExitCode.OK
+    from .console import print_results
+
+    metrics, lost = recorded_metrics(document["evaluation"]["metrics"])
+    rows = [tuple(row.values()) for row in document["aggregates"]]
+    notes = [f"Not installed now, so not marked: {', '.join(lost)}"] if lost else []
+    print_results(rows, metrics, None, notes=notes)
+    return ExitCode.OK
+
+
+def diff(args: argparse.Namespace) -> int:
+    """`irpipe diff ID_A ID_B [SPEC] [--history PATH] [--json]`: the values that changed from
+    A to B, and what differs between them that can change values."""
+    from .history.reports import diff_document, locate
+    from .history.views import diff_text
+
+    document = diff_document(locate(args.spec, args.history), args.a, args.b)
+    _print(document, args.json, diff_text)
+    return ExitCode.OK
+
+
+def _print(document: dict, as_json: bool, text) -> bool:
+    """The document as JSON (then True: nothing else to print), or drawn by `text`."""
+    if as_json:
+        from .history.reports import dumps
+
+        print(dumps(document))
+        return True
+    from .console import print_blocks
+
+    print_blocks(text(document))
+    return False

@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 __all__ = [
+    "print_blocks",
     "print_checks",
     "print_error",
     "print_metrics",
@@ -26,6 +27,7 @@ __all__ = [
 
 # Where stdout is a file or a pipe, tables are plain ASCII: a dashed line under the header.
 ASCII_HEAD = box.Box("    \n    \n -  \n    \n    \n    \n    \n    \n", ascii=True)
+UNWRAPPED = 10_000  # the width of a log or a pipe, where lines are not wrapped
 GAP = 3  # characters between two columns: a divider and a space of padding on each side
 
 
@@ -49,7 +51,7 @@ def _isatty(stream: Any) -> bool:
 def print_results(
     rows: list[tuple],
     metrics: list[Any],
-    outputs: list[Path] = (),
+    outputs: list[Path] | None = (),
     console: Console | None = None,
     significance: Any = None,
     notes: list[str] = (),
@@ -57,7 +59,8 @@ def print_results(
     """The aggregate summary of `irpipe run`, laid out by `pipeline.summary` to fit the terminal,
     then which files were written. `metrics` are the plan's resolved metrics, in spec order;
     `significance` (a `pipeline.report.Significance`) adds its marks and legend; `notes` are
-    printed last (what the history reused)."""
+    printed last (what the history reused). With `outputs=None` nothing is said about files
+    (`irpipe show`)."""
     from .summary import grids
 
     console = console or _console()
@@ -72,10 +75,9 @@ def print_results(
         console.print(Text(_legend(metrics)), soft_wrap=False)  # wrapped at spaces
     for line in significance.legend if significance is not None else ():
         console.print(Text(_plain_text(line, console)), soft_wrap=False)
-    head, *paths = _written(outputs)
-    console.print(Text(head), soft_wrap=False)
-    for path in paths:
-        console.print(Text(path), soft_wrap=True)  # a path is never folded
+    written = _written(outputs) if outputs is not None else []
+    for i, line in enumerate(written):
+        console.print(Text(line), soft_wrap=i > 0)  # a path is never folded
     for note in notes:
         console.print(Text(note), soft_wrap=False)
 
@@ -161,30 +163,56 @@ def print_checks(results: list[Any], quiet: bool = False, console: Console | Non
         (console or _console()).print(Text(f"Checks: {tally(results)}"), soft_wrap=False)
         return
     console = console or _console(stderr=True)
+    if not console.is_terminal:
+        console.width = UNWRAPPED  # a log keeps one line per check
     console.print(Text(f"Checks: {tally(results)}", style="bold"), soft_wrap=False)
-    table, width = _checks_table(failed, console.is_terminal)
-    if not console.is_terminal and width > console.width:
-        # Off a terminal (a log) no line is too long: the table keeps its natural width.
-        console = Console(file=console.file, highlight=False, width=width)
-    console.print(table)
+    console.print(_checks_table(failed, console.is_terminal))
 
 
-def _checks_table(failed: list[Any], terminal: bool) -> tuple[Table, int]:
-    """The table of failed checks and its natural width; on a narrow terminal names fold, numbers
-    never do."""
+def _checks_table(failed: list[Any], terminal: bool) -> Table:
+    """The table of failed checks; on a narrow terminal names fold, numbers never do."""
     from .checks.report import COLUMNS, NUMBERS, table_rows
 
-    rows = table_rows(failed)
     table = Table(box=box.SIMPLE_HEAD if terminal else ASCII_HEAD, show_edge=False,
                   pad_edge=False, header_style="bold")  # fmt: skip
     for header in COLUMNS:
         number = header in NUMBERS
         table.add_column(Text(header), justify="right" if number else "left",
                          no_wrap=number, overflow="fold")  # fmt: skip
-    for row in rows:
+    for row in table_rows(failed):
         table.add_row(*map(Text, row))
-    widths = [max(cell_len(c) for c in column) for column in zip(COLUMNS, *rows, strict=True)]
-    return table, sum(widths) + GAP * (len(widths) - 1)
+    return table
+
+
+def print_blocks(blocks: list[Any], console: Console | None = None) -> None:
+    """Lines and tables (`pipeline.history.views.Listing`): `irpipe history`, `show`, `diff`.
+    Where stdout is not a terminal, tables are plain ASCII and nothing is wrapped (a log keeps
+    one line per line); a cell never loses characters."""
+    console = console or _console()
+    if not console.is_terminal:
+        console.width = UNWRAPPED
+    for block in blocks:
+        if isinstance(block, str):
+            console.print(Text(block), soft_wrap=False)
+            continue
+        if block.title:
+            console.print(Text(block.title, style="bold"), soft_wrap=False)
+        console.print(_listing(block, console))
+
+
+def _listing(listing: Any, console: Console) -> Table:
+    style = box.SIMPLE_HEAD if console.is_terminal else ASCII_HEAD
+    table = Table(box=style, show_edge=False, pad_edge=False, header_style="bold",
+                  show_header=bool(listing.headers))  # fmt: skip
+    for j, header in enumerate(listing.headers or [""] * len(listing.rows[0])):
+        justify = "right" if j in listing.numeric else "left"
+        # Columns that may not wrap keep their widest line; the others fold where they must.
+        widest = max(cell_len(line) for row in listing.rows for line in row[j].splitlines() or [""])
+        least = None if j in listing.wraps else max(widest, cell_len(header))
+        table.add_column(Text(header), justify=justify, overflow="fold", min_width=least)
+    for row in listing.rows:
+        table.add_row(*(Text(cell) for cell in row))
+    return table
 
 
 def print_metrics(rows: list[tuple[str, ...]]) -> None:
