@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -80,3 +82,61 @@ def fake_distribution(root: Path, name: str, entry_points: dict[str, str], **mod
     for module, source in modules.items():
         (root / f"{module}.py").write_text(source, encoding="utf-8")
     return root
+
+
+SCALED_PLUGIN = """
+from pipeline.api import Measure, hookimpl
+
+
+class Scaled(Measure):
+    name = "Scaled"
+    description = "the number of documents retrieved, scaled"
+    aggregator = "mean"
+
+    def needs(self, p, c):
+        return ()
+
+    def per_query(self, p, c):
+        return "count(*) * FACTOR"
+
+    def missing(self, p, c):
+        return "0.0"
+
+
+@hookimpl
+def register_metrics():
+    return [Scaled]
+"""
+
+
+def install_scaled_plugin(root: Path, version: str, factor: str = "2.0") -> None:
+    """The plugin `irpipe-scaled` (metric Scaled: documents retrieved times `factor`) in `root`
+    as pip leaves a distribution at `version`, replacing any other version there."""
+    import shutil
+
+    for old in root.glob("*.dist-info"):
+        shutil.rmtree(old)
+    info = root / f"irpipe_scaled-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: irpipe-scaled\nVersion: {version}\n"
+    )
+    (info / "entry_points.txt").write_text("[irpipe]\nscaled = irpipe_scaled\n")
+    source = SCALED_PLUGIN.replace("FACTOR", factor)
+    (root / "irpipe_scaled.py").write_text(source, encoding="utf-8")
+
+
+def evaluate_with_plugin(root: Path, spec: Path) -> str:
+    """Evaluate `spec` in a process where `root` (a plugin's distribution) is importable; the
+    number of runs the history reused."""
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from pipeline import evaluate; "
+        "e = evaluate(sys.argv[2], write=False); print(len(e.keeper.reused))"
+    )
+    env = {**os.environ, "IRPIPE_LOAD_PLUGINS": "scaled"}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(root), str(spec)],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()

@@ -6,12 +6,12 @@ Real DuckDB history files, real spec files, generated collections with every har
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import duckdb
 import pytest
 import yaml
+from conftest import evaluate_with_plugin, install_scaled_plugin
 
 from pipeline import evaluate
 from pipeline.synthetic import generate, write_qrels, write_run
@@ -187,77 +187,19 @@ def test_renaming_or_moving_a_run_file_reuses_it(collection, write_spec, tmp_pat
     assert names == {"run0", "run1", "renamed"}
 
 
-PLUGIN = """
-from pipeline.api import Measure, hookimpl
-
-
-class Scaled(Measure):
-    name = "Scaled"
-    description = "the number of documents retrieved, scaled"
-    aggregator = "mean"
-
-    def needs(self, p, c):
-        return ()
-
-    def per_query(self, p, c):
-        return "count(*) * FACTOR"
-
-    def missing(self, p, c):
-        return "0.0"
-
-
-@hookimpl
-def register_metrics():
-    return [Scaled]
-"""
-
-
-def _plugin(root: Path, factor: str, version: str) -> None:
-    """The plugin installed in `root` as pip leaves a distribution (replacing any other)."""
-    import shutil
-
-    for old in root.glob("*.dist-info"):
-        shutil.rmtree(old)
-    info = root / f"irpipe_scaled-{version}.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: irpipe-scaled\nVersion: {version}\n"
-    )
-    (info / "entry_points.txt").write_text("[irpipe]\nscaled = irpipe_scaled\n")
-    (root / "irpipe_scaled.py").write_text(PLUGIN.replace("FACTOR", factor), encoding="utf-8")
-
-
 def test_a_plugin_edited_in_place_or_upgraded_recomputes(collection, write_spec, tmp_path):
     """The plugin's source is part of the key, so is its version: neither can go stale."""
-    import subprocess
-    import sys
-
-    spec, history = collection
-    spec = {**spec, "metrics": ["Scaled", "AP"]}
-    path = write_spec(spec)
+    spec, _ = collection
+    path = write_spec({**spec, "metrics": ["Scaled", "AP"]})
     root = tmp_path / "site"
-    script = (
-        "import sys; sys.path.insert(0, sys.argv[1]); from pipeline import evaluate; "
-        "e = evaluate(sys.argv[2], write=False); print(len(e.keeper.reused))"
-    )
-
-    def reused() -> int:
-        env = {**os.environ, "IRPIPE_LOAD_PLUGINS": "scaled"}
-        done = subprocess.run(
-            [sys.executable, "-c", script, str(root), str(path)],
-            capture_output=True, text=True, env=env,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        return int(done.stdout.strip())
-
-    _plugin(root, "2.0", "1.0")
-    assert reused() == 0
-    assert reused() == 3
-    _plugin(root, "3.0", "1.0")  # the same version, edited in place
-    assert reused() == 0
-    assert reused() == 3
-    _plugin(root, "3.0", "1.1")  # the same source, another version
-    assert reused() == 0
+    install_scaled_plugin(root, "1.0", "2.0")
+    assert evaluate_with_plugin(root, path) == "0"
+    assert evaluate_with_plugin(root, path) == "3"
+    install_scaled_plugin(root, "1.0", "3.0")  # the same version, edited in place
+    assert evaluate_with_plugin(root, path) == "0"
+    assert evaluate_with_plugin(root, path) == "3"
+    install_scaled_plugin(root, "1.1", "3.0")  # the same source, another version
+    assert evaluate_with_plugin(root, path) == "0"
 
 
 def test_the_manifest_and_the_history_hold_the_same_record(collection, write_spec, tmp_path):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
 import sys
 import time
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from conftest import evaluate_with_plugin, install_scaled_plugin
 
 from pipeline import evaluate
 from pipeline.cli import main
@@ -348,56 +348,11 @@ def test_show_prints_the_evaluation_and_its_aggregate_table(spec, write_spec, tm
     assert "Wrote" not in out and "No outputs" not in out
 
 
-PLUGIN = """
-from pipeline.api import Measure, hookimpl
-
-
-class Scaled(Measure):
-    name = "Scaled"
-    description = "the number of documents retrieved, scaled"
-    aggregator = "mean"
-
-    def needs(self, p, c):
-        return ()
-
-    def per_query(self, p, c):
-        return "count(*) * 2.0"
-
-    def missing(self, p, c):
-        return "0.0"
-
-
-@hookimpl
-def register_metrics():
-    return [Scaled]
-"""
-
-
-def _evaluate_with_plugin(root: Path, spec: Path, version: str) -> None:
-    """Evaluate in a process where the plugin `irpipe-scaled` (at `version`) is installed."""
-    import shutil
-
-    for old in root.glob("*.dist-info"):
-        shutil.rmtree(old)
-    info = root / f"irpipe_scaled-{version}.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: irpipe-scaled\nVersion: {version}\n"
-    )
-    (info / "entry_points.txt").write_text("[irpipe]\nscaled = irpipe_scaled\n")
-    (root / "irpipe_scaled.py").write_text(PLUGIN, encoding="utf-8")
-    script = "import sys; sys.path.insert(0, sys.argv[1]); from pipeline import evaluate; " \
-             "evaluate(sys.argv[2], write=False)"  # fmt: skip
-    env = {**os.environ, "IRPIPE_LOAD_PLUGINS": "scaled"}
-    done = subprocess.run([sys.executable, "-c", script, str(root), str(spec)],
-                          capture_output=True, text=True, env=env)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-
-
 def test_plugins_versions_and_a_plugin_no_longer_installed(spec, write_spec, tmp_path, irpipe):
     path = write_spec({**spec, "metrics": ["Scaled", "AP"]})
-    _evaluate_with_plugin(tmp_path / "site", path, "1.0")
-    _evaluate_with_plugin(tmp_path / "site", path, "1.1")
+    for version in ("1.0", "1.1"):
+        install_scaled_plugin(tmp_path / "site", version)
+        evaluate_with_plugin(tmp_path / "site", path)
     last = _json(irpipe, "history", path)["evaluations"][-1]
     assert [(c["kind"], c["name"], c["old"], c["new"]) for c in last["changes"]] == [
         ("plugin", "irpipe-scaled", "1.0", "1.1")

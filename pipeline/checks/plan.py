@@ -9,10 +9,9 @@ significance test the compare section does not make. Nothing here imports DuckDB
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
-from ..compare.plan import ComparePlan, compare_plan
+from ..compare.plan import ComparePlan, check_extra, compare_plan
 from ..errors import SpecError
 from ..spec.compare import Compare
 from ..spec.models import did_you_mean
@@ -77,7 +76,7 @@ def check_checks(loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool 
     resolve_checks(loaded, metrics, data)
     first = next((i for i, gate in enumerate(loaded.spec.gates) if gate.significant), None)
     if data and first is not None:
-        _check_extra(loaded.where("gates", first, "significant"))
+        check_extra(loaded.where("gates", first, "significant"), "a significance test needs")
 
 
 def resolve_checks(
@@ -240,19 +239,3 @@ def _check_compared(
                 f"(its baseline is '{comparing.baseline}'); set compare.baseline: {against}, "
                 "or leave it out to compare every pair"
             )
-
-
-def _check_extra(where: str) -> None:
-    missing = [name for name in ("numpy", "scipy") if not _installed(name)]
-    if missing:
-        raise SpecError(
-            f"{where}: a significance test needs {' and '.join(missing)}, which "
-            f"{'is' if len(missing) == 1 else 'are'} not installed: pip install 'irpipe[compare]'"
-        )
-
-
-def _installed(module: str) -> bool:
-    try:
-        return find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False

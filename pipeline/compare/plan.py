@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..registry import ResolvedMeasure
     from ..spec import LoadedSpec
 
-__all__ = ["ComparePlan", "check_compare", "compare_plan"]
+__all__ = ["ComparePlan", "check_compare", "check_extra", "compare_plan"]
 
 #: fewer samples than this make a p-value too coarse to correct for many comparisons
 FEW_SAMPLES = 1000
@@ -104,7 +104,7 @@ def check_compare(loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool
     if plan is None:
         return
     if data:
-        _check_extra(loaded)
+        check_extra(loaded.where("compare"))
     if isinstance(plan.samples, int) and plan.samples < FEW_SAMPLES:
         _warn(
             f"{loaded.where('compare', 'samples')}: {plan.samples} samples give p-values no "
@@ -124,11 +124,12 @@ def _check_levels(loaded: LoadedSpec) -> None:
             )
 
 
-def _check_extra(loaded: LoadedSpec) -> None:
+def check_extra(where: str, needing: str = "comparing runs needs") -> None:
+    """numpy and scipy are installed (irpipe[compare]); else a SpecError naming `where`."""
     missing = [name for name in ("numpy", "scipy") if not _installed(name)]
     if missing:
         raise SpecError(
-            f"{loaded.where('compare')}: comparing runs needs {' and '.join(missing)}, which "
+            f"{where}: {needing} {' and '.join(missing)}, which "
             f"{'is' if len(missing) == 1 else 'are'} not installed: pip install 'irpipe[compare]'"
         )
 
