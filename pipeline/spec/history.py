@@ -9,15 +9,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from .models import StrictModel, resolve_path
-
-__all__ = ["History"]
+from .models import StrictModel, resolve_path, string_or_mapping
 
 
 class History(StrictModel):
     """A DuckDB file appended to by every evaluation, and the cache of unchanged runs."""
+
+    model_config = ConfigDict(
+        **StrictModel.model_config,
+        json_schema_extra=string_or_mapping("the history's DuckDB file (the short form)"),
+    )
 
     path: Path = Field(description="the history's DuckDB file (created when missing)")
     lock_timeout: float = Field(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -150,13 +151,21 @@ class Settings(StrictModel):
         return {**self.model_dump(), "queries": self.query_set}
 
 
-def _string_or_mapping(schema: dict[str, Any]) -> None:
-    """A metric entry is a string (`nDCG@10`) or a mapping: the JSON Schema says so too."""
-    mapping = dict(schema)
-    schema.clear()
-    schema["title"], schema["description"] = mapping.pop("title"), mapping.pop("description")
-    string = {"type": "string", "description": "a metric string, e.g. nDCG@10 or AP(rel=2)"}
-    schema["anyOf"] = [string, mapping]
+def string_or_mapping(short: str) -> Callable[[dict[str, Any]], None]:
+    """A JSON Schema hook for a model also written as a string, its short form (`short` describes
+    it): the schema says "a string or the mapping", as the model's validator accepts."""
+
+    def hook(schema: dict[str, Any]) -> None:
+        mapping = dict(schema)
+        schema.clear()
+        schema["title"], schema["description"] = mapping.pop("title"), mapping.pop("description")
+        schema["anyOf"] = [{"type": "string", "description": short}, mapping]
+
+    return hook
+
+
+# A metric entry is a string (`nDCG@10`) or a mapping.
+_string_or_mapping = string_or_mapping("a metric string, e.g. nDCG@10 or AP(rel=2)")
 
 
 class MetricItem(BaseModel):
