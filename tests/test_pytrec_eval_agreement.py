@@ -24,22 +24,25 @@ SUMMED = {s.outputs[0][0] for s in SELECTED if s.measure.integer}
 LOGGED = {"gm_map", "gm_bpref"}  # pytrec_eval reports ln(max(value, 1e-5)) per query
 
 
-def _irpipe(tmp_path, write_spec, collection, settings):
-    write_qrels(collection.qrels, tmp_path / "qrels.txt")
-    runs = {}
-    for name, run in collection.runs.items():
-        write_run(run, tmp_path / f"{name}.trec", tag=name)
-        runs[name] = {"path": f"{name}.trec", "collection": "c"}
-    spec = {
-        "collections": {"c": {"qrels": "qrels.txt"}},
-        "runs": runs,
-        "settings": settings,
-        "metrics": METRICS,
-    }
+def _irpipe(tmp_path, write_spec, collections, settings):
+    """Evaluate every collection (a list) in one spec: collection i is `c<i>`, its runs
+    `<i>/<name>`; per-query and aggregate values keyed by (i, run name, ...)."""
+    spec = {"collections": {}, "runs": {}, "settings": settings, "metrics": METRICS}
+    for i, collection in enumerate(collections):
+        write_qrels(collection.qrels, tmp_path / f"qrels{i}.txt")
+        spec["collections"][f"c{i}"] = {"qrels": f"qrels{i}.txt"}
+        for name, run in collection.runs.items():
+            write_run(run, tmp_path / f"{i}_{name}.trec", tag=name)
+            spec["runs"][f"{i}/{name}"] = {"path": f"{i}_{name}.trec", "collection": f"c{i}"}
     evaluation = evaluate(write_spec(spec), write=False)
-    per_query = {(r, q, m): v for r, _, q, m, v in evaluation.per_query()}
-    aggregate = {(r, m): (v, n) for r, _, m, v, n in evaluation.aggregate()}
+    per_query = {(*_key(r), q, m): v for r, _, q, m, v in evaluation.per_query()}
+    aggregate = {(*_key(r), m): (v, n) for r, _, m, v, n in evaluation.aggregate()}
     return per_query, aggregate
+
+
+def _key(run: str) -> tuple[int, str]:
+    index, name = run.split("/", 1)
+    return int(index), name
 
 
 def _pytrec(collection, level, judged_only):
@@ -64,41 +67,51 @@ def _summary(metric, values):
     return math.fsum(values) / len(values)
 
 
+SEEDS = range(12)
+
+
 @pytest.mark.parametrize(("level", "judged_only"), [(1, False), (2, False), (1, True), (2, True)])
-@pytest.mark.parametrize("seed", range(12))
-def test_every_shared_measure_equals_pytrec_eval(tmp_path, write_spec, seed, level, judged_only):
-    collection = generate(seed)
+def test_every_shared_measure_equals_pytrec_eval(tmp_path, write_spec, level, judged_only):
+    """12 generated collections, evaluated in one spec (one evaluation per setting, not 48)."""
+    collections = [generate(seed) for seed in SEEDS]
     settings = {
         "compatibility": "trec_eval-9",
         "relevance_level": level,
         "judged_only": judged_only,
     }
-    per_query, aggregate = _irpipe(tmp_path, write_spec, collection, settings)
-    for run, results in _pytrec(collection, level, judged_only).items():
-        assert {q for (r, q, _) in per_query if r == run} == set(results)
-        for qid, values in results.items():
-            for metric in (m["label"] for m in METRICS):
-                ours = per_query[run, qid, metric]
-                if metric in LOGGED:
-                    ours = math.log(max(ours, 1e-5))
-                assert _same(ours, values[metric]), (run, qid, metric, ours, values[metric])
+    per_query, aggregate = _irpipe(tmp_path, write_spec, collections, settings)
+    for i, collection in enumerate(collections):
+        for run, results in _pytrec(collection, level, judged_only).items():
+            _check_run(per_query, aggregate, (i, run), results)
+
+
+def _check_run(per_query, aggregate, run: tuple[int, str], results: dict) -> None:
+    """Every per-query value and aggregate of one run (collection index, name) against
+    pytrec_eval's `results`."""
+    assert {q for (*r, q, _) in per_query if tuple(r) == run} == set(results)
+    for qid, values in results.items():
         for metric in (m["label"] for m in METRICS):
-            want = _summary(metric, [values[metric] for values in results.values()])
-            value, n = aggregate[run, metric]
-            assert _same(value, want) and n == len(results), (run, metric, value, want)
+            ours = per_query[(*run, qid, metric)]
+            if metric in LOGGED:
+                ours = math.log(max(ours, 1e-5))
+            assert _same(ours, values[metric]), (run, qid, metric, ours, values[metric])
+    for metric in (m["label"] for m in METRICS):
+        want = _summary(metric, [values[metric] for values in results.values()])
+        value, n = aggregate[(*run, metric)]
+        assert _same(value, want) and n == len(results), (run, metric, value, want)
 
 
-@pytest.mark.parametrize("seed", range(100, 110))
-def test_trec_eval_10_mode_equals_pytrec_eval_where_they_agree(tmp_path, write_spec, seed):
+def test_trec_eval_10_mode_equals_pytrec_eval_where_they_agree(tmp_path, write_spec):
     """Without float32-only ties, 10.0 and 9.x differ only in iprec/11pt recall rounding and in
     the query set; both are fixed here to isolate everything else."""
-    collection = generate(seed, float32_ties=False)
-    per_query, _ = _irpipe(tmp_path, write_spec, collection, {"queries": "intersection"})
-    for run, results in _pytrec(collection, 1, False).items():
-        for qid, values in results.items():
-            for metric in (m["label"] for m in METRICS):
-                if metric.startswith(("iprec_at_recall", "11pt_avg")):
-                    continue
-                ours = per_query[run, qid, metric]
-                ours = math.log(max(ours, 1e-5)) if metric in LOGGED else ours
-                assert _same(ours, values[metric]), (run, qid, metric)
+    collections = [generate(seed, float32_ties=False) for seed in range(100, 110)]
+    per_query, _ = _irpipe(tmp_path, write_spec, collections, {"queries": "intersection"})
+    for i, collection in enumerate(collections):
+        for run, results in _pytrec(collection, 1, False).items():
+            for qid, values in results.items():
+                for metric in (m["label"] for m in METRICS):
+                    if metric.startswith(("iprec_at_recall", "11pt_avg")):
+                        continue
+                    ours = per_query[i, run, qid, metric]
+                    ours = math.log(max(ours, 1e-5)) if metric in LOGGED else ours
+                    assert _same(ours, values[metric]), (i, run, qid, metric)
