@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .errors import ExitCode
 
@@ -28,35 +29,45 @@ def run(args: argparse.Namespace) -> int:
 
     from .checks import run_checks
     from .checks.junit import check_junit_path, write_junit
-    from .console import print_checks, print_results
 
     junit = Path(args.junit) if args.junit else None
     if junit is not None:
         check_junit_path(junit)  # before the evaluation, which may take an hour
     evaluation = _evaluate(args)
     if not args.quiet:
-        outputs = [output.path for output in evaluation.loaded.spec.outputs]
-        significance = evaluation.significance()
-        notes = [note] if (note := evaluation.history_note()) else []
-        print_results(
-            evaluation.aggregate(), evaluation.plan.metrics, outputs, None, significance, notes
-        )
+        _print_summary(evaluation)
     # After the summary: a warning of the checks (a gate skipped) follows the table it is about.
     results = run_checks(evaluation.con, evaluation.loaded, evaluation.plan)
     if junit is not None:
         write_junit(results, junit, evaluation.loaded.path)
-    print_checks(results, args.quiet)
+    if results:  # rich is imported only to print something (a nightly --quiet run prints nothing)
+        from .console import print_checks
+
+        print_checks(results, args.quiet)
     return ExitCode.CHECKS if any(r.status == "failed" for r in results) else ExitCode.OK
+
+
+def _print_summary(evaluation) -> None:
+    """The aggregate table, its marks, the files written and what the history reused."""
+    from .console import print_results
+
+    outputs = [output.path for output in evaluation.loaded.spec.outputs]
+    notes = [note] if (note := evaluation.history_note()) else []
+    rows, metrics = evaluation.aggregate(), evaluation.plan.metrics
+    print_results(rows, metrics, outputs, None, evaluation.significance(), notes)
 
 
 def _evaluate(args: argparse.Namespace):
     """The evaluation of `irpipe run`. On a terminal, a long one shows a progress bar on stderr
     (`pipeline.progress_bar`)."""
     from .evaluate import evaluate
-    from .progress import observing
-    from .progress_bar import progress_bar
+    from .progress import Progress, observing
 
-    progress = progress_bar(quiet=args.quiet)
+    progress = Progress()  # shows nothing: a pipe or --quiet never needs rich
+    if not args.quiet and sys.stderr.isatty():
+        from .progress_bar import progress_bar
+
+        progress = progress_bar()
     try:
         with observing(progress):
             return evaluate(args.spec, history=args.history, refresh=args.refresh)
