@@ -139,9 +139,10 @@ def _previous(con, rule: GateRule) -> dict[tuple[str, str], tuple[float, int]] |
 
 
 def _has_tables(con, names: tuple[str, ...]) -> bool:
-    """Whether every table (or view) of `names` exists, temporary or not."""
+    """Whether every table of `names` exists, temporary or not (duckdb_tables(): a millisecond,
+    where information_schema takes twenty)."""
     found = con.execute(
-        "SELECT count(DISTINCT table_name) FROM information_schema.tables "
+        "SELECT count(DISTINCT table_name) FROM duckdb_tables() "
         "WHERE list_contains($names, table_name)",
         {"names": list(names)},
     ).fetchone()[0]

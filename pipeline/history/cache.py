@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..provenance import digest_file, digest_text
-from .store import ALIAS
+from .store import ALIAS, insert_rows
 
 if TYPE_CHECKING:
     import duckdb
@@ -108,7 +108,7 @@ def load_cached(con: duckdb.DuckDBPyConnection, runs: dict[str, str], collection
         "CREATE OR REPLACE TEMP TABLE cached_runs (run VARCHAR, result_key VARCHAR, "
         "collection VARCHAR)"
     )
-    con.executemany("INSERT INTO cached_runs VALUES (?, ?, ?)", rows)
+    insert_rows(con, "cached_runs", rows)
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE cached_values AS
 SELECT v.tbl, c.run, c.collection, v.qid, v.metric, v.value, v.text

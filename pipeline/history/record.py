@@ -7,7 +7,7 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from .store import ALIAS
+from .store import ALIAS, insert_rows, tables_of
 
 if TYPE_CHECKING:
     import duckdb
@@ -50,12 +50,12 @@ def _evaluation(
         (evaluation, i["role"], i["name"], i["path"], i["size"], i["digest"])
         for i in record["inputs"]
     ]
-    con.executemany(f"INSERT INTO {H}.inputs VALUES (?, ?, ?, ?, ?, ?)", inputs)
+    insert_rows(con, f"{H}.inputs", inputs)
     metrics = [
         (evaluation, i, m["label"], m["metric"], m["aggregator"], m["kind"])
         for i, m in enumerate(record["metrics"])
     ]
-    con.executemany(f"INSERT INTO {H}.evaluation_metrics VALUES (?, ?, ?, ?, ?, ?)", metrics)
+    insert_rows(con, f"{H}.evaluation_metrics", metrics)
 
 
 def _utc(iso: str) -> datetime:
@@ -69,10 +69,7 @@ def _runs(
     con.execute(
         "CREATE OR REPLACE TEMP TABLE run_keys (run VARCHAR, result_key VARCHAR, cached BOOLEAN)"
     )
-    con.executemany(
-        "INSERT INTO run_keys VALUES (?, ?, ?)",
-        [(run, key, run in cached) for run, key in keys.items()],
-    )
+    insert_rows(con, "run_keys", [(run, key, run in cached) for run, key in keys.items()])
     con.execute(
         f"""INSERT INTO {H}.evaluation_runs
 SELECT ?, runs.ordinal, runs.run, runs.collection, k.result_key, k.cached
@@ -109,12 +106,7 @@ FROM {table} p JOIN new_keys n USING (run)""",
 
 def _per_query_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     """per_query, and curve_per_query when the plan made one (precision-recall outputs)."""
-    names = {
-        name
-        for (name,) in con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_catalog = 'memory'"
-        ).fetchall()
-    }
+    names = tables_of(con, "memory")
     return [name for name in ("per_query", "curve_per_query") if name in names]
 
 

@@ -21,7 +21,7 @@ import duckdb
 from ..errors import HistoryError
 from .schema import SCHEMA_VERSION, TABLES, VIEWS
 
-__all__ = ["ALIAS", "attached"]
+__all__ = ["ALIAS", "attached", "insert_rows", "tables_of"]
 
 ALIAS = "irpipe_history"  # the history's name inside the evaluation's connection
 _FIRST_PAUSE, _LONGEST_PAUSE = 0.05, 1.0
@@ -92,12 +92,7 @@ def _unreadable(path: Path, message: str) -> str:
 def _checked(con: duckdb.DuckDBPyConnection, path: Path, write: bool) -> bool:
     """Whether the attached file is a history of this schema; a new (empty) file becomes one
     when writing. Anything else is refused."""
-    tables = {
-        name
-        for (name,) in con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_catalog = ?", [ALIAS]
-        ).fetchall()
-    }
+    tables = tables_of(con, ALIAS)
     if not tables:
         if write:
             _create(con)
@@ -143,3 +138,21 @@ def _create(con: duckdb.DuckDBPyConnection) -> None:
         [str(SCHEMA_VERSION), __version__],
     )
     con.execute("COMMIT")
+
+
+def tables_of(con: duckdb.DuckDBPyConnection, database: str) -> set[str]:
+    """The tables of an attached database (`memory`: the evaluation's own). duckdb_tables() and
+    not information_schema, which takes 20 ms where this takes 1."""
+    found = con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = ?", [database]
+    ).fetchall()
+    return {name for (name,) in found}
+
+
+def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> None:
+    """Every row in one INSERT, its values bound (executemany runs one statement per row)."""
+    if not rows:
+        return
+    row = "(" + ", ".join("?" * len(rows[0])) + ")"
+    params = [value for values in rows for value in values]
+    con.execute(f"INSERT INTO {table} VALUES {', '.join([row] * len(rows))}", params)
