@@ -168,18 +168,19 @@ def evaluate(
     from .execute import connect, execute  # DuckDB is imported only when data is evaluated
 
     con = connect(plan)
-    inputs = inputs_of(loaded)
+    inputs, software = inputs_of(loaded), versions()
     keeper = _keeper(loaded, history, refresh)
     if keeper is not None:
-        plan = _reusing(loaded, plan, con, keeper, inputs)
+        plan = _reusing(loaded, plan, con, keeper, inputs, software)
     execute(plan, con)
     comparing = compare_plan(loaded, plan.metrics)
     if comparing is not None:
         from .compare.table import compare_runs  # numpy and scipy: only for specs that compare
 
         compare_runs(con, comparing, loaded.where("compare"))
-    recorded = record(loaded, plan, inputs, started)
+    recorded = record(loaded, plan, inputs, started, software)
     if keeper is not None:
+        recorded["history"] = str(keeper.path)
         recorded["evaluation_id"] = keeper.record(con, recorded, now())
     if write and loaded.spec.outputs:
         _write(loaded, plan, con, comparing, recorded)
@@ -218,11 +219,11 @@ def _timeout(configured: SpecHistory | None) -> dict:
     return {} if configured is None else {"lock_timeout": configured.lock_timeout}
 
 
-def _reusing(loaded: LoadedSpec, plan: Plan, con, keeper: Keeper, inputs) -> Plan:
+def _reusing(loaded: LoadedSpec, plan: Plan, con, keeper: Keeper, inputs, software) -> Plan:
     """The plan without the runs whose results the history holds (copied into `con`)."""
     from .history.cache import run_keys
 
-    keys = run_keys(loaded, plan, inputs, versions())
+    keys = run_keys(loaded, plan, inputs, software)
     collections = {name: run.collection for name, run in loaded.spec.runs.items()}
     reused = keeper.reuse(con, keys, collections)
     if not reused:

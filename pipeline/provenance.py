@@ -115,8 +115,15 @@ def now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-def record(loaded: LoadedSpec, plan: Plan, inputs: list[Input], started: str) -> dict[str, Any]:
-    """The provenance of an evaluation, as manifests and the history keep it."""
+def record(
+    loaded: LoadedSpec,
+    plan: Plan,
+    inputs: list[Input],
+    started: str,
+    software: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The provenance of an evaluation, as manifests and the history keep it; `software`: its
+    `versions()`, when the caller has them already (the cache keys read them too)."""
     spec = loaded.spec
     recorded = {
         "irpipe_version": __version__,
@@ -125,7 +132,7 @@ def record(loaded: LoadedSpec, plan: Plan, inputs: list[Input], started: str) ->
         "spec": _spec_path(loaded.path),
         "spec_sha256": loaded.sha256,
         "spec_canonical": canonical_digest(loaded),
-        "versions": versions(),
+        "versions": software or versions(),
         "inputs": [i.as_dict() for i in inputs],
         "settings": spec.settings.resolved(),
         "metrics": definitions(plan.metrics),

@@ -140,3 +140,19 @@ def evaluate_with_plugin(root: Path, spec: Path) -> str:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
+
+
+def collection_spec(directory: Path, data, metrics: list, suffix: str = ".txt", **more) -> dict:
+    """A spec (as a dict) over a generated collection (`pipeline.synthetic.generate`), written
+    into `directory`: qrels.txt, each run as <name><suffix>, one collection `c`; `more` adds keys."""
+    from pipeline.synthetic import write_qrels, write_run
+
+    write_qrels(data.qrels, directory / "qrels.txt")
+    for name, run in data.runs.items():
+        write_run(run, directory / f"{name}{suffix}")
+    return {
+        "collections": {"c": {"qrels": "qrels.txt"}},
+        "runs": {name: {"path": f"{name}{suffix}", "collection": "c"} for name in data.runs},
+        "metrics": metrics,
+        **more,
+    }

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
+from conftest import collection_spec
+
 from pipeline import evaluate
-from pipeline.synthetic import generate, write_qrels, write_run
+from pipeline.synthetic import generate
 
 
 def _spec(tmp_path, write_spec, settings):
-    collection = generate(3, queries=40)
-    write_qrels(collection.qrels, tmp_path / "qrels.txt")
-    for name, run in collection.runs.items():
-        write_run(run, tmp_path / f"{name}.trec")
-    spec = {
-        "collections": {"c": {"qrels": "qrels.txt"}},
-        "runs": {name: {"path": f"{name}.trec", "collection": "c"} for name in collection.runs},
-        "settings": settings,
-        "metrics": ["AP", "P@5", "NumRet", "Unjudged@10", "nDCG"],
-    }
+    metrics = ["AP", "P@5", "NumRet", "Unjudged@10", "nDCG"]
+    spec = collection_spec(tmp_path, generate(3, queries=40), metrics, ".trec", settings=settings)
     return write_spec(spec, f"spec{len(settings)}.yaml")
 
 

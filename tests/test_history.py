@@ -11,10 +11,10 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
-from conftest import evaluate_with_plugin, install_scaled_plugin
+from conftest import collection_spec, evaluate_with_plugin, install_scaled_plugin
 
 from pipeline import evaluate
-from pipeline.synthetic import generate, write_qrels, write_run
+from pipeline.synthetic import generate, write_run
 
 METRICS = ["AP", "nDCG@10", "P@5", "RR", "gmAP", "num_ret", "RelString@5"]
 
@@ -23,15 +23,7 @@ METRICS = ["AP", "nDCG@10", "P@5", "RR", "gmAP", "num_ret", "RelString@5"]
 def collection(tmp_path: Path, write_spec):
     """A spec over a generated collection with three runs, and its history's path."""
     data = generate(11, queries=15, runs=3)
-    write_qrels(data.qrels, tmp_path / "qrels.txt")
-    for name, run in data.runs.items():
-        write_run(run, tmp_path / f"{name}.txt")
-    spec = {
-        "collections": {"c": {"qrels": "qrels.txt"}},
-        "runs": {name: {"path": f"{name}.txt", "collection": "c"} for name in data.runs},
-        "metrics": METRICS,
-        "history": "history.duckdb",
-    }
+    spec = collection_spec(tmp_path, data, METRICS, history="history.duckdb")
     return spec, tmp_path / "history.duckdb"
 
 
@@ -212,7 +204,7 @@ def test_the_manifest_and_the_history_hold_the_same_record(collection, write_spe
         inputs = con.execute("SELECT role, name, size, digest FROM inputs").fetchall()
     recorded = json.loads(provenance)
     assert {k: v for k, v in manifest.items() if k != "table"} == recorded
-    assert recorded["evaluation_id"] == 1
+    assert recorded["evaluation_id"] == 1 and recorded["history"] == str(history)
     assert recorded["versions"]["duckdb"] == duckdb.__version__
     from pipeline.provenance import digest_file
 

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import evaluate_with_plugin, install_scaled_plugin
+from conftest import collection_spec, evaluate_with_plugin, install_scaled_plugin
 
 from pipeline import evaluate
 from pipeline.cli import main
 from pipeline.outputs import format_value
 from pipeline.provenance import digest_file
-from pipeline.synthetic import generate, write_qrels, write_run
+from pipeline.synthetic import generate
 
 METRICS = ["AP", "nDCG@10", "P@5", "RR", "gmAP", "num_ret", "RelString@5"]
 
@@ -40,15 +40,7 @@ VALUE_KEYS = {"collection", "run", "metric", "a", "b", "difference", "a_queries"
 def spec(tmp_path: Path) -> dict:
     """A spec over a generated collection with three runs, recorded in history.duckdb."""
     data = generate(11, queries=15, runs=3)
-    write_qrels(data.qrels, tmp_path / "qrels.txt")
-    for name, run in data.runs.items():
-        write_run(run, tmp_path / f"{name}.txt")
-    return {
-        "collections": {"c": {"qrels": "qrels.txt"}},
-        "runs": {name: {"path": f"{name}.txt", "collection": "c"} for name in data.runs},
-        "metrics": METRICS,
-        "history": "history.duckdb",
-    }
+    return collection_spec(tmp_path, data, METRICS, history="history.duckdb")
 
 
 @pytest.fixture

@@ -14,9 +14,10 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
+from conftest import collection_spec
 
 from pipeline import evaluate
-from pipeline.synthetic import generate, write_qrels, write_run
+from pipeline.synthetic import generate
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,17 +44,8 @@ sys.exit(main(["run", "--quiet", sys.argv[2]]))
 def spec(tmp_path: Path, write_spec) -> Path:
     """Four runs on 40 generated queries, recorded in history.duckdb."""
     data = generate(5, queries=40, runs=4)
-    write_qrels(data.qrels, tmp_path / "qrels.txt")
-    for name, run in data.runs.items():
-        write_run(run, tmp_path / f"{name}.txt")
-    return write_spec(
-        {
-            "collections": {"c": {"qrels": "qrels.txt"}},
-            "runs": {name: {"path": f"{name}.txt", "collection": "c"} for name in data.runs},
-            "metrics": ["AP", "nDCG@10", "P@5", "RelString@3"],
-            "history": "history.duckdb",
-        }
-    )
+    metrics = ["AP", "nDCG@10", "P@5", "RelString@3"]
+    return write_spec(collection_spec(tmp_path, data, metrics, history="history.duckdb"))
 
 
 def _irpipe(*args: str) -> subprocess.Popen:
