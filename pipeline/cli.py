@@ -28,6 +28,7 @@ def _parser() -> argparse.ArgumentParser:
         ("run", "evaluate a spec and write its outputs"),
         ("validate", "check a spec without reading any data"),
         ("compile", "print the SQL a spec compiles to (reads no data)"),
+        ("pool", "build the spec's judgment pools and write their outputs"),
     ):
         sub = commands.add_parser(name, help=help_text)
         sub.add_argument("spec", help="path of the YAML spec")

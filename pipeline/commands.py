@@ -14,6 +14,7 @@ __all__ = [
     "metrics",
     "new_plugin",
     "plugins",
+    "pool",
     "run",
     "schema",
     "show",
@@ -73,6 +74,17 @@ def _evaluate(args: argparse.Namespace):
             return evaluate(args.spec, history=args.history, refresh=args.refresh)
     finally:
         progress.finished()  # the bar is erased before anything else is printed
+
+
+def pool(args: argparse.Namespace) -> int:
+    """`irpipe pool SPEC`: build every pool of the spec, write the pools' outputs (and nothing
+    else), and say what each holds."""
+    from .pools import build_pools
+
+    pooled = build_pools(args.spec)
+    for line in pooled.summary():
+        print(line)
+    return ExitCode.OK
 
 
 def validate(args: argparse.Namespace) -> int:

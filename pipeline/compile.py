@@ -235,7 +235,9 @@ def compile_plan(
     curves = curves or []
     everything = [*metrics, *curves]
     qrels = [
-        Load(c.qrels, name, qrels_format(settings.input)) for name, c in spec.collections.items()
+        Load(c.qrels, name, qrels_format(settings.input))
+        for name, c in spec.collections.items()
+        if c.qrels is not None  # a collection not yet judged has runs only to pool
     ]
     runs_format = run_format(settings.input, settings.ordering == "rank")
     runs = [

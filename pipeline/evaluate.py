@@ -12,6 +12,7 @@ from .compile import Plan, compile_plan, resolve_metrics
 from .derived import check_diff_outputs, curve_measures, output_table
 from .errors import SpecError
 from .outputs import write_outputs, writer_for, writers_of
+from .pools import finish_pools, pool_outputs, pool_plans, with_pools
 from .provenance import inputs_of, now, record, versions
 from .registry import get_registry
 from .report import Significance, report_table, significance
@@ -35,6 +36,7 @@ class Evaluation:
     con: duckdb.DuckDBPyConnection
     comparing: ComparePlan | None = None
     keeper: Keeper | None = None  # the history it was recorded in, and which runs it reused
+    recorded: dict | None = None  # its provenance, as every output's manifest holds it
 
     def aggregate(self) -> list[tuple]:
         """Rows (run, collection, metric, value, n_queries) in spec order."""
@@ -79,6 +81,7 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> Plan:
     if not isinstance(spec, LoadedSpec):
         spec = load_spec(spec, patterns="expand" if data else "keep")
     metrics = resolve_metrics(spec, get_registry())
+    _check_judged(spec)
     check_compare(spec, metrics, data)
     check_checks(spec, metrics, data)
     sizes = _check_input_files(spec) if data else {}
@@ -86,7 +89,28 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> Plan:
     if spec.spec.history is not None:
         check_history_directory(spec.spec.history.path, spec.where("history"))
     check_diff_outputs(spec, metrics)
+    pool_plans(spec, metrics)
     return compile_plan(spec, metrics, sizes, curve_measures(spec, get_registry()))
+
+
+def check_pool_inputs(loaded: LoadedSpec) -> dict[Path, int]:
+    """What building pools alone reads and writes (`irpipe pool`): every input file, every
+    output; the sizes of the inputs."""
+    sizes = _check_input_files(loaded)
+    _check_outputs(loaded)
+    return sizes
+
+
+def _check_judged(loaded: LoadedSpec) -> None:
+    """Every collection with runs to evaluate has qrels (one without is only pooled)."""
+    for name, collection in loaded.spec.collections.items():
+        runs = [r for r, run in loaded.spec.runs.items() if run.collection == name]
+        if collection.qrels is None and runs:
+            raise SpecError(
+                f"{loaded.where('collections', name)}: no qrels, but runs are evaluated against "
+                f"it ({', '.join(runs[:3])}{', ...' if len(runs) > 3 else ''}); add qrels: PATH "
+                "once judged (before judging, `irpipe pool SPEC` builds its pools)"
+            )
 
 
 def compile_spec(spec: str | Path) -> Plan:
@@ -99,6 +123,8 @@ def _check_input_files(loaded: LoadedSpec) -> dict[Path, int]:
     """Every input is a regular file; their sizes in bytes (the plan batches runs by size)."""
     spec = loaded.spec
     inputs = [(("collections", n, "qrels"), c.qrels) for n, c in spec.collections.items()]
+    inputs += [(("pools", n, "exclude"), p.exclude) for n, p in spec.pools.items()]
+    inputs = [(key, path) for key, path in inputs if path is not None]
     inputs += [(("runs", n, "path"), r.path) for n, r in spec.runs.items()]
     for key, path in inputs:
         if not path.is_file():
@@ -109,32 +135,38 @@ def _check_input_files(loaded: LoadedSpec) -> dict[Path, int]:
 
 
 def _check_outputs(loaded: LoadedSpec) -> None:
-    """A writer for every output (`_check_writer`), no output written twice, and no output
-    replacing an input."""
+    """A writer for every output, the spec's and its pools' (`_check_writer`), no output written
+    twice, and no output replacing an input."""
     spec = loaded.spec
-    inputs = {c.qrels.resolve() for c in spec.collections.values()}
+    inputs = {c.qrels.resolve() for c in spec.collections.values() if c.qrels is not None}
     inputs |= {r.path.resolve() for r in spec.runs.values()}
-    seen: dict[Path, int] = {}
-    for i, output in enumerate(spec.outputs):
-        where = loaded.where("outputs", i, "path")
-        _check_writer(loaded, i)
+    inputs |= {p.exclude.resolve() for p in spec.pools.values() if p.exclude is not None}
+    seen: dict[Path, str] = {}
+    for key, output in _outputs(spec):
+        where = loaded.where(*key, "path")
+        _check_writer(loaded, key, output)
         target = output.path.resolve()
         if target in inputs or target.with_name(target.name + ".manifest.json") in inputs:
             raise SpecError(
                 f"{where}: {output.path} is an input of this spec; writing it would replace the data"
             )
         if target in seen:
-            raise SpecError(
-                f"{where}: {output.path} is also outputs.{seen[target]}; name each output once"
-            )
-        seen[target] = i
+            raise SpecError(f"{where}: {output.path} is also {seen[target]}; name each output once")
+        seen[target] = ".".join(map(str, key))
 
 
-def _check_writer(loaded: LoadedSpec, index: int) -> None:
+def _outputs(spec) -> list[tuple[tuple, object]]:
+    """(key, output) of every output: the spec's, then each pool's."""
+    found: list[tuple[tuple, object]] = [(("outputs", i), o) for i, o in enumerate(spec.outputs)]
+    for name, pool in spec.pools.items():
+        found += [(("pools", name, "outputs", i), o) for i, o in enumerate(pool.outputs)]
+    return found
+
+
+def _check_writer(loaded: LoadedSpec, key: tuple, output) -> None:
     """A writer for the output's suffix that writes its level, with what it needs installed
     (a missing optional extra is found here, before any data is read)."""
-    output = loaded.spec.outputs[index]
-    where = loaded.where("outputs", index, "path")
+    where = loaded.where(*key, "path")
     try:
         writer = writer_for(output.path, output.level)
     except SpecError as exc:
@@ -143,7 +175,7 @@ def _check_writer(loaded: LoadedSpec, index: int) -> None:
         suffix = output.path.suffix.lower()
         able = ", ".join(writers_of(output.level)) or "none installed"
         raise SpecError(
-            f"{loaded.where('outputs', index, 'level')}: a {suffix} output cannot be level "
+            f"{loaded.where(*key, 'level')}: a {suffix} output cannot be level "
             f"'{output.level}' ({suffix} writes: {', '.join(writer.levels)}); level "
             f"{output.level} is written to: {able}"
         )
@@ -172,7 +204,10 @@ def evaluate(
     keeper = _keeper(loaded, history, refresh)
     if keeper is not None:
         plan = _reusing(loaded, plan, con, keeper, inputs, software)
-    execute(plan, con)
+    pools = pool_plans(loaded, plan.metrics)
+    execute(with_pools(plan, loaded, pools) if pools else plan, con)
+    if pools:
+        finish_pools(con, loaded, pools, plan.metrics)
     comparing = compare_plan(loaded, plan.metrics)
     if comparing is not None:
         from .compare.table import compare_runs  # numpy and scipy: only for specs that compare
@@ -182,9 +217,9 @@ def evaluate(
     if keeper is not None:
         recorded["history"] = str(keeper.path)
         recorded["evaluation_id"] = keeper.record(con, recorded, now())
-    if write and loaded.spec.outputs:
+    if write and (loaded.spec.outputs or pools):
         _write(loaded, plan, con, comparing, recorded)
-    return Evaluation(loaded, plan, con, comparing, keeper)
+    return Evaluation(loaded, plan, con, comparing, keeper, recorded)
 
 
 def _keeper(loaded: LoadedSpec, history: str | Path | None, refresh: bool) -> Keeper | None:
@@ -225,7 +260,8 @@ def _reusing(loaded: LoadedSpec, plan: Plan, con, keeper: Keeper, inputs, softwa
 
     keys = run_keys(loaded, plan, inputs, software)
     collections = {name: run.collection for name, run in loaded.spec.runs.items()}
-    reused = keeper.reuse(con, keys, collections)
+    pooled = frozenset(run for pool in pool_plans(loaded, plan.metrics) for run in pool.runs)
+    reused = keeper.reuse(con, keys, collections, pooled)
     if not reused:
         return plan
     sizes = {Path(i.path): i.size for i in inputs}
@@ -236,6 +272,7 @@ def _write(loaded: LoadedSpec, plan: Plan, con, comparing, recorded: dict) -> No
     if any(o.level == "report" for o in loaded.spec.outputs):
         report_table(con, plan.metrics, comparing)
     jobs = [(_table(i, o), o.path, o.level) for i, o in enumerate(loaded.spec.outputs)]
+    jobs += pool_outputs(pool_plans(loaded, plan.metrics))
     write_outputs(con, jobs, recorded)
 
 

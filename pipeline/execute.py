@@ -18,14 +18,20 @@ from .progress import Progress, Step, current
 from .python_step import python_values
 from .readers import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
 
-__all__ = ["connect", "execute"]
+__all__ = ["connect", "connection", "execute", "load_files", "run_all"]
 
 
 def connect(plan: Plan) -> duckdb.DuckDBPyConnection:
     """An in-memory connection configured for the plan."""
+    return connection(plan.memory_limit)
+
+
+def connection(memory_limit: str | None) -> duckdb.DuckDBPyConnection:
+    """An in-memory connection with DuckDB's memory limit (the `memory_limit` setting), that a
+    signal interrupts."""
     # A memory limit is connection configuration, given as a value: never SQL text.
-    config = {"memory_limit": plan.memory_limit} if plan.memory_limit else {}
-    return duckdb.connect(config=config)
+    config = {"memory_limit": memory_limit} if memory_limit else {}
+    return interrupts.watch(duckdb.connect(config=config))
 
 
 def execute(
@@ -53,7 +59,7 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan, steps: _Steps) -> None
         _run(con, statement)
     for load in plan.qrels:
         steps.report("loading", [load])
-        _load_files(con, [load])
+        load_files(con, [load])
     steps.report("preparing", plan.qrels)
     with _blaming(con, plan):
         for statement in plan.statements:
@@ -173,7 +179,7 @@ def _out_of_memory(plan: Plan, message: str) -> str:
     )
 
 
-def _load_files(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
+def load_files(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
     """The fast pass over every file at once; the general pass for a file it flagged a line of;
     then the file-level checks. A problem is reported for the first file (in spec order) that has
     one, as if the files had been loaded one by one."""
@@ -251,6 +257,12 @@ def _check_shared_queries(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> 
         if not shared.get(load.name):
             row = _one(con, check.shared_queries(load))
             raise InputDataError(check.no_shared_queries_message(load, row))
+
+
+def run_all(con: duckdb.DuckDBPyConnection, statements: Sequence[Statement]) -> None:
+    """Run statements in order, each one stopped by a signal like the executor's own."""
+    for statement in statements:
+        _run(con, statement)
 
 
 def _run(con: duckdb.DuckDBPyConnection, statement: Statement) -> None:

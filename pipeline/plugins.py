@@ -49,6 +49,7 @@ DEFAULT_PLUGINS = (
     "pipeline.outputs.trec_eval",
     "pipeline.outputs.report",
     "pipeline.outputs.plots",
+    "pipeline.outputs.pool",
 )
 HOOKS = ("register_metrics", "register_writers")  # every hook of pipeline.hookspecs
 _BUG = "a bug in the plugin: upgrade it, or report it to its authors"

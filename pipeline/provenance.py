@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .compare import compare_plan
+from .pools.plan import pool_plans
 
 if TYPE_CHECKING:
     from .compile import Plan
@@ -81,8 +82,9 @@ class Input:
 def inputs_of(loaded: LoadedSpec) -> list[Input]:
     """Every input of the spec, qrels (by collection) then runs, in spec order."""
     spec = loaded.spec
-    files = [("qrels", name, c.qrels) for name, c in spec.collections.items()]
+    files = [("qrels", name, c.qrels) for name, c in spec.collections.items() if c.qrels]
     files += [("run", name, r.path) for name, r in spec.runs.items()]
+    files += [("exclude", name, p.exclude) for name, p in spec.pools.items() if p.exclude]
     return [Input(role, name, str(p), p.stat().st_size, digest_file(p)) for role, name, p in files]
 
 
@@ -124,6 +126,24 @@ def record(
 ) -> dict[str, Any]:
     """The provenance of an evaluation, as manifests and the history keep it; `software`: its
     `versions()`, when the caller has them already (the cache keys read them too)."""
+    recorded = record_metrics(loaded, plan.metrics, inputs, started, software)
+    if plan.curves:  # what a precision-recall curve's numbers are, beside the metrics'
+        recorded["pr_curve_metrics"] = definitions(plan.curves)
+    comparing = compare_plan(loaded, plan.metrics)
+    if comparing is not None:
+        recorded["compare"] = comparing.manifest()
+    return recorded
+
+
+def record_metrics(
+    loaded: LoadedSpec,
+    metrics: Sequence[ResolvedMeasure],
+    inputs: list[Input],
+    started: str,
+    software: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What every record holds: where and when, the spec, the software, the inputs, the
+    settings, the metrics and the pools (`record` adds what an evaluation computed beside)."""
     spec = loaded.spec
     recorded = {
         "irpipe_version": __version__,
@@ -135,13 +155,11 @@ def record(
         "versions": software or versions(),
         "inputs": [i.as_dict() for i in inputs],
         "settings": spec.settings.resolved(),
-        "metrics": definitions(plan.metrics),
+        "metrics": definitions(metrics),
     }
-    if plan.curves:  # what a precision-recall curve's numbers are, beside the metrics'
-        recorded["pr_curve_metrics"] = definitions(plan.curves)
-    comparing = compare_plan(loaded, plan.metrics)
-    if comparing is not None:
-        recorded["compare"] = comparing.manifest()
+    pools = pool_plans(loaded, list(metrics))
+    if pools:
+        recorded["pools"] = [pool.manifest() for pool in pools]
     return recorded
 
 

@@ -33,16 +33,22 @@ class Keeper:
     evaluation: int | None = None  # the id it was recorded under
 
     def reuse(
-        self, con: duckdb.DuckDBPyConnection, keys: dict[str, str], collections: dict
+        self,
+        con: duckdb.DuckDBPyConnection,
+        keys: dict[str, str],
+        collections: dict,
+        read: frozenset[str] = frozenset(),
     ) -> set[str]:
         """The runs whose results the history holds (none with `refresh`), their per-query rows
-        copied into `cached_values` of `con`; `collections`: run -> collection."""
+        copied into `cached_values` of `con`; `collections`: run -> collection. Runs in `read`
+        are read whatever the history holds (a pool needs their rows)."""
         self.keys = keys
         if self.refresh:
             return set()
         with store.attached(con, self.path, self.lock_timeout, write=False) as ready:
             if ready:
-                self.reused = cache.cached_keys(con, keys)
+                wanted = {run: key for run, key in keys.items() if run not in read}
+                self.reused = cache.cached_keys(con, wanted)
                 if self.reused:
                     cache.load_cached(con, self.reused, collections)
         return set(self.reused)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from .. import interrupts
 from ..errors import OutputError, SpecError
 from ..hookspecs import hookimpl
+from ..spec.pools import POOL_LEVELS
 from ..sql import quote_identifier
 
 if TYPE_CHECKING:  # DuckDB is imported where a table is written: validating a spec needs none
@@ -34,6 +35,7 @@ TABLE_LEVELS = (
     "pr_curve",
     "comparison",
     "report",
+    *POOL_LEVELS,
 )
 
 

@@ -68,7 +68,11 @@ def resolve_path(path: Path, info: ValidationInfo) -> Path:
 class Collection(StrictModel):
     """A test collection: its qrels file and, optionally, its size (for fallout)."""
 
-    qrels: Path = Field(description="TREC qrels file: qid iter docno rel (plain or .gz)")
+    qrels: Path | None = Field(
+        None,
+        description="TREC qrels file: qid iter docno rel (plain or .gz); absent before judging: "
+        "its runs can be pooled (`pools`), not evaluated",
+    )
     num_docs: int | None = Field(None, ge=0, description="documents in the collection")
 
     @field_validator("qrels", mode="before")
@@ -273,7 +277,8 @@ def _level_error(key: str, level: str, levels: tuple[str, ...]) -> PydanticCusto
 
 
 class Spec(StrictModel):
-    """The whole spec: collections, runs, settings, metrics, outputs, comparisons and checks."""
+    """The whole spec: collections, runs, settings, metrics, outputs, comparisons, checks and
+    pools."""
 
     collections: dict[str, Collection] = Field(
         min_length=1, description="test collections by name: qrels and optional size"
@@ -300,6 +305,9 @@ class Spec(StrictModel):
     history: History | None = Field(
         None, description="a DuckDB file remembering every evaluation; unchanged runs are reused"
     )
+    pools: dict[str, Pool] = Field(
+        {}, description="judgment pools by name: documents to judge from the runs, and analysis"
+    )
 
     @field_validator("compare", mode="before")
     @classmethod
@@ -320,5 +328,6 @@ def did_you_mean(word: str, options: list[str]) -> str:
 from .checks import Expect, Gate  # noqa: E402
 from .compare import Compare  # noqa: E402
 from .history import History  # noqa: E402
+from .pools import Pool  # noqa: E402
 
 Spec.model_rebuild()

@@ -1,0 +1,113 @@
+"""Building pools on a DuckDB connection: in the evaluation's own pass over the runs, or in a pass
+of their own (`irpipe pool`, where nothing is evaluated).
+
+Either way each batch of runs is loaded and checked as the executor loads it, its pooled rows are
+kept (`sql.pooled_rows`) and its rows dropped, so memory holds one batch; the pool tables are made
+once every run is read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..batches import batched
+from ..errors import InputDataError
+from ..ranking import ordering
+from ..readers import TABLES, Load, Statement, qrels_format, run_format
+from .plan import PoolPlan
+from .sql import pool_tables, pooled_rows, setup_tables
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from ..compile import Plan
+    from ..spec import LoadedSpec
+
+__all__ = ["finish_pools", "pool_pass", "with_pools"]
+
+#: the name a pool's `exclude` qrels are loaded under before they move to `excluded`: a control
+#: character no collection name from a spec is expected to hold
+_EXCLUDED = "\x1fexclude {}"
+
+
+def _statements(loaded: LoadedSpec, plans: list[PoolPlan]) -> tuple[list, list]:
+    """(made before any run is read, run after each batch is loaded)."""
+    keys = ordering(loaded.spec.settings)
+    return setup_tables(plans), [pooled_rows(p, keys) for p in plans]
+
+
+def with_pools(plan: Plan, loaded: LoadedSpec, plans: list[PoolPlan]) -> Plan:
+    """The evaluation's plan, also keeping each batch's pooled rows before its rows are dropped:
+    one pass over the runs evaluates and pools them."""
+    setup, per_batch = _statements(loaded, plans)
+    return replace(
+        plan,
+        statements=[*plan.statements, *setup],
+        per_batch=[*plan.per_batch, *per_batch],
+    )
+
+
+def pool_pass(loaded: LoadedSpec, plans: list[PoolPlan], sizes: dict[Path, int]):
+    """A connection holding the pooled rows of every pooled run and the pools' qrels (where the
+    collection has them), read batch by batch; nothing is evaluated."""
+    from ..execute import connection, load_files, run_all
+
+    settings = loaded.spec.settings
+    con = connection(settings.memory_limit)
+    run_all(con, TABLES)
+    for name in dict.fromkeys(p.collection for p in plans):
+        qrels = loaded.spec.collections[name].qrels
+        if qrels is not None:
+            load_files(con, [Load(qrels, name, qrels_format(settings.input))])
+    setup, per_batch = _statements(loaded, plans)
+    run_all(con, setup)
+    fmt = run_format(settings.input, settings.ordering == "rank")
+    pooled = dict.fromkeys(run for p in plans for run in p.runs)
+    runs = [Load(loaded.spec.runs[r].path, r, fmt, loaded.spec.runs[r].collection) for r in pooled]
+    for batch in batched(runs, sizes):
+        load_files(con, batch)
+        run_all(con, [*per_batch, Statement("DROP TABLE run_rows"), TABLES[1]])
+    return con
+
+
+def finish_pools(
+    con: duckdb.DuckDBPyConnection, loaded: LoadedSpec, plans: list[PoolPlan], metrics: list
+) -> None:
+    """Each pool's tables, once its runs are read (and evaluated, where it leaves runs out)."""
+    from ..execute import run_all
+    from .leave_out import leave_one_out
+
+    level = loaded.spec.settings.relevance_level
+    for plan in plans:
+        _exclude(con, loaded, plan)
+        run_all(con, pool_tables(plan, level))
+        if plan.leaves_out:
+            leave_one_out(con, loaded, plan, metrics)
+
+
+def _exclude(con: duckdb.DuckDBPyConnection, loaded: LoadedSpec, plan: PoolPlan) -> None:
+    """The pool's `exclude` qrels into `excluded`; they must share a query with its runs."""
+    from ..execute import load_files, run_all
+
+    if plan.exclude is None:
+        return
+    name = _EXCLUDED.format(plan.index)
+    load_files(con, [Load(plan.exclude, name, qrels_format(loaded.spec.settings.input))])
+    run_all(con, [
+        Statement("INSERT INTO excluded SELECT ?, qid, docno FROM qrels WHERE collection = ?",
+                  [plan.index, name]),
+        Statement("DELETE FROM qrels WHERE collection = ?", [name]),
+    ])  # fmt: skip
+    shared = con.execute(
+        "SELECT count(*) FROM (SELECT DISTINCT qid FROM excluded WHERE pool = ?) "
+        "SEMI JOIN (SELECT DISTINCT qid FROM pool_rows WHERE pool = ?) USING (qid)",
+        [plan.index, plan.index],
+    ).fetchone()[0]
+    if not shared:
+        raise InputDataError(
+            f"{loaded.where('pools', plan.name, 'exclude')}: {plan.exclude} shares no query with "
+            f"the runs of pool '{plan.name}': qrels of another collection? give the judgments "
+            f"of collection '{plan.collection}'"
+        )
