@@ -37,8 +37,13 @@ QUERY_ORDER = "try_cast(qid AS BIGINT) NULLS LAST, qid"
 
 def setup_tables(plans: list[PoolPlan]) -> list[Statement]:
     """The tables filled batch by batch, and each pool's runs: (pool, ordinal, run, group)."""
-    rows = [(p.index, i, run, g) for p in plans for i, (run, g) in enumerate(zip(p.runs, p.groups))]
-    return [*TABLES, *values_table("pool_runs", "pool INTEGER, ordinal INTEGER, run VARCHAR, grp VARCHAR", rows)]  # fmt: skip
+    rows = [
+        (p.index, i, run, group)
+        for p in plans
+        for i, (run, group) in enumerate(zip(p.runs, p.groups, strict=True))
+    ]
+    columns = "pool INTEGER, ordinal INTEGER, run VARCHAR, grp VARCHAR"
+    return [*TABLES, *values_table("pool_runs", columns, rows)]
 
 
 def pooled_rows(plan: PoolPlan, keys) -> Statement:

@@ -79,7 +79,7 @@ class Pool(StrictModel):
                 "give one method and its size, e.g. {{depth: 100}}; methods: {methods}",
                 {"methods": ", ".join(METHODS)},
             )
-        (name, size), = value.items()
+        ((name, size),) = value.items()
         if size <= 0:
             what = "depth" if name == "depth" else "number of documents per query"
             raise PydanticCustomError(
