@@ -211,6 +211,18 @@ ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
 )
 
 
+def pools(*more: Callable[[Path], None], **keys) -> Callable[[Path], None]:
+    """A pool `round1` of collection c (one output), with `keys` over its defaults."""
+    pool = {"collection": "c", "outputs": [{"path": "out/pool.txt"}], **keys}
+    return spec(lambda s: s.update(pools={"round1": pool}), *more)
+
+
+def another_collection(d: Path) -> None:
+    """A second collection c2 and its run r2, in the spec."""
+    spec(lambda s: (s["collections"].update(c2={"qrels": "qrels.txt"}),
+                    s["runs"].update(r2={"path": "run.txt", "collection": "c2"})))(d)  # fmt: skip
+
+
 def remove(*names: str) -> Callable[[Path], None]:
     """The data is not on this machine (a spec checked in CI, its data on the cluster)."""
     return lambda d: [(d / name).unlink() for name in names] and None
@@ -442,6 +454,20 @@ CASES = [
     Case("history_under_a_file", history("results/hist.duckdb", write("results", "a file\n")), SPEC_ERROR, r"/spec\.yaml:\d+: history: \S+/results is a file, not a directory, so the history \S+ cannot be made; give another path"),
     Case("history_cli_under_a_file", write("results", "a file\n"), SPEC_ERROR, r"--history: \S+/results is a file, not a directory, so the history \S+ cannot be made; give another path", command=("run", "--quiet", "--history", "{d}/results/h.duckdb")),
     Case("history_negative_timeout", history({"path": "hist.duckdb", "lock_timeout": -1}), SPEC_ERROR, r"/spec\.yaml:\d+: history\.lock_timeout: Input should be greater than 0"),
+    # pools: each bad key named, before any data is read; an exclusion list of another collection
+    Case("pool_depth_zero", pools(method={"depth": 0}), SPEC_ERROR, r"/spec\.yaml:\d+: pools\.round1\.method: depth: the depth must be at least 1, not 0"),
+    Case("pool_two_methods", pools(method={"depth": 10, "rrf": 100}), SPEC_ERROR, r"pools\.round1\.method: give one method and its size, e\.g\. \{depth: 100\}; methods: depth, rrf, combsum, uniform"),
+    Case("pool_runs_of_two_collections", pools(another_collection, runs=["r", "r2"]), SPEC_ERROR, r"pools\.round1\.runs\.1: run 'r2' is of collection 'c2', and the pool of 'c'; a pool holds the runs of one collection"),
+    Case("pool_unknown_run", pools(runs=["q"]), SPEC_ERROR, r"pools\.round1\.runs\.0: unknown run 'q'; .*defined: r"),
+    Case("pool_seed_not_integer", pools(seed="seven"), SPEC_ERROR, r"pools\.round1\.seed: Input should be a valid integer"),
+    Case("pool_seed_fraction", pools(seed=7.5), SPEC_ERROR, r"pools\.round1\.seed: Input should be a valid integer"),
+    Case("pool_groups_match_nothing", pools(groups="^team-"), SPEC_ERROR, r"pools\.round1\.groups: the pattern '\^team-' matches none of the pool's runs \(r\); every run would be a group of its own: fix the pattern or remove `groups`"),
+    Case("pool_groups_not_a_pattern", pools(groups="(team"), SPEC_ERROR, r"pools\.round1\.groups: not a regular expression: missing \)"),
+    Case("pool_exclude_of_another_collection", pools(write("judged.txt", "99 0 zz 1\n"), exclude="judged.txt"), DATA_ERROR, r"pools\.round1\.exclude: \S+/judged\.txt shares no query with the runs of pool 'round1': qrels of another collection\? give the judgments of collection 'c'"),
+    Case("pool_exclude_missing", pools(exclude="judged.txt"), SPEC_ERROR, r"pools\.round1\.exclude: \S+/judged\.txt does not exist"),
+    Case("pool_level_without_writer", pools(outputs=[{"path": "out/loo.txt", "level": "leave_one_out"}]), SPEC_ERROR, r"pools\.round1\.outputs\.0\.level: a \.txt output cannot be level 'leave_one_out' \(\.txt writes: pool\)"),
+    Case("pool_output_is_a_spec_output", pools(outputs=[{"path": "out/summary.csv", "level": "pool_stats"}]), SPEC_ERROR, r"pools\.round1\.outputs\.0\.path: \S+/summary\.csv is also outputs\.0; name each output once"),
+    Case("run_of_a_collection_without_qrels", spec(lambda s: s["collections"]["c"].pop("qrels")), SPEC_ERROR, r"collections\.c: no qrels, but runs are evaluated against it \(r\); add qrels: PATH once judged \(before judging, `irpipe pool SPEC` builds its pools\)"),
     # the committed JSON Schema and the spec's models drift apart
     Case("schema_drift", lambda d: (shutil.copy(SCHEMA, d / "irpipe.schema.json"), edit("irpipe.schema.json", '"rank"', '"score"')(d)), SPEC_ERROR, r"/irpipe\.schema\.json:\d+: the schema differs from the spec's models of this irpipe; regenerate it: irpipe schema > .*irpipe\.schema\.json", command=("schema", "--check"), target="irpipe.schema.json"),
     Case("schema_missing", lambda d: None, SPEC_ERROR, r"/irpipe\.schema\.json: cannot read the schema", command=("schema", "--check"), target="irpipe.schema.json"),

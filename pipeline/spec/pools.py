@@ -76,8 +76,8 @@ class Pool(StrictModel):
         if len(value) != 1 or next(iter(value)) not in METHODS:
             raise PydanticCustomError(
                 "pool_method",
-                "give one method and its size, e.g. {{depth: 100}}; methods: {methods}",
-                {"methods": ", ".join(METHODS)},
+                "give one method and its size, e.g. {example}; methods: {methods}",
+                {"example": "{depth: 100}", "methods": ", ".join(METHODS)},
             )
         ((name, size),) = value.items()
         if size <= 0:
