@@ -57,7 +57,7 @@ class Pooled:
             documents, queries = self.con.execute(
                 f"SELECT count(*), count(DISTINCT qid) FROM pool_{plan.index}"
             ).fetchone()
-            written = ", ".join(str(path) for path, _ in plan.outputs) or "no outputs"
+            written = ", ".join(_shown(path) for path, _ in plan.outputs) or "no outputs"
             lines.append(
                 f"pool {plan.name!r} ({plan.kind} {plan.size} over {len(plan.runs)} runs, seed "
                 f"{plan.seed}): {documents:,} documents to judge in {queries:,} queries; "
@@ -74,6 +74,14 @@ class Pooled:
                 f"SELECT pool, qid, docno, position FROM pool_{plan.index}"
             ).fetchall()
         ]
+
+
+def _shown(path: Path) -> str:
+    """A path as a person would type it: relative to the working directory when inside it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def build_pools(spec: str | Path | LoadedSpec, write: bool = True) -> Pooled:
