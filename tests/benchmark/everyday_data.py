@@ -8,6 +8,8 @@
            pool 12 other systems to depth 30; the run and the qrels mix tabs and spaces in a line.
   nightly  20 runs of 100,000 lines (100 topics × 1,000 documents) on run100k's collection: the
            runs a nightly job evaluates (the history suite), tab-separated.
+  pooling  100 runs of 50 topics × 1,000 documents, whose qrels pool all 100 to depth 100: the
+           collection the pools suite pools again and leaves each run out of.
 
 Everything is computed from fixed seeds on every call (about a second); files are written only if
 they are missing, and the figures that describe the data come from the same arrays.
@@ -24,7 +26,7 @@ from trec_text import write_columns
 
 __all__ = ["EVERYDAY", "Dataset", "write_everyday"]
 
-TRACK_SEED, RUN100K_SEED = 2024, 2025
+TRACK_SEED, RUN100K_SEED, POOLING_SEED = 2024, 2025, 2026
 GROUPS = ["alder", "birch", "cedar", "elm", "fir", "hazel", "larch", "maple", "oak", "yew"]
 GRID_K1 = [0.5 + i / 10 for i in range(10)]
 GRID_B = [0.1 + i / 10 for i in range(10)]
@@ -127,8 +129,21 @@ def _nightly() -> tuple[Topics, list[System], np.ndarray]:
     return topics, systems, judged
 
 
+def _pooling() -> tuple[Topics, list[System], np.ndarray]:
+    """50 topics; 100 systems 1,000 deep, pooled to depth 100."""
+    topics = make_topics(_rng(POOLING_SEED, 0), 501, 50)
+    systems = []
+    for i in range(100):
+        exact = _system(topics, _rng(POOLING_SEED, 1, i))
+        systems.append(System(f"input.pool{i:03d}", f"pool{i:03d}", exact, ranking(exact, 1000),
+                              (0.0, 4), "tabs"))  # fmt: skip
+    return topics, systems, pool(topics, [s.ranked for s in systems], 100)
+
+
 def _everyday(name: str) -> tuple[Topics, list[System], np.ndarray, str, str]:
     """(topics, runs, judged, qrels directory, qrels style) of one data set."""
+    if name == "pooling":
+        return (*_pooling(), "pooling", "tabs")
     if name == "run100k":
         return (*_run100k(), "run100k", "mixed")
     if name == "nightly":
@@ -137,7 +152,7 @@ def _everyday(name: str) -> tuple[Topics, list[System], np.ndarray, str, str]:
     return topics, _grid(topics) if name == "grid" else systems, judged, "track", "spaces"
 
 
-EVERYDAY = ["track", "grid", "run100k", "nightly"]
+EVERYDAY = ["track", "grid", "run100k", "nightly", "pooling"]
 
 
 def write_everyday(data: Path, name: str) -> Dataset:

@@ -1,5 +1,5 @@
 """The suites: track, grid and run100k (everyday.py), five and official (compare.py), scale, runs10,
-spill, validate, python, significance and history (history_suite.py).
+spill, validate, python, significance, history (history_suite.py) and pools (pools_suite.py).
 
 Each suite measures its commands in turns, then adds a section (and its targets) to the report.
 """
@@ -15,6 +15,7 @@ from everyday import EVERYDAY_SUITES, everyday
 from generate import SIZES
 from history_suite import history
 from measure import ToolFailed, take_turns
+from pools_suite import pools
 from report import agreement, table
 from tools import FIVE, OFFICIAL, RUNNERS, irpipe_executable, read_summary, run_name, write_spec
 
@@ -214,6 +215,7 @@ SUITES = {
     "python": python,
     "significance": significance,
     "history": history,
+    "pools": pools,
 }
 SUITE_NAMES = list(SUITES)
 # Names that stand for several suites on the command line.
