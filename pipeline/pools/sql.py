@@ -135,13 +135,6 @@ def _statistics(plan: PoolPlan, relevance_level: int) -> Statement:
     and relevant, and how many of them no other run contributed. Judged and relevant are empty
     while the collection has no qrels."""
     i = plan.index
-    judged = plan.qrels is not None
-    counts = f"""count(*) AS documents,
-    {_when(judged, "count(*) FILTER (WHERE judged)")} AS judged,
-    {_when(judged, "count(*) FILTER (WHERE relevant)")} AS relevant,
-    count(*) FILTER (WHERE contributors = 1) AS "unique",
-    {_when(judged, "count(*) FILTER (WHERE judged AND contributors = 1)")} AS unique_judged,
-    {_when(judged, "count(*) FILTER (WHERE relevant AND contributors = 1)")} AS unique_relevant"""
     sql = f"""CREATE TABLE pool_stats_{i} AS
 WITH docs AS (
     SELECT c.qid, c.docno, c.run, count(*) OVER (PARTITION BY c.qid, c.docno) AS contributors,
@@ -152,15 +145,27 @@ WITH docs AS (
 per_document AS (SELECT qid, docno, any_value(contributors) AS contributors,
     any_value(judged) AS judged, any_value(relevant) AS relevant FROM docs GROUP BY qid, docno)
 SELECT * FROM (
-    SELECT ? AS pool, ? AS collection, qid, NULL::VARCHAR AS run, {counts}
+    SELECT ? AS pool, ? AS collection, qid, NULL::VARCHAR AS run, {_counts(plan, "*")}
     FROM per_document GROUP BY qid ORDER BY {QUERY_ORDER})
 UNION ALL
-SELECT * FROM (
-    SELECT ?, ?, NULL, o.run, {counts.replace("count(*) AS", "count(d.qid) AS")}
+SELECT * FROM (  -- a run that contributed nothing has a row of zeros
+    SELECT ?, ?, NULL, o.run, {_counts(plan, "d.qid")}
     FROM pool_runs o LEFT JOIN docs d ON d.run = o.run
     WHERE o.pool = {i} GROUP BY o.run, o.ordinal ORDER BY o.ordinal)"""
     names = [plan.name, plan.collection]
     return Statement(sql, [plan.collection, *names, *names])
+
+
+def _counts(plan: PoolPlan, rows: str) -> str:
+    """The statistics' columns over documents, counting `rows` (* or a column, NULL where a
+    left join found none)."""
+    judged = plan.qrels is not None
+    return f"""count({rows}) AS documents,
+    {_when(judged, "count(*) FILTER (WHERE judged)")} AS judged,
+    {_when(judged, "count(*) FILTER (WHERE relevant)")} AS relevant,
+    count(*) FILTER (WHERE contributors = 1) AS "unique",
+    {_when(judged, "count(*) FILTER (WHERE judged AND contributors = 1)")} AS unique_judged,
+    {_when(judged, "count(*) FILTER (WHERE relevant AND contributors = 1)")} AS unique_relevant"""
 
 
 def _when(judged: bool, count: str) -> str:
