@@ -280,3 +280,18 @@ def test_the_readme_example_prints_what_the_readme_shows(tmp_path):
     bm25_ap = next(r.split(",") for r in rows if ",bm25,AP," in r)
     assert f"{float(bm25_ap[5]):.3f} to {float(bm25_ap[6]):.3f}" in section  # 0.218 to 0.054
     assert f"({bm25_ap[13]} of bm25's" in section
+
+
+def test_a_pooled_run_is_read_again_even_when_the_history_holds_its_results(tmp_path):
+    data = generate(2, queries=5, runs=3)
+    spec = pool_spec(tmp_path, data, {"method": {"depth": 4}, "runs": ["run0", "run1"]}, ["pool"])
+    content = yaml.safe_load(spec.read_text())
+    content["history"] = "history.duckdb"
+    spec.write_text(yaml.safe_dump(content))
+    first = evaluate(spec)
+    again = evaluate(spec)
+    assert set(again.keeper.reused) == {"run2"}  # the runs outside the pool are reused
+    pool = "SELECT * FROM pool_0 ORDER BY qid, position"
+    assert again.con.execute(pool).fetchall() == first.con.execute(pool).fetchall()
+    assert again.aggregate() == first.aggregate()
+    assert again.recorded["pools"][0]["runs"] == ["run0", "run1"]

@@ -48,13 +48,16 @@ def setup_tables(plans: list[PoolPlan]) -> list[Statement]:
 
 def pooled_rows(plan: PoolPlan, keys) -> Statement:
     """Keep the loaded batch's rows of the pool's runs: ranked by `keys`, down to the depth the
-    method reads, each score min-max normalised within its ranking (1 where all scores tie)."""
+    method reads; for CombSUM, each score min-max normalised within its ranking (1 where all
+    scores tie)."""
     cut = "" if plan.kept_rank is None else f"QUALIFY rank <= {int(plan.kept_rank)}"
+    norm = "NULL::DOUBLE"
+    if plan.kind == "combsum":
+        norm = "coalesce((score - min(score) OVER q) / nullif(max(score) OVER q - min(score) OVER q, 0), 1.0)"  # fmt: skip
     sql = f"""
 INSERT INTO pool_rows
 SELECT ?, run, qid, docno,
-    row_number() OVER (PARTITION BY run, qid ORDER BY {order_by(keys)}) AS rank, score,
-    coalesce((score - min(score) OVER q) / nullif(max(score) OVER q - min(score) OVER q, 0), 1.0)
+    row_number() OVER (PARTITION BY run, qid ORDER BY {order_by(keys)}) AS rank, score, {norm}
 FROM (SELECT run, qid, docno, score, rank AS file_rank FROM run_rows WHERE list_contains(?, run))
 WINDOW q AS (PARTITION BY run, qid)
 {cut}"""
