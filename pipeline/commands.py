@@ -52,7 +52,9 @@ def _print_summary(evaluation) -> None:
     """The aggregate table, its marks, the files written and what the history reused."""
     from .console import print_results
 
-    outputs = [output.path for output in evaluation.loaded.spec.outputs]
+    spec = evaluation.loaded.spec
+    outputs = [output.path for output in spec.outputs]
+    outputs += [output.path for pool in spec.pools.values() for output in pool.outputs]
     notes = [note] if (note := evaluation.history_note()) else []
     rows, metrics = evaluation.aggregate(), evaluation.plan.metrics
     print_results(rows, metrics, outputs, None, evaluation.significance(), notes)

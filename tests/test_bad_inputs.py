@@ -467,6 +467,8 @@ CASES = [
     Case("pool_exclude_missing", pools(exclude="judged.txt"), SPEC_ERROR, r"pools\.round1\.exclude: \S+/judged\.txt does not exist"),
     Case("pool_level_without_writer", pools(outputs=[{"path": "out/loo.txt", "level": "leave_one_out"}]), SPEC_ERROR, r"pools\.round1\.outputs\.0\.level: a \.txt output cannot be level 'leave_one_out' \(\.txt writes: pool\)"),
     Case("pool_output_is_a_spec_output", pools(outputs=[{"path": "out/summary.csv", "level": "pool_stats"}]), SPEC_ERROR, r"pools\.round1\.outputs\.0\.path: \S+/summary\.csv is also outputs\.0; name each output once"),
+    Case("pool_command_without_pools", lambda d: None, SPEC_ERROR, r"/spec\.yaml: no pools to build; add a `pools:` section", command=("pool",)),
+    Case("pool_leave_one_out_of_text_metrics", pools(spec(lambda s: s.update(metrics=["relstring"])), outputs=[{"path": "out/loo.csv", "level": "leave_one_out"}]), SPEC_ERROR, r"pools\.round1\.outputs\.0\.level: leave_one_out compares metrics with a number per query, and the spec has none"),
     Case("run_of_a_collection_without_qrels", spec(lambda s: s["collections"]["c"].pop("qrels")), SPEC_ERROR, r"collections\.c: no qrels, but runs are evaluated against it \(r\); add qrels: PATH once judged \(before judging, `irpipe pool SPEC` builds its pools\)"),
     # the committed JSON Schema and the spec's models drift apart
     Case("schema_drift", lambda d: (shutil.copy(SCHEMA, d / "irpipe.schema.json"), edit("irpipe.schema.json", '"rank"', '"score"')(d)), SPEC_ERROR, r"/irpipe\.schema\.json:\d+: the schema differs from the spec's models of this irpipe; regenerate it: irpipe schema > .*irpipe\.schema\.json", command=("schema", "--check"), target="irpipe.schema.json"),

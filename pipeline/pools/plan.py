@@ -165,7 +165,7 @@ def _metrics(
     loaded: LoadedSpec, key: tuple, pool: Pool, metrics: list[ResolvedMeasure]
 ) -> tuple[str, ...]:
     """The labels leave-one-out reports: those named, or every metric with a number per query."""
-    numeric = [m.label for m in metrics if m.measure.kind != "text"]
+    numeric = [m.label for m in metrics if _per_query_numbers(m)]
     if pool.metrics is None:
         return tuple(numeric)
     for i, label in enumerate(pool.metrics):
@@ -178,9 +178,21 @@ def _metrics(
     return tuple(pool.metrics)
 
 
+def _per_query_numbers(m: ResolvedMeasure) -> bool:
+    """A metric whose per-query numbers are averaged (or summed) into its value."""
+    return m.measure.kind == "number" and m.measure.aggregator != "none"
+
+
 def _check_leave_one_out(loaded: LoadedSpec, key: tuple, plan: PoolPlan) -> None:
-    if plan.leaves_out and plan.qrels is None:
-        i = next(i for i, (_, level) in enumerate(plan.outputs) if level == "leave_one_out")
+    if not plan.leaves_out:
+        return
+    i = next(i for i, (_, level) in enumerate(plan.outputs) if level == "leave_one_out")
+    if not plan.metrics:
+        raise SpecError(
+            f"{loaded.where(*key, 'outputs', i, 'level')}: leave_one_out compares metrics with a "
+            "number per query, and the spec has none; add one (AP, nDCG@10, ...)"
+        )
+    if plan.qrels is None:
         raise SpecError(
             f"{loaded.where(*key, 'outputs', i, 'level')}: leave_one_out evaluates the runs, "
             f"and collection '{plan.collection}' has no qrels yet; add its qrels once judged, "
