@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from pipeline import InputDataError, synthetic
 from pipeline.cli import main
-from pipeline.execute import _load_files
+from pipeline.execute import load_files
 from pipeline.readers import TABLES, Load, qrels_format, run_format
 
 # Bytes that matter to a TREC reader: separators, line ends, comments, signs, number syntax, NUL,
@@ -126,7 +126,7 @@ def lenient_values(tmp: Path, fields: list[str], qrels: bool) -> list:
     con = duckdb.connect()
     for statement in TABLES:
         con.execute(statement.sql)
-    _load_files(con, [load])
+    load_files(con, [load])
     rows = con.execute(f"SELECT docno, {column} FROM {table}").fetchall()
     return [value for _, value in sorted(rows, key=lambda r: int(r[0][1:]))]
 

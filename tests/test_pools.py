@@ -295,3 +295,15 @@ def test_a_pooled_run_is_read_again_even_when_the_history_holds_its_results(tmp_
     assert again.con.execute(pool).fetchall() == first.con.execute(pool).fetchall()
     assert again.aggregate() == first.aggregate()
     assert again.recorded["pools"][0]["runs"] == ["run0", "run1"]
+
+
+def test_a_pattern_runs_name_pools_every_run_it_expands_to(tmp_path):
+    data = generate(3, queries=4, runs=3)
+    spec = collection_spec(tmp_path, data, ["AP"])
+    spec["runs"] = {"sys": {"path": "run*.txt", "collection": "c"}}
+    spec["pools"] = {"p": {"collection": "c", "runs": ["sys"], "method": {"depth": 2}}}
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    pooled = build_pools(tmp_path / "spec.yaml")
+    assert pooled.plans[0].runs == ("sys/run0", "sys/run1", "sys/run2")
+    expected = {(q, d) for q, d, _, _ in depth_contributions(data, 2)}
+    assert {(q, d) for _, q, d, _ in pooled.documents()} == expected
