@@ -190,10 +190,12 @@ def evaluate(
     write: bool = True,
     history: str | Path | None = None,
     refresh: bool = False,
+    remember: bool = True,
 ) -> Evaluation:
     """Validate, evaluate every run with every metric, record the evaluation in the history (the
     spec's, or `history`), and write the spec's outputs. With a history, runs whose results it
-    holds under the same key are not evaluated again, unless `refresh`."""
+    holds under the same key are not evaluated again, unless `refresh`; `remember=False` leaves
+    the history alone (`irpipe pool` evaluates, but is not an evaluation to remember)."""
     started = now()
     loaded = spec if isinstance(spec, LoadedSpec) else load_spec(spec)
     plan = validate(loaded)
@@ -201,7 +203,7 @@ def evaluate(
 
     con = connect(plan)
     inputs, software = inputs_of(loaded), versions()
-    keeper = _keeper(loaded, history, refresh)
+    keeper = _keeper(loaded, history, refresh) if remember else None
     if keeper is not None:
         plan = _reusing(loaded, plan, con, keeper, inputs, software)
     pools = pool_plans(loaded, plan.metrics)

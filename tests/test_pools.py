@@ -307,3 +307,14 @@ def test_a_pattern_runs_name_pools_every_run_it_expands_to(tmp_path):
     assert pooled.plans[0].runs == ("sys/run0", "sys/run1", "sys/run2")
     expected = {(q, d) for q, d, _, _ in depth_contributions(data, 2)}
     assert {(q, d) for _, q, d, _ in pooled.documents()} == expected
+
+
+def test_irpipe_pool_evaluates_for_leave_one_out_but_records_nothing(tmp_path):
+    data = generate(4, queries=4, runs=2)
+    spec = pool_spec(tmp_path, data, {"method": {"depth": 3}}, ["leave_one_out"])
+    content = yaml.safe_load(spec.read_text())
+    content["history"] = "history.duckdb"
+    spec.write_text(yaml.safe_dump(content))
+    build_pools(spec)
+    assert (tmp_path / "out" / "leave_one_out.csv").exists()
+    assert not (tmp_path / "history.duckdb").exists()

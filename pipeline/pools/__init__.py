@@ -100,7 +100,7 @@ def build_pools(spec: str | Path | LoadedSpec, write: bool = True) -> Pooled:
     if not plans:
         raise SpecError(f"{loaded.path}: no pools to build; add a `pools:` section")
     if any(plan.leaves_out for plan in plans):  # needs every run's full values: evaluate
-        evaluation = evaluate(loaded, write=False)
+        evaluation = evaluate(loaded, write=False, remember=False)
         con, recorded = evaluation.con, evaluation.recorded
     else:
         sizes = check_pool_inputs(loaded)
