@@ -6,7 +6,7 @@ import difflib
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -20,12 +20,14 @@ from pydantic_core import PydanticCustomError
 
 __all__ = [
     "did_you_mean",
+    "is_uri",
     "Collection",
     "Compare",
     "Expect",
     "Gate",
     "History",
     "MetricItem",
+    "SparkSection",
     "Output",
     "Run",
     "Settings",
@@ -65,28 +67,50 @@ def resolve_path(path: Path, info: ValidationInfo) -> Path:
     return path if path.is_absolute() or base is None else Path(base) / path
 
 
+#: `scheme://...`: an input the Spark engine reads where it lives (hdfs://, s3a://, file://)
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://.+")
+
+
+def is_uri(path: Path | str) -> bool:
+    """Whether an input path is a URI (kept as text: `Path` would fold its `//`)."""
+    return isinstance(path, str) and _URI.fullmatch(path) is not None
+
+
+def resolve_input(value: Any, info: ValidationInfo) -> Any:
+    """An input path: a URI stays text, anything else is a path relative to the spec."""
+    if not isinstance(value, str) or _URI.fullmatch(value):
+        return value
+    return resolve_path(Path(value), info)
+
+
 class Collection(StrictModel):
     """A test collection: its qrels file and, optionally, its size (for fallout)."""
 
-    qrels: Path = Field(description="TREC qrels file: qid iter docno rel (plain or .gz)")
+    qrels: Path | Annotated[str, Field(pattern=_URI.pattern)] = Field(
+        description="TREC qrels file: qid iter docno rel (plain or .gz); with engine spark also "
+        "a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://)"
+    )
     num_docs: int | None = Field(None, ge=0, description="documents in the collection")
 
     @field_validator("qrels", mode="before")
     @classmethod
     def _path(cls, value: Any, info: ValidationInfo) -> Any:
-        return resolve_path(Path(value), info) if isinstance(value, str) else value
+        return resolve_input(value, info)
 
 
 class Run(StrictModel):
     """A run file evaluated against one collection."""
 
-    path: Path = Field(description="TREC run file: qid Q0 docno rank score tag (plain or .gz)")
+    path: Path | Annotated[str, Field(pattern=_URI.pattern)] = Field(
+        description="TREC run file: qid Q0 docno rank score tag (plain or .gz); with engine "
+        "spark also a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://)"
+    )
     collection: str = Field(description="name of a collection in `collections`")
 
     @field_validator("path", mode="before")
     @classmethod
     def _path(cls, value: Any, info: ValidationInfo) -> Any:
-        return resolve_path(Path(value), info) if isinstance(value, str) else value
+        return resolve_input(value, info)
 
 
 _SIZE = re.compile(r"[0-9]+(\.[0-9]+)? ?([KMGT]i?B|B)")
@@ -130,6 +154,11 @@ class Settings(StrictModel):
         description="DuckDB's memory limit, e.g. 500MB or 2GiB; beyond it, work spills to "
         "temporary files (default: DuckDB's, 80% of RAM); numbers do not change",
         json_schema_extra=_SIZE_SCHEMA,
+    )
+    engine: Literal["duckdb", "spark"] = Field(
+        "duckdb",
+        description="duckdb: evaluate on this machine; spark: on Apache Spark (the spark: "
+        "section), with identical numbers; needs pip install 'irpipe[spark]'",
     )
 
     @field_validator("memory_limit")
@@ -300,12 +329,34 @@ class Spec(StrictModel):
     history: History | None = Field(
         None, description="a DuckDB file remembering every evaluation; unchanged runs are reused"
     )
+    spark: SparkSection | None = Field(
+        None, description="where the spark engine runs: master URL and Spark configuration"
+    )
 
     @field_validator("compare", mode="before")
     @classmethod
     def _bare_compare(cls, value: Any) -> Any:
         # A bare `compare:` line reads as null in YAML; it asks for comparisons with the defaults.
         return {} if value is None else value
+
+
+class SparkSection(StrictModel):
+    """How `engine: spark` gets its SparkSession. Under spark-submit the active session is used
+    as it is (its master and configuration come from spark-submit); otherwise one is built."""
+
+    master: str | None = Field(
+        None, description="Spark master URL, e.g. local[4], yarn, spark://host:7077, k8s://..."
+    )
+    app_name: str = Field("irpipe", description="the application's name in Spark's UI")
+    conf: dict[str, str | int | float | bool] = Field(
+        {}, description="Spark configuration, e.g. {spark.executor.memory: 8g}"
+    )
+    partitions: int | None = Field(
+        None,
+        ge=1,
+        description="shards the queries are split into (default: one per 2 million input "
+        "lines, at least Spark's default parallelism)",
+    )
 
 
 def did_you_mean(word: str, options: list[str]) -> str:

@@ -1,0 +1,140 @@
+"""The driver's side: the shards' results become the DuckDB engine's tables, after the checks.
+
+Shards return their per-query rows and what the checks of whole files need (lines and bad lines
+per file, duplicate pairs, queries shared with the qrels) as counts; summed here, they are what
+the DuckDB engine finds, reported in its order and words. The per-query tables are then ordered
+as the DuckDB engine orders them, and the aggregates computed from them by the same statements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ... import validation as check
+from ...derived import curve_names
+from ...errors import DuplicateError, InputDataError
+from ...tables import BOGUS_ROWS, aggregate_tables, name_tables
+
+if TYPE_CHECKING:
+    import duckdb
+    import pyarrow as pa
+
+    from ...compile import Plan
+    from ...readers import Load
+    from ...spec import LoadedSpec
+    from .problems import Reporter
+
+__all__ = ["collect"]
+
+_RESULT = "SELECT * FROM shard_results WHERE tbl = '{}'"
+# What the driver keeps of the shards: the result tables, and what checks and trec-eval read.
+_TABLES = [
+    f"CREATE TABLE facts AS SELECT collection, qid FROM ({_RESULT.format('facts')}) ORDER BY ALL",
+    "CREATE VIEW qrels AS SELECT collection, qid FROM facts",  # the qrels' queries, for checks
+    "CREATE TABLE present AS SELECT run, qid, value::BIGINT AS retrieved "
+    f"FROM ({_RESULT.format('present')})",
+    "CREATE TABLE positive_judgments AS SELECT collection, sum(value)::BIGINT AS n "
+    f"FROM ({_RESULT.format('positive_judgments')}) GROUP BY collection",
+]
+_PER_QUERY = """
+CREATE TABLE {table} AS
+SELECT r.run, r.collection, r.qid, r.metric, r.value, r.text
+FROM ({rows}) r JOIN runs USING (run) JOIN {metrics} m USING (metric)
+ORDER BY runs.ordinal, r.qid, m.ordinal"""
+
+
+def collect(
+    con: duckdb.DuckDBPyConnection,
+    plan: Plan,
+    loaded: LoadedSpec,
+    results: pa.Table,
+    reporter: Callable[[Load], Reporter],
+) -> None:
+    """Fill `con` with the tables the DuckDB engine leaves (per_query, aggregate, the curve and
+    output tables), from the shards' `results`; an InputDataError first if the inputs are bad."""
+    con.register("shard_results", results)
+    try:
+        for statement in [
+            *name_tables(loaded, plan.metrics),
+            *curve_names(len(plan.metrics), list(plan.curves)),
+        ]:
+            con.execute(statement.sql, statement.params)
+        for sql in _TABLES:
+            con.execute(sql)
+        _check(con, plan, reporter)
+        _result_tables(con, plan)
+    finally:
+        con.unregister("shard_results")
+
+
+def _result_tables(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
+    tables = [("per_query", "metrics")] + (
+        [("curve_per_query", "curve_metrics")] if plan.curves else []
+    )
+    for table, metrics in tables:
+        con.execute(_PER_QUERY.format(table=table, rows=_RESULT.format(table), metrics=metrics))
+    for statement in (
+        *aggregate_tables(plan.per_batch == BOGUS_ROWS, bool(plan.curves)),
+        *plan.outputs,
+    ):
+        con.execute(statement.sql, statement.params)
+
+
+def _check(
+    con: duckdb.DuckDBPyConnection, plan: Plan, reporter: Callable[[Load], Reporter]
+) -> None:
+    """The DuckDB engine's checks, in its order: each qrels file's lines, then its duplicates;
+    then every run's lines, every run's duplicates, and the queries each shares with its qrels."""
+    lines = {
+        (kind, name): (rows, bad)
+        for kind, name, rows, bad in con.execute(
+            "SELECT metric, run, sum(value)::BIGINT, sum(text::BIGINT) "
+            f"FROM ({_RESULT.format('lines')}) GROUP BY ALL"
+        ).fetchall()
+    }
+    duplicates = dict(
+        ((kind, name), n)
+        for kind, name, n in con.execute(
+            f"SELECT metric, run, sum(value)::BIGINT FROM ({_RESULT.format('duplicates')}) GROUP BY ALL"
+        ).fetchall()
+    )
+    runs = [load for batch in plan.batches for load in batch]
+    for load in plan.qrels:
+        _check_lines(load, lines, reporter)
+        _check_duplicates(load, duplicates, reporter)
+    for load in runs:
+        _check_lines(load, lines, reporter)
+    for load in runs:
+        _check_duplicates(load, duplicates, reporter)
+    _check_shared(con, runs)
+
+
+def _key(load: Load) -> tuple[str, str]:
+    return ("qrels" if load.table == "qrels" else "run", load.name)
+
+
+def _check_lines(load: Load, lines: dict, reporter: Callable[[Load], Reporter]) -> None:
+    rows, bad = lines.get(_key(load), (0, 0))
+    if bad:
+        raise InputDataError(reporter(load).problems(bad))
+    if rows == 0:
+        raise InputDataError(check.empty_message(load))
+
+
+def _check_duplicates(load: Load, duplicates: dict, reporter: Callable[[Load], Reporter]) -> None:
+    if duplicates.get(_key(load)):
+        raise DuplicateError(reporter(load).duplicates(duplicates[_key(load)]))
+
+
+def _check_shared(con: duckdb.DuckDBPyConnection, runs: list[Load]) -> None:
+    shared = dict(
+        con.execute(
+            f"SELECT run, sum(value) FROM ({_RESULT.format('shared')}) GROUP BY run"
+        ).fetchall()
+    )
+    for load in runs:
+        if not shared.get(load.name):
+            statement = check.shared_queries(load)
+            row = con.execute(statement.sql, statement.params).fetchone()
+            raise InputDataError(check.no_shared_queries_message(load, row))
