@@ -9,6 +9,7 @@ DuckDB engine's. pyspark is imported only here, and only when a spec chooses the
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
 
 from .session import require_pyspark, session, spark_version
@@ -45,7 +46,10 @@ def execute(
         return evaluate_shard(plan, batches, threads)
 
     shards = rows.repartition(_partitions(spark, loaded, files), "qid")
-    results = shards.mapInArrow(shard, RESULT_SCHEMA).toArrow()
+    with warnings.catch_warnings():
+        # pyspark warns of pandas 3 at every Arrow map: irpipe hands it no pandas at all
+        warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
+        results = shards.mapInArrow(shard, RESULT_SCHEMA).toArrow()
     collect(con, plan, loaded, results, lambda load: _reporter(spark, load, load in parquet))
     return con
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import TYPE_CHECKING
 
 from ...errors import SpecError
@@ -29,22 +31,40 @@ def require_pyspark(where: str = "settings.engine") -> None:
 
 
 def session(section: SparkSection | None) -> SparkSession:
-    """The active session (spark-submit's, or the caller's) as it is; else one built from the
-    spec's `spark:` section (master, app name, configuration)."""
+    """The active session (a notebook's, a test's) as it is; under spark-submit, the session its
+    command line configures; else one built from the spec's `spark:` section."""
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
     builder = SparkSession.builder.appName(section.app_name if section else "irpipe")
-    if section is not None and section.master:
-        builder = builder.master(section.master)
-    for key, value in (section.conf if section else {}).items():
-        builder = builder.config(key, str(value).lower() if isinstance(value, bool) else str(value))
+    if not _submitted():  # spark-submit's --master and --conf win over the spec's
+        builder = _configured(builder, section)
     try:
-        return builder.getOrCreate()
+        spark = builder.getOrCreate()
     except Exception as exc:  # Java missing, a bad master URL: Spark's own words, in one line
         raise SpecError(f"spark: cannot start a Spark session: {_first_line(exc)}") from None
+    spark.sparkContext.setLogLevel("ERROR")  # irpipe reports what goes wrong itself
+    return spark
+
+
+def _submitted() -> bool:
+    """Whether spark-submit started this Python (it hands the JVM gateway's port over)."""
+    return "PYSPARK_GATEWAY_PORT" in os.environ
+
+
+def _configured(builder, section: SparkSection | None):
+    master = section.master if section else None
+    conf = {"spark.ui.showConsoleProgress": "false", **(section.conf if section else {})}
+    if master is not None:
+        builder = builder.master(master)
+    for key, value in conf.items():
+        builder = builder.config(key, str(value).lower() if isinstance(value, bool) else str(value))
+    if (master is None or master.startswith("local")) and "PYSPARK_PYTHON" not in os.environ:
+        # Local workers are this Python, with irpipe and DuckDB (pyspark would start `python3`).
+        os.environ["PYSPARK_PYTHON"] = sys.executable
+    return builder
 
 
 def spark_version() -> str | None:
