@@ -31,11 +31,24 @@ def execute(
     plan: Plan, loaded: LoadedSpec, con: duckdb.DuckDBPyConnection
 ) -> duckdb.DuckDBPyConnection:
     """Evaluate `plan` on Spark; `con` (on the driver) receives the DuckDB engine's result tables."""
+    require_pyspark()
+    with warnings.catch_warnings():
+        _quiet()
+        _execute(plan, loaded, con)
+    return con
+
+
+def _quiet() -> None:
+    """pyspark warns of pandas 3 whenever it maps Arrow batches: irpipe hands it no pandas at
+    all, so the warning is about nothing irpipe does."""
+    warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
+
+
+def _execute(plan: Plan, loaded: LoadedSpec, con: duckdb.DuckDBPyConnection) -> None:
     from .inputs import files_of, input_rows, is_parquet
     from .results import collect
     from .shard import RESULT_SCHEMA, evaluate_shard
 
-    require_pyspark()
     spark = session(loaded.spec.spark)
     files = {load: files_of(spark, load.path) for load in plan.loads}
     parquet = {load for load, found in files.items() if is_parquet(found, load.path)}
@@ -46,12 +59,8 @@ def execute(
         return evaluate_shard(plan, batches, threads)
 
     shards = rows.repartition(_partitions(spark, loaded, files), "qid")
-    with warnings.catch_warnings():
-        # pyspark warns of pandas 3 at every Arrow map: irpipe hands it no pandas at all
-        warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
-        results = shards.mapInArrow(shard, RESULT_SCHEMA).toArrow()
+    results = shards.mapInArrow(shard, RESULT_SCHEMA).toArrow()
     collect(con, plan, loaded, results, lambda load: _reporter(spark, load, load in parquet))
-    return con
 
 
 def _partitions(spark, loaded: LoadedSpec, files: dict) -> int:

@@ -136,5 +136,5 @@ def _check_shared(con: duckdb.DuckDBPyConnection, runs: list[Load]) -> None:
     for load in runs:
         if not shared.get(load.name):
             statement = check.shared_queries(load)
-            row = con.execute(statement.sql, statement.params).fetchone()
+            row = con.execute(statement.sql, statement.params).fetchall()[0]
             raise InputDataError(check.no_shared_queries_message(load, row))

@@ -123,9 +123,9 @@ def _load(con: duckdb.DuckDBPyConnection, batches: Iterable[pa.RecordBatch]) -> 
 
 def _all_good(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether every row read well; otherwise the evaluation is not worth it: the driver stops."""
-    (bad,) = con.execute(
+    [(bad,)] = con.execute(
         "SELECT count(*) FROM (SELECT ok FROM qrels UNION ALL SELECT ok FROM run_rows) WHERE NOT ok"
-    ).fetchone()
+    ).fetchall()
     return bad == 0
 
 
@@ -140,7 +140,7 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
         con, bogus_rows("SELECT run FROM runs") if plan.per_batch == BOGUS_ROWS else plan.per_batch
     )
     test = plan.ranking.test([load for batch in plan.batches for load in batch])
-    dense = test is not None and con.execute(test.sql, test.params).fetchone()[0]
+    dense = test is not None and con.execute(test.sql, test.params).fetchall()[0][0]
     _run(con, [plan.ranking.dense if dense else plan.ranking.statement, *plan.ranking.after])
     if plan.python:
         python_values(con, plan)
