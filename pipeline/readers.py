@@ -205,8 +205,12 @@ def parsed_lines(source: str, fmt: Format, columns: str, explain: bool = False) 
     problem = (
         f", CASE WHEN NOT ({fmt.bad}) THEN NULL {why} ELSE 'unreadable' END" if explain else ""
     )
-    lines = f"""SELECT *, CASE WHEN contains(line, chr(31)) THEN '' END AS cut, {_ALL_FIELDS} AS f
+    # The fast split where it splits well (as `insert_lines`), else the general one.
+    spaced = f"""SELECT *, CASE WHEN contains(line, chr(31)) THEN '' END AS cut, {_TABS} AS spaced
         FROM {source} WHERE NOT ({_SKIP})"""
+    split = f"SELECT *, string_split(spaced, ' ') AS split FROM ({spaced})"
+    fast = f"SELECT *, {_FAST_FIELDS} AS fast FROM ({split})"
+    lines = f"SELECT *, CASE WHEN list_contains(fast, '') THEN {_ALL_FIELDS} ELSE fast END AS f FROM ({fast})"
     return f"""SELECT * FROM (SELECT {columns}, {fmt.select}, NOT {fmt.bad}{problem} FROM ({lines}))
         AS t({columns}, {names}, ok{", problem" if explain else ""})"""
 

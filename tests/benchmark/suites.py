@@ -1,5 +1,5 @@
 """The suites: track, grid and run100k (everyday.py), five and official (compare.py), scale, runs10,
-spill, validate, python, significance and history (history_suite.py).
+spill, validate, python, significance, history (history_suite.py) and spark (spark_suite.py).
 
 Each suite measures its commands in turns, then adds a section (and its targets) to the report.
 """
@@ -14,6 +14,7 @@ from context import FIVE_IRPIPE, TIMING_HEADERS, Context, measured, progress, sh
 from everyday import EVERYDAY_SUITES, everyday
 from generate import SIZES
 from history_suite import history
+from spark_suite import spark
 from measure import ToolFailed, take_turns
 from report import agreement, table
 from tools import FIVE, OFFICIAL, RUNNERS, irpipe_executable, read_summary, run_name, write_spec
@@ -214,6 +215,7 @@ SUITES = {
     "python": python,
     "significance": significance,
     "history": history,
+    "spark": spark,
 }
 SUITE_NAMES = list(SUITES)
 # Names that stand for several suites on the command line.
