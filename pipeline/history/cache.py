@@ -39,7 +39,8 @@ def run_keys(loaded: LoadedSpec, plan: Plan, inputs: list[Input], versions: dict
     common = digest_text(
         {
             "format": KEY_FORMAT,
-            "settings": spec.settings.resolved(),
+            # The engine changes no number: results of one are results of the other.
+            "settings": {k: v for k, v in spec.settings.resolved().items() if k != "engine"},
             "metrics": [_measure(m) for m in plan.metrics],
             "curves": [_measure(m) for m in plan.curves],
             "sql": _plan_sql(plan),

@@ -12,7 +12,9 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PlainValidator,
     ValidationInfo,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -76,41 +78,41 @@ def is_uri(path: Path | str) -> bool:
     return isinstance(path, str) and _URI.fullmatch(path) is not None
 
 
-def resolve_input(value: Any, info: ValidationInfo) -> Any:
-    """An input path: a URI stays text, anything else is a path relative to the spec."""
-    if not isinstance(value, str) or _URI.fullmatch(value):
+def resolve_input(value: Any, info: ValidationInfo) -> Path | str:
+    """An input path: a URI stays text, any other string is a path relative to the spec."""
+    if isinstance(value, Path):
         return value
-    return resolve_path(Path(value), info)
+    if not isinstance(value, str):
+        raise PydanticCustomError("input_path", "expected a file path (a string)")
+    return value if _URI.fullmatch(value) else resolve_path(Path(value), info)
+
+
+#: A qrels or run path: a `Path`, or a URI as given (read only by the Spark engine)
+InputPath = Annotated[
+    Path | str,
+    PlainValidator(resolve_input),
+    WithJsonSchema({"type": "string", "format": "path"}),
+]
 
 
 class Collection(StrictModel):
     """A test collection: its qrels file and, optionally, its size (for fallout)."""
 
-    qrels: Path | Annotated[str, Field(pattern=_URI.pattern)] = Field(
+    qrels: InputPath = Field(
         description="TREC qrels file: qid iter docno rel (plain or .gz); with engine spark also "
         "a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://)"
     )
     num_docs: int | None = Field(None, ge=0, description="documents in the collection")
 
-    @field_validator("qrels", mode="before")
-    @classmethod
-    def _path(cls, value: Any, info: ValidationInfo) -> Any:
-        return resolve_input(value, info)
-
 
 class Run(StrictModel):
     """A run file evaluated against one collection."""
 
-    path: Path | Annotated[str, Field(pattern=_URI.pattern)] = Field(
+    path: InputPath = Field(
         description="TREC run file: qid Q0 docno rank score tag (plain or .gz); with engine "
         "spark also a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://)"
     )
     collection: str = Field(description="name of a collection in `collections`")
-
-    @field_validator("path", mode="before")
-    @classmethod
-    def _path(cls, value: Any, info: ValidationInfo) -> Any:
-        return resolve_input(value, info)
 
 
 _SIZE = re.compile(r"[0-9]+(\.[0-9]+)? ?([KMGT]i?B|B)")
