@@ -14,9 +14,9 @@ from context import FIVE_IRPIPE, TIMING_HEADERS, Context, measured, progress, sh
 from everyday import EVERYDAY_SUITES, everyday
 from generate import SIZES
 from history_suite import history
-from spark_suite import spark
 from measure import ToolFailed, take_turns
 from report import agreement, table
+from spark_suite import spark
 from tools import FIVE, OFFICIAL, RUNNERS, irpipe_executable, read_summary, run_name, write_spec
 
 __all__ = ["SUITE_GROUPS", "SUITE_NAMES", "run_suite"]
