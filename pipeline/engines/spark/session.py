@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from ...errors import SpecError
@@ -13,7 +16,7 @@ if TYPE_CHECKING:
 
     from ...spec.models import SparkSection
 
-__all__ = ["INSTALL", "require_pyspark", "session", "spark_version"]
+__all__ = ["INSTALL", "quiet", "require_pyspark", "session", "spark_version"]
 
 INSTALL = "pip install 'irpipe[spark]'"
 
@@ -30,6 +33,15 @@ def require_pyspark(where: str = "settings.engine") -> None:
         ) from None
 
 
+@contextmanager
+def quiet() -> Iterator[None]:
+    """pyspark warns of pandas 3 as it starts and whenever it maps Arrow batches: irpipe hands it
+    no pandas at all, so the warning is about nothing irpipe does."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
+        yield
+
+
 def session(section: SparkSection | None) -> SparkSession:
     """The active session (a notebook's, a test's) as it is; under spark-submit, the session its
     command line configures; else one built from the spec's `spark:` section."""
@@ -42,7 +54,8 @@ def session(section: SparkSection | None) -> SparkSession:
     if not _submitted():  # spark-submit's --master and --conf win over the spec's
         builder = _configured(builder, section)
     try:
-        spark = builder.getOrCreate()
+        with quiet():
+            spark = builder.getOrCreate()
     except Exception as exc:  # Java missing, a bad master URL: Spark's own words, in one line
         raise SpecError(f"spark: cannot start a Spark session: {_first_line(exc)}") from None
     spark.sparkContext.setLogLevel("ERROR")  # irpipe reports what goes wrong itself
