@@ -282,6 +282,8 @@ def test_manifests_and_the_history_record_the_engine_and_its_version(spark, tmp_
     assert "evaluated on Spark" in evaluation.history_note()
     again = evaluate(path, engine="spark")  # Spark reuses nothing, and says so
     assert again.keeper.reused == {}
+    # The engine changes no number: DuckDB reuses what Spark recorded.
+    assert set(evaluate(path, engine="duckdb").keeper.reused) == {"run0", "run1"}
 
 
 def test_spark_submit_runs_a_spec(spark, tmp_path, capsys):
