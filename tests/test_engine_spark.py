@@ -299,3 +299,27 @@ def test_spark_submit_runs_a_spec(spark, tmp_path, capsys):
         == evaluate(path, write=False, engine="spark").aggregate()
     )
     assert written.count("\n") == 1 + 2 * 2  # a header, then two runs by two metrics
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["aggregated_on_workers", "also_collected"])
+def test_the_per_query_table_at_scale_is_written_by_spark(spark, tmp_path, kept):
+    import duckdb
+
+    data = generate(seed=13, queries=30, runs=3, extremes=True)
+    metrics = ["AP", "nDCG@10", "P@5", "gmAP", "NumRelRet", "RelString"]
+    more = {"history": {"path": "h.duckdb"}} if kept else {}
+    spec = collection_spec(tmp_path, data, metrics, settings={"missing_queries": "trec_eval_c"})
+    expected = evaluate(_written(tmp_path / "duckdb.yaml", spec), write=False).con
+    spec |= {"spark": {"per_query": "pq"}, "outputs": [{"path": "out/a.csv"}], **more}
+    got = evaluate(_written(tmp_path / "spark.yaml", spec), engine="spark").con
+    query = "SELECT * FROM aggregate"
+    assert got.execute(query).fetchall() == expected.execute(query).fetchall()
+    (collected,) = got.execute("SELECT count(*) FROM per_query").fetchone()
+    written = duckdb.sql(
+        "SELECT run, collection, qid, metric, value, text FROM "
+        f"read_parquet('{tmp_path}/pq/*/*/*.parquet', hive_partitioning = true) ORDER BY ALL"
+    ).fetchall()
+    everything = expected.execute("SELECT * FROM per_query ORDER BY ALL").fetchall()
+    assert [_keys(row) for row in written] == [_keys(row) for row in everything]
+    assert all(_close(a[4], b[4]) for a, b in zip(written, everything, strict=True))
+    assert collected == (len(everything) if kept else 0)

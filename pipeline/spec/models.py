@@ -356,8 +356,14 @@ class SparkSection(StrictModel):
     partitions: int | None = Field(
         None,
         ge=1,
-        description="shards the queries are split into (default: one per 2 million input "
-        "lines, at least Spark's default parallelism)",
+        description="shards the queries are split into (default: one per 128 MB of input, at "
+        "least Spark's default parallelism)",
+    )
+    per_query: InputPath | None = Field(
+        None,
+        description="a directory or URI where Spark writes the per-query table as Parquet, "
+        "partitioned by collection and run; the driver then collects it only if the spec needs "
+        "it there (query-level outputs, compare, history, expect, gates)",
     )
 
 

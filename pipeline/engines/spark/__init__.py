@@ -75,8 +75,17 @@ def _execute(spark, plan: Plan, loaded: LoadedSpec, con: duckdb.DuckDBPyConnecti
         return evaluate_shard(plan, batches, threads)
 
     shards = rows.repartition(_partitions(spark, loaded, files), "qid")
-    results = shards.mapInArrow(shard, RESULT_SCHEMA).toArrow()
-    collect(con, plan, loaded, results, lambda load: _reporter(spark, load, load in parquet))
+    results = shards.mapInArrow(shard, RESULT_SCHEMA)
+
+    def reporter(load):
+        return _reporter(spark, load, load in parquet)
+
+    if loaded.spec.spark is not None and loaded.spec.spark.per_query is not None:
+        from .scale import per_query_at_scale
+
+        per_query_at_scale(con, plan, loaded, results, reporter)
+    else:
+        collect(con, plan, loaded, results.toArrow(), reporter)
 
 
 def _partitions(spark, loaded: LoadedSpec, files: dict) -> int:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ...spec import LoadedSpec
     from .problems import Reporter
 
-__all__ = ["collect"]
+__all__ = ["collect", "finish", "prepare"]
 
 _RESULT = "SELECT * FROM shard_results WHERE tbl = '{}'"
 # What the driver keeps of the shards: the result tables, and what checks and trec-eval read.
@@ -53,6 +53,19 @@ def collect(
 ) -> None:
     """Fill `con` with the tables the DuckDB engine leaves (per_query, aggregate, the curve and
     output tables), from the shards' `results`; an InputDataError first if the inputs are bad."""
+    prepare(con, plan, loaded, results, reporter)
+    finish(con, plan)
+
+
+def prepare(
+    con: duckdb.DuckDBPyConnection,
+    plan: Plan,
+    loaded: LoadedSpec,
+    results: pa.Table,
+    reporter: Callable[[Load], Reporter],
+) -> None:
+    """The names, the facts and the checks, from the shards' `results` (kept as shard_results
+    for `finish`); an InputDataError if the inputs are bad."""
     con.register("shard_results", results)
     try:
         for statement in [
@@ -63,22 +76,38 @@ def collect(
         for sql in _TABLES:
             con.execute(sql)
         _check(con, plan, reporter)
-        _result_tables(con, plan)
+    except BaseException:
+        con.unregister("shard_results")
+        raise
+
+
+def finish(con: duckdb.DuckDBPyConnection, plan: Plan, aggregate: pa.Table | None = None) -> None:
+    """The result tables: per-query tables in the DuckDB engine's order, then the aggregates
+    from them; or, given the `aggregate` rows computed beside the per-query table (which then
+    stays out of the driver: `per_query` is empty), those in the DuckDB engine's order."""
+    try:
+        tables = [("per_query", "metrics")] + (
+            [("curve_per_query", "curve_metrics")] if plan.curves else []
+        )
+        for table, metrics in tables:
+            con.execute(_PER_QUERY.format(table=table, rows=_RESULT.format(table), metrics=metrics))
+        aggregates = aggregate_tables(plan.per_batch == BOGUS_ROWS, bool(plan.curves))
+        if aggregate is not None:
+            con.register("spark_aggregate", aggregate)
+            con.execute(_AGGREGATE)
+            con.unregister("spark_aggregate")
+            aggregates = aggregates[1:]  # the curves' are computed here, from their rows
+        for statement in (*aggregates, *plan.outputs):
+            con.execute(statement.sql, statement.params)
     finally:
         con.unregister("shard_results")
 
 
-def _result_tables(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
-    tables = [("per_query", "metrics")] + (
-        [("curve_per_query", "curve_metrics")] if plan.curves else []
-    )
-    for table, metrics in tables:
-        con.execute(_PER_QUERY.format(table=table, rows=_RESULT.format(table), metrics=metrics))
-    for statement in (
-        *aggregate_tables(plan.per_batch == BOGUS_ROWS, bool(plan.curves)),
-        *plan.outputs,
-    ):
-        con.execute(statement.sql, statement.params)
+_AGGREGATE = """
+CREATE TABLE aggregate AS
+SELECT a.run, a.collection, a.metric, a.value, a.n_queries
+FROM spark_aggregate a JOIN runs USING (run) JOIN metrics m USING (metric)
+ORDER BY runs.ordinal, m.ordinal"""
 
 
 def _check(

@@ -24,7 +24,15 @@ if TYPE_CHECKING:
 
     from ...compile import Plan
 
-__all__ = ["RESULT_SCHEMA", "ROW_SCHEMA", "evaluate_shard", "typed"]
+__all__ = [
+    "AGGREGATE_SCHEMA",
+    "PER_QUERY_SCHEMA",
+    "RESULT_SCHEMA",
+    "ROW_SCHEMA",
+    "aggregate_shard",
+    "evaluate_shard",
+    "typed",
+]
 
 #: The rows a shard receives: qrels (`kind` 'qrels', `name` its collection) and runs (`kind`
 #: 'run', `name` the run), each read and checked by `parsed_lines` (`ok` false: a bad line).
@@ -37,6 +45,12 @@ RESULT_SCHEMA = (
     "tbl string, run string, collection string, qid string, metric string, value double, "
     "text string"
 )
+
+#: The per-query table, and the aggregate rows computed from it on the workers
+PER_QUERY_SCHEMA = (
+    "run string, collection string, qid string, metric string, value double, text string"
+)
+AGGREGATE_SCHEMA = "run string, collection string, metric string, value double, n_queries bigint"
 
 _ARROW_TYPES = {"string": "string", "int": "int32", "bigint": "int64", "double": "float64",
                 "boolean": "bool_"}  # fmt: skip
@@ -156,3 +170,34 @@ def _results(plan: Plan) -> str:
 def _run(con: duckdb.DuckDBPyConnection, statements: Iterable[Statement]) -> None:
     for statement in statements:
         con.execute(statement.sql, statement.params)
+
+
+def aggregate_shard(
+    names: list[Statement],
+    positive: list[tuple[str, int]],
+    bogus: bool,
+    batches: Iterable[pa.RecordBatch],
+) -> Iterator[pa.RecordBatch]:
+    """The aggregate rows (`AGGREGATE_SCHEMA`) of per-query rows (`PER_QUERY_SCHEMA`) that hold
+    every query of their runs: the DuckDB engine's aggregate statement over them. `names`: the
+    plan's name tables; `positive`: each collection's qrels lines with a grade > 0 (trec_eval
+    -c's num_rel, when `bogus`)."""
+    import duckdb
+
+    from ...tables import aggregate_tables
+
+    con = duckdb.connect(config={"threads": 1})
+    try:
+        _run(con, names)
+        con.execute(f"CREATE TABLE per_query ({PER_QUERY_SCHEMA.replace('string', 'VARCHAR')})")
+        con.execute("CREATE TABLE positive_judgments (collection VARCHAR, n BIGINT)")
+        if positive:
+            con.executemany("INSERT INTO positive_judgments VALUES (?, ?)", positive)
+        for batch in batches:
+            con.register("rows", batch)
+            con.execute("INSERT INTO per_query SELECT * FROM rows")
+            con.unregister("rows")
+        _run(con, aggregate_tables(bogus, False))
+        yield from typed(con.sql("SELECT * FROM aggregate").to_arrow_reader(), AGGREGATE_SCHEMA)
+    finally:
+        con.close()
