@@ -61,11 +61,15 @@ def same_tables(spec: Path | dict, tmp_path: Path | None = None, tables=TABLES) 
         expected = on_duckdb.execute(f"SELECT * FROM {table}").fetchall()
         got = on_spark.execute(f"SELECT * FROM {table}").fetchall()
         assert expected, f"{table} is empty: nothing was compared"
-        assert [_keys(row) for row in got] == [_keys(row) for row in expected], table
-        for a, b in zip(got, expected, strict=True):
-            for x, y in zip(a, b, strict=True):
-                if isinstance(y, float):
-                    assert _close(x, y), (table, a, b)
+        _same_rows(got, expected, table)
+
+
+def _same_rows(got: list[tuple], expected: list[tuple], what: str = "") -> None:
+    assert [_keys(row) for row in got] == [_keys(row) for row in expected], what
+    for a, b in zip(got, expected, strict=True):
+        for x, y in zip(a, b, strict=True):
+            if isinstance(y, float):
+                assert _close(x, y), (what, a, b)
 
 
 def _keys(row: tuple) -> tuple:
@@ -152,7 +156,7 @@ def test_parquet_part_files_and_uris_are_read_where_they_live(spark, tmp_path):
     got = evaluate(_written(tmp_path / "spark.yaml", spark_spec), write=False).con
     for table in TABLES:
         query = f"SELECT * FROM {table}"
-        assert got.execute(query).fetchall() == expected.execute(query).fetchall()
+        _same_rows(got.execute(query).fetchall(), expected.execute(query).fetchall(), table)
 
 
 def _written(path: Path, spec: dict) -> Path:
@@ -313,13 +317,12 @@ def test_the_per_query_table_at_scale_is_written_by_spark(spark, tmp_path, kept)
     spec |= {"spark": {"per_query": "pq"}, "outputs": [{"path": "out/a.csv"}], **more}
     got = evaluate(_written(tmp_path / "spark.yaml", spec), engine="spark").con
     query = "SELECT * FROM aggregate"
-    assert got.execute(query).fetchall() == expected.execute(query).fetchall()
+    _same_rows(got.execute(query).fetchall(), expected.execute(query).fetchall())
     (collected,) = got.execute("SELECT count(*) FROM per_query").fetchone()
     written = duckdb.sql(
         "SELECT run, collection, qid, metric, value, text FROM "
         f"read_parquet('{tmp_path}/pq/*/*/*.parquet', hive_partitioning = true) ORDER BY ALL"
     ).fetchall()
     everything = expected.execute("SELECT * FROM per_query ORDER BY ALL").fetchall()
-    assert [_keys(row) for row in written] == [_keys(row) for row in everything]
-    assert all(_close(a[4], b[4]) for a, b in zip(written, everything, strict=True))
+    _same_rows(written, everything)
     assert collected == (len(everything) if kept else 0)
