@@ -326,3 +326,34 @@ def test_the_per_query_table_at_scale_is_written_by_spark(spark, tmp_path, kept)
     everything = expected.execute("SELECT * FROM per_query ORDER BY ALL").fetchall()
     _same_rows(written, everything)
     assert collected == (len(everything) if kept else 0)
+
+
+def test_the_spark_section_configures_a_session_irpipe_builds():
+    from pyspark.sql import SparkSession
+
+    from pipeline.engines.spark.session import _configured
+    from pipeline.spec.models import SparkSection
+
+    section = SparkSection(master="local[3]", conf={"spark.executor.memory": "2g", "x.on": True})
+    options = _configured(SparkSession.builder, section)._options
+    assert options["spark.master"] == "local[3]"
+    assert options["spark.executor.memory"] == "2g"
+    assert options["x.on"] == "true"  # Spark's spelling of booleans
+    assert options["spark.ui.showConsoleProgress"] == "false"
+
+
+def test_a_spec_of_uris_validates_without_data_or_spark(tmp_path):
+    from pipeline.evaluate import validate
+
+    spec = {
+        "collections": {"c": {"qrels": "s3a://lake/qrels/"}},
+        "runs": {"r": {"path": "hdfs://namenode/runs/r/*.parquet", "collection": "c"}},
+        "metrics": ["AP"],
+        "settings": {"engine": "spark"},
+        "spark": {"master": "yarn", "partitions": 400, "per_query": "s3a://lake/out/pq"},
+    }
+    plan = validate(_written(tmp_path / "spec.yaml", spec), data=False)
+    assert [load.path for load in plan.loads] == [
+        "s3a://lake/qrels/",
+        "hdfs://namenode/runs/r/*.parquet",
+    ]

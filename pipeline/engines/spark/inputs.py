@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["PARQUET_COLUMNS", "files_of", "input_rows", "is_parquet", "lines_of", "uri_of"]
+__all__ = ["PARQUET_COLUMNS", "files_of", "input_rows", "is_parquet", "parse_lines", "uri_of"]
 
 #: The columns a Parquet input must have, and their types once read
 PARQUET_COLUMNS = {
@@ -69,13 +69,6 @@ def input_rows(spark: SparkSession, loads: list[Load], parquet: set[Load]) -> Da
         _parquet_rows(spark, load) if load in parquet else _text_rows(spark, load) for load in loads
     ]
     return reduce(lambda a, b: a.unionByName(b), frames)
-
-
-def lines_of(spark: SparkSession, load: Load) -> DataFrame:
-    """The input's text lines (`line`) and the file each is from (`file`)."""
-    return spark.read.text(uri_of(load.path)).selectExpr(
-        "value AS line", "_metadata.file_path AS file"
-    )
 
 
 def _text_rows(spark: SparkSession, load: Load) -> DataFrame:
