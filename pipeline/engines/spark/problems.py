@@ -50,6 +50,14 @@ class Reporter:
                 return check.problems_message(self._at(uri), rows, bad)
         return f"{self.load.path}: {bad} bad lines"  # gone since they were counted
 
+    def queries(self, count: int = 3) -> list[str]:
+        """The first queries of a run (to show one that shares none with its qrels)."""
+        from .inputs import input_rows
+
+        rows = input_rows(self.spark, [self.load], {self.load} if self.parquet else set())
+        first = rows.filter("ok").select("qid").distinct().orderBy("qid").limit(count)
+        return [row.qid for row in first.collect()]
+
     def duplicates(self, total: int) -> str:
         """The first (qid, docno) pairs listed twice, each with the lines that repeat it."""
         if self.parquet:

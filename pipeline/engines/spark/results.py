@@ -32,8 +32,11 @@ _RESULT = "SELECT * FROM shard_results WHERE tbl = '{}'"
 _TABLES = [
     f"CREATE TABLE facts AS SELECT collection, qid FROM ({_RESULT.format('facts')}) ORDER BY ALL",
     "CREATE VIEW qrels AS SELECT collection, qid FROM facts",  # the qrels' queries, for checks
-    "CREATE TABLE present AS SELECT run, qid, value::BIGINT AS retrieved "
-    f"FROM ({_RESULT.format('present')})",
+    # Which qrels queries each run answers (as `irpipe trec-eval` asks): the shards return the
+    # few a run lacks, not the many it has; how many documents it ranked stays on the workers.
+    f"CREATE TABLE missing AS SELECT run, qid FROM ({_RESULT.format('missing')})",
+    "CREATE VIEW present AS SELECT r.run, f.qid, NULL::BIGINT AS retrieved "
+    "FROM runs r JOIN facts f USING (collection) ANTI JOIN missing m USING (run, qid)",
     "CREATE TABLE positive_judgments AS SELECT collection, sum(value)::BIGINT AS n "
     f"FROM ({_RESULT.format('positive_judgments')}) GROUP BY collection",
 ]
@@ -136,7 +139,7 @@ def _check(
         _check_lines(load, lines, reporter)
     for load in runs:
         _check_duplicates(load, duplicates, reporter)
-    _check_shared(con, runs)
+    _check_shared(con, runs, reporter)
 
 
 def _key(load: Load) -> tuple[str, str]:
@@ -156,7 +159,9 @@ def _check_duplicates(load: Load, duplicates: dict, reporter: Callable[[Load], R
         raise DuplicateError(reporter(load).duplicates(duplicates[_key(load)]))
 
 
-def _check_shared(con: duckdb.DuckDBPyConnection, runs: list[Load]) -> None:
+def _check_shared(
+    con: duckdb.DuckDBPyConnection, runs: list[Load], reporter: Callable[[Load], Reporter]
+) -> None:
     shared = dict(
         con.execute(
             f"SELECT run, sum(value) FROM ({_RESULT.format('shared')}) GROUP BY run"
@@ -164,6 +169,9 @@ def _check_shared(con: duckdb.DuckDBPyConnection, runs: list[Load]) -> None:
     )
     for load in runs:
         if not shared.get(load.name):
-            statement = check.shared_queries(load)
-            row = con.execute(statement.sql, statement.params).fetchall()[0]
+            [qrels] = con.execute(
+                "SELECT list(qid ORDER BY qid)[1:3] FROM facts WHERE collection = ?",
+                [load.collection],
+            ).fetchall()[0]
+            row = (0, reporter(load).queries(), qrels)
             raise InputDataError(check.no_shared_queries_message(load, row))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ...tables import BOGUS_ROWS, name_tables
 from .inputs import uri_of
 from .results import finish, prepare
-from .shard import AGGREGATE_SCHEMA, PER_QUERY_SCHEMA, aggregate_shard
+from .shard import AGGREGATE_SCHEMA, PER_QUERY_SCHEMA, RESULT_SCHEMA, aggregate_shard
 
 if TYPE_CHECKING:
     import duckdb
@@ -48,17 +48,40 @@ def per_query_at_scale(
     (with `per_query` empty unless the spec needs it on the driver)."""
     from pyspark import StorageLevel
 
-    shards = shards.persist(StorageLevel.MEMORY_AND_DISK)  # read three times, computed once
+    shards = shards.persist(StorageLevel.MEMORY_AND_DISK)  # read four times, computed once
     try:
         keep = needs_per_query(loaded)
-        small = shards if keep else shards.filter("tbl <> 'per_query'")
-        prepare(con, plan, loaded, small.toArrow(), reporter)
+        prepare(con, plan, loaded, _small(shards, keep), reporter)
         rows = shards.filter("tbl = 'per_query'").select(*_columns(PER_QUERY_SCHEMA))
         target = uri_of(loaded.spec.spark.per_query)
         rows.write.mode("overwrite").partitionBy("collection", "run").parquet(target)
         finish(con, plan, None if keep else _aggregate(con, plan, loaded, rows))
     finally:
         shards.unpersist()
+
+
+#: What the driver reads row by row; every other row is a count, summed on the workers first
+#: (a shard's counts per run and file are many at scale: shards × runs)
+_ROWS = ("facts", "missing", "curve_per_query")
+
+
+def _small(shards: DataFrame, keep: bool):
+    """The shards' results the driver needs, as one Arrow table: rows, and counts summed."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    wanted = [*_ROWS, "per_query"] if keep else list(_ROWS)
+    rows = shards.filter(F.col("tbl").isin(wanted)).toArrow()
+    counts = (
+        shards.filter(~F.col("tbl").isin([*_ROWS, "per_query"]))
+        .groupBy("tbl", "run", "collection", "metric")
+        .agg(F.sum("value").alias("value"), F.sum(F.col("text").cast("bigint")).alias("text"))
+        .selectExpr(*(_COUNTS.get(c, c) for c in _columns(RESULT_SCHEMA)))
+    )
+    return pa.concat_tables([rows, counts.toArrow().cast(rows.schema)])
+
+
+_COUNTS = {"qid": "CAST(NULL AS STRING) AS qid", "text": "CAST(text AS STRING) AS text"}
 
 
 def _aggregate(con, plan: Plan, loaded: LoadedSpec, rows: DataFrame):

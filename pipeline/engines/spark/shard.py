@@ -93,7 +93,8 @@ GROUP BY kind, name"""
 _RESULTS = """
 SELECT 'per_query' AS tbl, run, collection, qid, metric, value, text FROM per_query
 UNION ALL SELECT 'facts', NULL, collection, qid, NULL, NULL, NULL FROM facts
-UNION ALL SELECT 'present', run, NULL, qid, NULL, retrieved, NULL FROM present
+UNION ALL SELECT 'missing', r.run, NULL, f.qid, NULL, NULL, NULL
+    FROM runs r JOIN facts f USING (collection) ANTI JOIN present p ON p.run = r.run AND p.qid = f.qid
 UNION ALL SELECT 'shared', p.run, NULL, NULL, NULL, count(*), NULL
     FROM present p JOIN runs USING (run) SEMI JOIN facts f USING (collection, qid) GROUP BY p.run"""
 _CURVES = "UNION ALL SELECT 'curve_per_query', run, collection, qid, metric, value, text FROM curve_per_query"
