@@ -94,7 +94,13 @@ def spark(ctx: Context) -> None:
     shard = _shard(ctx, "1M")
     ctx.report.sections.append(
         "## spark: ten runs on the Spark engine (local[2]) and on DuckDB\n\n"
-        f"{table(TIMING_HEADERS, rows)}\n\n{' '.join(notes)}\n\n"
+        f"{table(TIMING_HEADERS, rows)}\n\n{' '.join(notes)} {CPU_NOTE}\n\n"
         "One task's work, one core, no Spark (runners/spark_shard.py, one 1M run):\n\n"
         + "\n".join(f"    {line}" for line in shard)
     )
+
+
+CPU_NOTE = (
+    "The Spark rows' CPU time and peak RSS are the driver's Python alone: GNU time does not see "
+    "Spark's JVM and its Python workers, which pyspark starts and stops itself; compare wall times."
+)
