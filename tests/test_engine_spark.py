@@ -357,3 +357,25 @@ def test_a_spec_of_uris_validates_without_data_or_spark(tmp_path):
         "s3a://lake/qrels/",
         "hdfs://namenode/runs/r/*.parquet",
     ]
+
+
+def test_on_the_command_line_a_bad_input_is_one_message_and_its_exit_code(spark, tmp_path, capsys):
+    from pipeline.cli import main
+
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text(RUN.replace("2.5", "high"))
+    spec = {
+        "collections": {"c": {"qrels": "qrels.txt"}},
+        "runs": {"r": {"path": "run.txt", "collection": "c"}, "s": {"path": "nowhere://x/r", "collection": "c"}},
+        "metrics": ["AP"],
+    }  # fmt: skip
+    path = str(_written(tmp_path / "spec.yaml", spec))
+    assert main(["run", "--quiet", "--engine", "spark", path]) == 2  # the URI, before any data
+    err = capsys.readouterr().err
+    assert "nowhere://x/r: Spark cannot list it:" in err and "Traceback" not in err
+    del spec["runs"]["s"]
+    path = str(_written(tmp_path / "spec.yaml", spec))
+    assert main(["run", "--quiet", "--engine", "spark", path]) == 3
+    err = capsys.readouterr().err
+    assert f"{tmp_path}/run.txt:2: the score must be a number, found 'high'" in err
+    assert "Traceback" not in err

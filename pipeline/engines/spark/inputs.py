@@ -39,20 +39,33 @@ def uri_of(path: Path | str) -> str:
 
 def files_of(spark: SparkSession, path: Path | str) -> list[tuple[str, int, int]]:
     """(URI, size, modification time) of every data file of an input, sorted, through Hadoop's
-    file systems; a SpecError when there is none."""
-    jvm = spark.sparkContext._jvm
-    hadoop = jvm.org.apache.hadoop.fs.Path(uri_of(path))
-    fs = hadoop.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
-    statuses = fs.globStatus(hadoop) or []
-    found = []
-    for status in statuses:
-        children = fs.listStatus(status.getPath()) if status.isDirectory() else [status]
-        found += [
-            s for s in children if s.isFile() and not s.getPath().getName().startswith(("_", "."))
-        ]
+    file systems; a SpecError when there is none, or when Hadoop cannot list the path."""
+    from py4j.protocol import Py4JJavaError
+
+    try:
+        found = _listed(spark, uri_of(path))
+    except Py4JJavaError as exc:  # no file system for the scheme, no access, no such host
+        problem = str(exc.java_exception.toString()).splitlines()[0]
+        raise SpecError(f"{path}: Spark cannot list it: {problem}") from None
     if not found:
         raise SpecError(f"{path}: no such file or directory, or no data file in it")
     return sorted((str(s.getPath().toUri()), s.getLen(), s.getModificationTime()) for s in found)
+
+
+def _listed(spark: SparkSession, uri: str) -> list:
+    """Hadoop's statuses of the data files that a file, a directory or a glob names."""
+    hadoop = spark.sparkContext._jvm.org.apache.hadoop.fs.Path(uri)
+    fs = hadoop.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    found = []
+    for status in fs.globStatus(hadoop) or []:
+        children = fs.listStatus(status.getPath()) if status.isDirectory() else [status]
+        found += [c for c in children if c.isFile() and not _hidden(c.getPath().getName())]
+    return found
+
+
+def _hidden(name: str) -> bool:
+    # Spark's own rule for the data files of a directory: `_SUCCESS`, `.crc` files are not data.
+    return name.startswith(("_", "."))
 
 
 def is_parquet(files: list[tuple[str, int, int]], path: Path | str) -> bool:
