@@ -20,7 +20,7 @@ import pytest
 import yaml
 from conftest import collection_spec
 
-from pipeline.api import PythonMeasure
+from pipeline.api import Measure, PythonMeasure
 from pipeline.errors import DuplicateError, InputDataError, SpecError
 from pipeline.evaluate import evaluate
 from pipeline.synthetic import generate
@@ -114,15 +114,37 @@ class SpreadOfGrades(PythonMeasure):
         return float(query.grades.max() - query.grades.min()) if len(query.grades) else 0.0
 
 
-def test_plugin_metrics_of_the_python_path_run_on_the_workers(spark, tmp_path):
+class JudgedShare(Measure):
+    """A plugin's SQL metric: the share of the ranking that the qrels judge."""
+
+    name = "JudgedShare"
+    description = "judged documents retrieved / documents retrieved, in SQL"
+
+    def needs(self, p, c):
+        return ()
+
+    def per_query(self, p, c):
+        return f"count(*) FILTER (WHERE {c.relv} <> -1) / count(*)"
+
+    def missing(self, p, c):
+        return "0.0"
+
+
+def test_plugin_metrics_sql_and_python_run_on_the_workers(spark, tmp_path):
     from pyspark import cloudpickle
 
-    # The workers unpickle the measure's class: this test module is not importable there.
+    # The workers unpickle the measures' classes: this test module is not importable there.
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     data = generate(seed=11, queries=20, runs=2, extremes=True)
-    spec = collection_spec(tmp_path, data, ["SpreadOfGrades", "AP"])
-    with installed(SpreadOfGrades):
+    spec = collection_spec(tmp_path, data, ["SpreadOfGrades", "JudgedShare", "AP"])
+    with installed(SpreadOfGrades, JudgedShare):
         same_tables(spec, tmp_path)
+
+
+def test_comparisons_come_from_the_same_per_query_values(spark, tmp_path):
+    shutil.copytree(ROOT / "configs" / "data", tmp_path / "data")
+    shutil.copy(ROOT / "configs" / "compare.yaml", tmp_path)
+    same_tables(tmp_path / "compare.yaml", tables=(*TABLES, "comparison"))
 
 
 def test_parquet_part_files_and_uris_are_read_where_they_live(spark, tmp_path):
