@@ -214,6 +214,8 @@ BAD_INPUTS = {
     "a document twice in the qrels": ("qrels", QRELS + QRELS + QRELS),
     "an empty run": ("run", "\n# nothing\n"),
     "a run of other queries": ("run", RUN.replace("1 Q0", "7 Q0").replace("2 Q0", "8 Q0")),
+    # trec_eval -c ranks a document for every query a run lacks: the check comes before that
+    "a run of other queries, -c": ("run", RUN.replace("1 Q0", "7 Q0").replace("2 Q0", "8 Q0")),
 }
 
 
@@ -226,6 +228,7 @@ def test_bad_inputs_are_reported_in_the_same_words(spark, tmp_path, case):
         "collections": {"c": {"qrels": "qrels.txt"}},
         "runs": {"r": {"path": "run.txt", "collection": "c"}},
         "metrics": ["AP"],
+        "settings": {"missing_queries": "trec_eval_c"} if case.endswith("-c") else {},
     }
     path = _written(tmp_path / "spec.yaml", spec)
     messages = []

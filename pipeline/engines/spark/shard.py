@@ -90,13 +90,18 @@ SELECT 'duplicates', name, NULL, NULL, kind, count(*)::DOUBLE, NULL FROM (
     UNION ALL
     SELECT 'run', run FROM run_rows WHERE ok GROUP BY run, qid, docno HAVING count(*) > 1)
 GROUP BY kind, name"""
+# Which qrels queries each run lacks, and how many it shares with its qrels: taken as the runs
+# are loaded, before trec_eval -c's rankings make every query answered (as the DuckDB engine does).
+_PRESENCE = """
+CREATE TEMP TABLE presence AS
+SELECT 'missing' AS tbl, r.run, f.qid, NULL::DOUBLE AS value
+FROM runs r JOIN facts f USING (collection) ANTI JOIN present p ON p.run = r.run AND p.qid = f.qid
+UNION ALL SELECT 'shared', p.run, NULL, count(*)
+FROM present p JOIN runs USING (run) SEMI JOIN facts f USING (collection, qid) GROUP BY p.run"""
 _RESULTS = """
 SELECT 'per_query' AS tbl, run, collection, qid, metric, value, text FROM per_query
 UNION ALL SELECT 'facts', NULL, collection, qid, NULL, NULL, NULL FROM facts
-UNION ALL SELECT 'missing', r.run, NULL, f.qid, NULL, NULL, NULL
-    FROM runs r JOIN facts f USING (collection) ANTI JOIN present p ON p.run = r.run AND p.qid = f.qid
-UNION ALL SELECT 'shared', p.run, NULL, NULL, NULL, count(*), NULL
-    FROM present p JOIN runs USING (run) SEMI JOIN facts f USING (collection, qid) GROUP BY p.run"""
+UNION ALL SELECT tbl, run, NULL, qid, NULL, value, NULL FROM presence"""
 _CURVES = "UNION ALL SELECT 'curve_per_query', run, collection, qid, metric, value, text FROM curve_per_query"
 _POSITIVE = "UNION ALL SELECT 'positive_judgments', NULL, collection, NULL, NULL, n, NULL FROM positive_judgments"
 
@@ -149,7 +154,7 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
     from ...python_step import python_values
 
     _run(con, plan.statements)
-    _run(con, [record_queries()])
+    _run(con, [record_queries(), Statement(_PRESENCE)])
     # trec_eval -c: every run lacks the shard's queries it has no row for, rows or not.
     _run(
         con, bogus_rows("SELECT run FROM runs") if plan.per_batch == BOGUS_ROWS else plan.per_batch
