@@ -36,4 +36,4 @@ def batched(runs: list[Load], sizes: dict[Path, int]) -> list[list[Load]]:
 
 def text_size(load: Load, size: int) -> int:
     """About how many bytes of text a file of `size` bytes holds (a .gz file is compressed)."""
-    return size * (GZIP_RATIO if load.path.suffix == ".gz" else 1)
+    return size * (GZIP_RATIO if Path(load.path).suffix == ".gz" else 1)  # a URI is text too

@@ -47,6 +47,11 @@ def _parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="evaluate every run again, reusing nothing from the history",
             )
+            sub.add_argument(
+                "--engine",
+                choices=("duckdb", "spark"),
+                help="evaluate on this engine (over the spec's settings.engine)",
+            )
         if name == "validate":
             sub.add_argument(
                 "--no-data",

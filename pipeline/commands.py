@@ -73,7 +73,9 @@ def _evaluate(args: argparse.Namespace):
         progress = progress_bar()
     try:
         with observing(progress):
-            return evaluate(args.spec, history=args.history, refresh=args.refresh)
+            return evaluate(
+                args.spec, history=args.history, refresh=args.refresh, engine=args.engine
+            )
     finally:
         progress.finished()  # the bar is erased before anything else is printed
 

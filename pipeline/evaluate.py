@@ -18,6 +18,7 @@ from .registry import get_registry
 from .report import Significance, report_table, significance
 from .spec import LoadedSpec, load_spec
 from .spec.history import History as SpecHistory
+from .spec.models import is_uri
 
 if TYPE_CHECKING:
     import duckdb
@@ -54,7 +55,9 @@ class Evaluation:
         if keeper is None:
             return None
         runs, reused = len(keeper.keys), len(keeper.reused)
-        if keeper.refresh:
+        if self.loaded.spec.settings.engine == "spark":
+            reuse = f"all {runs} runs evaluated on Spark (it reuses no results)"
+        elif keeper.refresh:
             reuse = f"--refresh: all {runs} runs evaluated"
         elif reused == 0:
             reuse = f"{runs} runs evaluated (no unchanged results to reuse)"
@@ -80,6 +83,10 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> Plan:
     """
     if not isinstance(spec, LoadedSpec):
         spec = load_spec(spec, patterns="expand" if data else "keep")
+    if spec.spec.settings.engine == "spark":
+        from .engines.spark.session import require_pyspark
+
+        require_pyspark(spec.where("settings", "engine"))
     metrics = resolve_metrics(spec, get_registry())
     _check_judged(spec)
     check_compare(spec, metrics, data)
@@ -120,27 +127,36 @@ def compile_spec(spec: str | Path) -> Plan:
 
 
 def _check_input_files(loaded: LoadedSpec) -> dict[Path, int]:
-    """Every input is a regular file; their sizes in bytes (the plan batches runs by size)."""
+    """Every input is a regular file (with engine spark, also a directory of part files, or a
+    URI, which Spark checks); the sizes in bytes of the files (the plan batches runs by size)."""
     spec = loaded.spec
+    spark = spec.settings.engine == "spark"
     inputs = [(("collections", n, "qrels"), c.qrels) for n, c in spec.collections.items()]
     inputs += [(("pools", n, "exclude"), p.exclude) for n, p in spec.pools.items()]
     inputs = [(key, path) for key, path in inputs if path is not None]
     inputs += [(("runs", n, "path"), r.path) for n, r in spec.runs.items()]
     for key, path in inputs:
-        if not path.is_file():
+        if is_uri(path):
+            if not spark:
+                raise SpecError(
+                    f"{loaded.where(*key)}: {path} is a URI, which only the Spark engine reads; "
+                    "set settings.engine: spark (or --engine spark), or give a local path"
+                )
+        elif not (path.is_file() or (spark and path.is_dir())):
             problem = "does not exist" if not path.exists() else "is not a regular file"
             problem = "is a directory" if path.is_dir() else problem
             raise SpecError(f"{loaded.where(*key)}: {path} {problem}")
-    return {path: path.stat().st_size for _, path in inputs}
+    return {path: path.stat().st_size for _, path in inputs if not is_uri(path) and path.is_file()}
 
 
 def _check_outputs(loaded: LoadedSpec) -> None:
     """A writer for every output, the spec's and its pools' (`_check_writer`), no output written
     twice, and no output replacing an input."""
     spec = loaded.spec
-    inputs = {c.qrels.resolve() for c in spec.collections.values() if c.qrels is not None}
-    inputs |= {r.path.resolve() for r in spec.runs.values()}
-    inputs |= {p.exclude.resolve() for p in spec.pools.values() if p.exclude is not None}
+    paths = [c.qrels for c in spec.collections.values() if c.qrels is not None]
+    paths += [r.path for r in spec.runs.values()]
+    paths += [p.exclude for p in spec.pools.values() if p.exclude is not None]
+    inputs = {path.resolve() for path in paths if not is_uri(path)}
     seen: dict[Path, str] = {}
     for key, output in _outputs(spec):
         where = loaded.where(*key, "path")
@@ -191,23 +207,28 @@ def evaluate(
     history: str | Path | None = None,
     refresh: bool = False,
     remember: bool = True,
+    engine: str | None = None,
 ) -> Evaluation:
     """Validate, evaluate every run with every metric, record the evaluation in the history (the
     spec's, or `history`), and write the spec's outputs. With a history, runs whose results it
-    holds under the same key are not evaluated again, unless `refresh`; `remember=False` leaves
-    the history alone (`irpipe pool` evaluates, but is not an evaluation to remember)."""
+    holds under the same key are not evaluated again, unless `refresh` (or on Spark, which
+    evaluates every run); `remember=False` leaves the history alone (`irpipe pool` evaluates,
+    but is not an evaluation to remember). `engine` replaces the spec's `settings.engine`."""
+    from .engines import execute, with_engine
+
     started = now()
-    loaded = spec if isinstance(spec, LoadedSpec) else load_spec(spec)
+    loaded = with_engine(spec if isinstance(spec, LoadedSpec) else load_spec(spec), engine)
     plan = validate(loaded)
-    from .execute import connect, execute  # DuckDB is imported only when data is evaluated
+    from .execute import connect  # DuckDB is imported only when data is evaluated
 
     con = connect(plan)
-    inputs, software = inputs_of(loaded), versions()
-    keeper = _keeper(loaded, history, refresh) if remember else None
+    spark = loaded.spec.settings.engine == "spark"
+    inputs, software = _inputs(loaded), versions(loaded.spec.settings.engine)
+    keeper = _keeper(loaded, history, refresh or spark) if remember else None
     if keeper is not None:
         plan = _reusing(loaded, plan, con, keeper, inputs, software)
     pools = pool_plans(loaded, plan.metrics)
-    execute(with_pools(plan, loaded, pools) if pools else plan, con)
+    execute(with_pools(plan, loaded, pools) if pools else plan, loaded, con)
     if pools:
         finish_pools(con, loaded, pools, plan.metrics)
     comparing = compare_plan(loaded, plan.metrics)
@@ -222,6 +243,15 @@ def evaluate(
     if write and (loaded.spec.outputs or pools):
         _write(loaded, plan, con, comparing, recorded)
     return Evaluation(loaded, plan, con, comparing, keeper, recorded)
+
+
+def _inputs(loaded: LoadedSpec) -> list:
+    """The inputs' provenance; on Spark, a directory or a URI is described by its listing."""
+    if loaded.spec.settings.engine != "spark":
+        return inputs_of(loaded)
+    from .engines.spark import describe_input
+
+    return inputs_of(loaded, describe_input(loaded))
 
 
 def _keeper(loaded: LoadedSpec, history: str | Path | None, refresh: bool) -> Keeper | None:

@@ -13,7 +13,7 @@ import json
 import os
 import platform
 import socket
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
@@ -79,17 +79,28 @@ class Input:
                 "digest": self.digest}  # fmt: skip
 
 
-def inputs_of(loaded: LoadedSpec) -> list[Input]:
-    """Every input of the spec, qrels (by collection) then runs, in spec order."""
+def inputs_of(
+    loaded: LoadedSpec, describe: Callable[[Path | str], tuple[int, str]] | None = None
+) -> list[Input]:
+    """Every input of the spec, qrels (by collection) then runs, in spec order. A file is
+    digested; an input that is not one local file (a directory or a URI, which the Spark engine
+    reads) is given its `(size, digest)` by `describe`."""
     spec = loaded.spec
     files = [("qrels", name, c.qrels) for name, c in spec.collections.items() if c.qrels]
     files += [("run", name, r.path) for name, r in spec.runs.items()]
     files += [("exclude", name, p.exclude) for name, p in spec.pools.items() if p.exclude]
-    return [Input(role, name, str(p), p.stat().st_size, digest_file(p)) for role, name, p in files]
+    return [Input(role, name, str(p), *_describe(p, describe)) for role, name, p in files]
 
 
-def versions() -> dict[str, Any]:
-    """irpipe's, DuckDB's and Python's versions, and every loaded plugin distribution's."""
+def _describe(path: Path | str, describe) -> tuple[int, str]:
+    if describe is not None and not (isinstance(path, Path) and path.is_file()):
+        return describe(path)
+    return path.stat().st_size, digest_file(path)
+
+
+def versions(engine: str = "duckdb") -> dict[str, Any]:
+    """irpipe's, DuckDB's and Python's versions, every loaded plugin distribution's, and with
+    `engine` spark, pyspark's (the Spark that evaluates is the one pyspark drives)."""
     from .plugins import get_plugin_manager
 
     plugins = {
@@ -97,12 +108,15 @@ def versions() -> dict[str, Any]:
         for state in get_plugin_manager().states()
         if state.state == "loaded" and state.distribution not in (None, "irpipe")
     }
-    return {
+    found = {
         "irpipe": __version__,
         "duckdb": _installed_version("duckdb"),
         "python": platform.python_version(),
         "plugins": dict(sorted(plugins.items())),
     }
+    if engine == "spark":
+        found["pyspark"] = _installed_version("pyspark")
+    return found
 
 
 def _installed_version(distribution: str) -> str | None:
@@ -152,7 +166,7 @@ def record_metrics(
         "spec": _spec_path(loaded.path),
         "spec_sha256": loaded.sha256,
         "spec_canonical": canonical_digest(loaded),
-        "versions": software or versions(),
+        "versions": software or versions(spec.settings.engine),
         "inputs": [i.as_dict() for i in inputs],
         "settings": spec.settings.resolved(),
         "metrics": definitions(metrics),

@@ -31,6 +31,7 @@ __all__ = [
     "qrels_format",
     "run_format",
     "numbered_lines",
+    "parsed_lines",
 ]
 
 INPUT_MODES = ("strict", "lenient")
@@ -191,6 +192,27 @@ def problem_lines(load: Load) -> Statement:
     sql = f"""SELECT line_no, line, CASE {explain} ELSE 'unreadable' END
         FROM ({numbered_lines()}) WHERE {fmt.bad} ORDER BY line_no LIMIT 5"""
     return Statement(sql, [[literal_path(load.path)]])
+
+
+def parsed_lines(source: str, fmt: Format, columns: str, explain: bool = False) -> str:
+    """SQL over a relation `source` of text lines (a column `line`, and `columns` passed
+    through): each data line split by the general pass and read by `fmt`, named `columns`,
+    `fmt`'s columns (`qid, docno, rel` or `qid, docno, rank, score`), `ok`, and with `explain`
+    the `problem` of a bad line. The Spark engine reads lines this way on its workers, so that
+    a line means and fails exactly as in `insert_lines` and `problem_lines`."""
+    names = "qid, docno, rel" if fmt.table == "qrels" else "qid, docno, rank, score"
+    why = " ".join(f"WHEN {r.bad} THEN {r.problem}" for r in fmt.rules)
+    problem = (
+        f", CASE WHEN NOT ({fmt.bad}) THEN NULL {why} ELSE 'unreadable' END" if explain else ""
+    )
+    # The fast split where it splits well (as `insert_lines`), else the general one.
+    spaced = f"""SELECT *, CASE WHEN contains(line, chr(31)) THEN '' END AS cut, {_TABS} AS spaced
+        FROM {source} WHERE NOT ({_SKIP})"""
+    split = f"SELECT *, string_split(spaced, ' ') AS split FROM ({spaced})"
+    fast = f"SELECT *, {_FAST_FIELDS} AS fast FROM ({split})"
+    lines = f"SELECT *, CASE WHEN list_contains(fast, '') THEN {_ALL_FIELDS} ELSE fast END AS f FROM ({fast})"
+    return f"""SELECT * FROM (SELECT {columns}, {fmt.select}, NOT {fmt.bad}{problem} FROM ({lines}))
+        AS t({columns}, {names}, ok{", problem" if explain else ""})"""
 
 
 def numbered_lines() -> str:

@@ -28,7 +28,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BOGUS_ROWS",
+    "BOGUS_TABLES",
+    "bogus_rows",
     "aggregate_sql",
+    "aggregate_tables",
     "name_tables",
     "probes",
     "result_tables",
@@ -45,7 +48,7 @@ def setup_tables(
     wide = wide_sql(sql.values, ranked_sql(sql.req, settings, judged_rows), sql.req)
     return [
         Statement(_facts_sql(sql.req)),
-        *([Statement("CREATE TABLE bogus (run VARCHAR, qid VARCHAR)")] if bogus else []),
+        *(BOGUS_TABLES if bogus else []),
         *(Statement(_ideal_sql(tag, gain)) for tag, gain in sql.req.ideal_lists.items()),
         Statement(f"CREATE TABLE wide AS {wide} LIMIT 0"),  # run_rows is still empty here
     ]
@@ -83,16 +86,22 @@ def result_tables(
         bogus,
         cached,
     )
-    tables = [
-        Statement(_per_query_sql(*same, Names("per_query", "metrics", range(count)))),
-        Statement(aggregate_sql(bogus)),
-    ]
-    if count < len(sql.missing):
-        curves = Names("curve_per_query", "curve_metrics", range(count, len(sql.missing)))
-        tables += [
-            Statement(_per_query_sql(*same, curves)),
-            Statement(aggregate_sql(False, "curve_per_query", "curve_metrics", "curve_aggregate")),
-        ]
+    curves = count < len(sql.missing)
+    tables = [Statement(_per_query_sql(*same, Names("per_query", "metrics", range(count))))]
+    if curves:
+        names = Names("curve_per_query", "curve_metrics", range(count, len(sql.missing)))
+        tables.append(Statement(_per_query_sql(*same, names)))
+    return tables + aggregate_tables(bogus, curves)
+
+
+def aggregate_tables(bogus: bool, curves: bool) -> list[Statement]:
+    """aggregate (and curve_aggregate) from the per-query tables: all an engine that computes
+    per_query elsewhere (Spark's shards) runs on the whole."""
+    tables = [Statement(aggregate_sql(bogus))]
+    if curves:
+        tables.append(
+            Statement(aggregate_sql(False, "curve_per_query", "curve_metrics", "curve_aggregate"))
+        )
     return tables
 
 
@@ -271,22 +280,42 @@ def _pick(missing: list[tuple[str, str]], kind: str, ordinals: range) -> str:
     return f"CASE m.ordinal {whens} END" if whens else _typed("NULL", kind)
 
 
+#: trec_eval -c's bookkeeping: the bogus rankings made, and the qrels lines with a grade > 0 of
+#: each collection (its summary num_rel, whatever the relevance level)
+BOGUS_TABLES = [
+    Statement("CREATE TABLE bogus (run VARCHAR, qid VARCHAR)"),
+    Statement(
+        "CREATE TABLE positive_judgments AS SELECT collection, count(*) FILTER (WHERE rel > 0) "
+        "AS n FROM qrels GROUP BY collection"
+    ),
+]
+
+
 # trec_eval -c evaluates a query missing from the run as a one-document ranking that is not in
 # the pool; doing the same gives its values by construction. The batch's runs are in run_rows.
 BOGUS_DOCNO = "ceci_nest_pas_un_docno"
-BOGUS_ROWS = [
-    Statement("""
+
+
+def bogus_rows(runs: str = "SELECT DISTINCT run FROM run_rows") -> list[Statement]:
+    """trec_eval -c's one-document rankings for the queries that the runs `runs` (SQL; by default
+    the batch's, whose rows are in run_rows) lack. The Spark engine evaluates every run in each
+    shard of queries, where a run may have no row at all: it names the table `runs`."""
+    return [
+        Statement(f"""
 CREATE OR REPLACE TEMP TABLE batch_bogus AS
 SELECT r.run, f.qid
-FROM (SELECT DISTINCT run FROM run_rows) r JOIN runs USING (run) JOIN facts f USING (collection)
+FROM ({runs}) r JOIN runs USING (run) JOIN facts f USING (collection)
 ANTI JOIN present p ON p.run = r.run AND p.qid = f.qid"""),
-    Statement("INSERT INTO bogus SELECT * FROM batch_bogus"),
-    Statement(
-        "INSERT INTO run_rows SELECT run, qid, ?, 1, 1.0, true FROM batch_bogus", [BOGUS_DOCNO]
-    ),
-    # The bogus ranking makes the query answered, as trec_eval evaluates it (-J can empty it).
-    Statement("INSERT INTO present SELECT run, qid, 1 FROM batch_bogus"),
-]
+        Statement("INSERT INTO bogus SELECT * FROM batch_bogus"),
+        Statement(
+            "INSERT INTO run_rows SELECT run, qid, ?, 1, 1.0, true FROM batch_bogus", [BOGUS_DOCNO]
+        ),
+        # The bogus ranking makes the query answered, as trec_eval evaluates it (-J can empty it).
+        Statement("INSERT INTO present SELECT run, qid, 1 FROM batch_bogus"),
+    ]
+
+
+BOGUS_ROWS = bogus_rows()
 _BOGUS_FLAG = (
     ",\n        EXISTS (SELECT 1 FROM bogus b WHERE b.run = e.run AND b.qid = e.qid) AS bogus"
 )
@@ -313,7 +342,7 @@ def aggregate_sql(
     `source`, `metrics`, `table`: the per-query table read, its metrics' names, the table made."""
     value = _AGGREGATED
     if bogus:
-        num_rel = "(SELECT count(*) FROM qrels q WHERE q.collection = p.collection AND q.rel > 0)"
+        num_rel = "(SELECT j.n FROM positive_judgments j WHERE j.collection = p.collection)"
         value = f"CASE WHEN p.metric = 'num_rel' THEN {num_rel} ELSE {value} END"
     return f"""
 CREATE TABLE {table} AS

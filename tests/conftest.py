@@ -156,3 +156,26 @@ def collection_spec(directory: Path, data, metrics: list, suffix: str = ".txt", 
         "metrics": metrics,
         **more,
     }
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark (two cores) for every Spark test: starting one takes 20 s here. Without
+    Java the session cannot start, and the tests that need it fail (never skip)."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    from pipeline.engines.spark.session import quiet
+
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("irpipe-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+    )
+    with quiet():
+        session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

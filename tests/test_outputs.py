@@ -62,6 +62,7 @@ def test_manifest_records_settings_hashes_and_version(tmp_path, spec):
         "judged_only": False,
         "input": "strict",
         "memory_limit": None,
+        "engine": "duckdb",
     }
     assert len(manifest["spec_sha256"]) == 64
     assert manifest["spec"] == str(path.resolve())

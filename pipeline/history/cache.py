@@ -7,7 +7,8 @@ kind, the SQL the plan runs for the measures (which holds every SQL measure's de
 the source of the module defining each measure's class (Python measures, and plugins edited in
 place without a new version); the curve measures the same way; and the versions of irpipe,
 DuckDB, Python and every loaded plugin. The run's name and path are not in it: a renamed or
-moved file with the same content is the same run.
+moved file with the same content is the same run. Nor is the engine (`settings.engine`, and the
+pyspark version the Spark engine records): both compute the same plan with the same DuckDB.
 """
 
 from __future__ import annotations
@@ -39,11 +40,11 @@ def run_keys(loaded: LoadedSpec, plan: Plan, inputs: list[Input], versions: dict
     common = digest_text(
         {
             "format": KEY_FORMAT,
-            "settings": spec.settings.resolved(),
+            "settings": {k: v for k, v in spec.settings.resolved().items() if k != "engine"},
             "metrics": [_measure(m) for m in plan.metrics],
             "curves": [_measure(m) for m in plan.curves],
             "sql": _plan_sql(plan),
-            "versions": versions,
+            "versions": {k: v for k, v in versions.items() if k != "pyspark"},
         }
     )
     digests = {(i.role, i.name): i.digest for i in inputs}

@@ -72,6 +72,12 @@ class PoolPlan:
 
 def pool_plans(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[PoolPlan]:
     """Every pool of the spec, resolved; SpecError naming the key when one does not fit."""
+    if loaded.spec.pools and loaded.spec.settings.engine != "duckdb":
+        raise SpecError(
+            f"{loaded.where('pools')}: pools are built by the duckdb engine, from local run "
+            f"files, not by {loaded.spec.settings.engine}; evaluate this spec with the duckdb "
+            "engine, or move the pools to a spec of their own"
+        )
     plans = []
     for index, (name, pool) in enumerate(loaded.spec.pools.items()):
         key = ("pools", name)

@@ -77,7 +77,8 @@ def expand_run_globs(
 
 
 def _is_pattern(path: Any, base_dir: Path) -> bool:
-    if not isinstance(path, str) or not any(c in path for c in "*?["):
+    # A URI's pattern is one input, which Spark reads whole (a run in many part files).
+    if not isinstance(path, str) or not any(c in path for c in "*?[") or "://" in path:
         return False
     return not (base_dir / path).is_file()
 

@@ -6,13 +6,15 @@ import difflib
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PlainValidator,
     ValidationInfo,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -20,12 +22,14 @@ from pydantic_core import PydanticCustomError
 
 __all__ = [
     "did_you_mean",
+    "is_uri",
     "Collection",
     "Compare",
     "Expect",
     "Gate",
     "History",
     "MetricItem",
+    "SparkSection",
     "Output",
     "Run",
     "Settings",
@@ -65,32 +69,52 @@ def resolve_path(path: Path, info: ValidationInfo) -> Path:
     return path if path.is_absolute() or base is None else Path(base) / path
 
 
+#: `scheme://...`: an input the Spark engine reads where it lives (hdfs://, s3a://, file://)
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://.+")
+
+
+def is_uri(path: Path | str) -> bool:
+    """Whether an input path is a URI (kept as text: `Path` would fold its `//`)."""
+    return isinstance(path, str) and _URI.fullmatch(path) is not None
+
+
+def resolve_input(value: Any, info: ValidationInfo) -> Path | str:
+    """An input path: a URI stays text, any other string is a path relative to the spec."""
+    if isinstance(value, Path):
+        return value
+    if not isinstance(value, str):
+        raise PydanticCustomError("input_path", "expected a file path (a string)")
+    return value if _URI.fullmatch(value) else resolve_path(Path(value), info)
+
+
+#: A qrels or run path: a `Path`, or a URI as given (read only by the Spark engine)
+InputPath = Annotated[
+    Path | str,
+    PlainValidator(resolve_input),
+    WithJsonSchema({"type": "string", "format": "path"}),
+]
+
+
 class Collection(StrictModel):
     """A test collection: its qrels file and, optionally, its size (for fallout)."""
 
-    qrels: Path | None = Field(
+    qrels: InputPath | None = Field(
         None,
-        description="TREC qrels file: qid iter docno rel (plain or .gz); absent before judging: "
-        "its runs can be pooled (`pools`), not evaluated",
+        description="TREC qrels file: qid iter docno rel (plain or .gz); with engine spark also "
+        "a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://); absent before "
+        "judging: its runs can be pooled (`pools`), not evaluated",
     )
     num_docs: int | None = Field(None, ge=0, description="documents in the collection")
-
-    @field_validator("qrels", mode="before")
-    @classmethod
-    def _path(cls, value: Any, info: ValidationInfo) -> Any:
-        return resolve_path(Path(value), info) if isinstance(value, str) else value
 
 
 class Run(StrictModel):
     """A run file evaluated against one collection."""
 
-    path: Path = Field(description="TREC run file: qid Q0 docno rank score tag (plain or .gz)")
+    path: InputPath = Field(
+        description="TREC run file: qid Q0 docno rank score tag (plain or .gz); with engine "
+        "spark also a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://)"
+    )
     collection: str = Field(description="name of a collection in `collections`")
-
-    @field_validator("path", mode="before")
-    @classmethod
-    def _path(cls, value: Any, info: ValidationInfo) -> Any:
-        return resolve_path(Path(value), info) if isinstance(value, str) else value
 
 
 _SIZE = re.compile(r"[0-9]+(\.[0-9]+)? ?([KMGT]i?B|B)")
@@ -134,6 +158,11 @@ class Settings(StrictModel):
         description="DuckDB's memory limit, e.g. 500MB or 2GiB; beyond it, work spills to "
         "temporary files (default: DuckDB's, 80% of RAM); numbers do not change",
         json_schema_extra=_SIZE_SCHEMA,
+    )
+    engine: Literal["duckdb", "spark"] = Field(
+        "duckdb",
+        description="duckdb: evaluate on this machine; spark: on Apache Spark (the spark: "
+        "section), with identical numbers; needs pip install 'irpipe[spark]'",
     )
 
     @field_validator("memory_limit")
@@ -308,12 +337,40 @@ class Spec(StrictModel):
     pools: dict[str, Pool] = Field(
         {}, description="judgment pools by name: documents to judge from the runs, and analysis"
     )
+    spark: SparkSection | None = Field(
+        None, description="where the spark engine runs: master URL and Spark configuration"
+    )
 
     @field_validator("compare", mode="before")
     @classmethod
     def _bare_compare(cls, value: Any) -> Any:
         # A bare `compare:` line reads as null in YAML; it asks for comparisons with the defaults.
         return {} if value is None else value
+
+
+class SparkSection(StrictModel):
+    """How `engine: spark` gets its SparkSession. Under spark-submit the active session is used
+    as it is (its master and configuration come from spark-submit); otherwise one is built."""
+
+    master: str | None = Field(
+        None, description="Spark master URL, e.g. local[4], yarn, spark://host:7077, k8s://..."
+    )
+    app_name: str = Field("irpipe", description="the application's name in Spark's UI")
+    conf: dict[str, str | int | float | bool] = Field(
+        {}, description="Spark configuration, e.g. {spark.executor.memory: 8g}"
+    )
+    partitions: int | None = Field(
+        None,
+        ge=1,
+        description="shards the queries are split into (default: one per 128 MB of input, at "
+        "least Spark's default parallelism)",
+    )
+    per_query: InputPath | None = Field(
+        None,
+        description="a directory or URI where Spark writes the per-query table as Parquet, "
+        "partitioned by collection and run; the driver then collects it only if the spec needs "
+        "it there (query-level outputs, compare, history, expect, gates)",
+    )
 
 
 def did_you_mean(word: str, options: list[str]) -> str:

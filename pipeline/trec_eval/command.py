@@ -14,16 +14,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import __version__
+from ..engines import ENGINES, execute
 from ..errors import DuplicateError, InputDataError, SpecError
 from ..evaluate import validate
-from ..execute import execute
 from ..outputs.trec_eval import RUNID, Line, render, runid_of
 from ..spec import LoadedSpec, Spec
 from .measures import Selected, atol, select
 
 __all__ = ["main"]
 
-USAGE = "usage: irpipe trec-eval [-h] [-q] [-n] [-c] [-J] [-l N] [-M N] [-N N] [-m measure[.params]] ... qrels run"
+USAGE = "usage: irpipe trec-eval [-h] [-q] [-n] [-c] [-J] [-l N] [-M N] [-N N] [-m measure[.params]] ... [--engine duckdb|spark] qrels run"
 
 
 class TrecEvalExit(Exception):
@@ -47,6 +47,7 @@ class Options:
     num_docs: int = 0
     measures: list[str] = field(default_factory=list)
     compatibility: str = "trec_eval-10"
+    engine: str = "duckdb"
     files: list[str] = field(default_factory=list)
 
 
@@ -64,7 +65,7 @@ def main(argv: list[str]) -> int:
 
 def parse(argv: list[str]) -> Options | None:
     """Options from trec_eval's flags (getopt "hvqm:cl:nD:JN:M:R:T:oZ:"); None after -h or -v."""
-    longs = ["help", "version", "measure=", "compatibility="]
+    longs = ["help", "version", "measure=", "compatibility=", "engine="]
     try:
         pairs, files = getopt.gnu_getopt(argv, "hvqm:cl:nD:JN:M:R:T:oZ:", longs)
     except getopt.GetoptError as exc:
@@ -97,6 +98,10 @@ def _apply(options: Options, flag: str, value: str) -> Options | None:
         options.measures.append(value)
     elif flag in ("-l", "-M", "-N"):
         setattr(options, {"-l": "level", "-M": "max_docs", "-N": "num_docs"}[flag], atol(value))
+    elif flag == "--engine":
+        if value not in ENGINES:
+            raise TrecEvalExit(f"--engine: expected one of {', '.join(ENGINES)}, got {value!r}", 1)
+        options.engine = value
     elif flag == "--compatibility":
         options.compatibility = value if value.startswith("trec_eval-") else f"trec_eval-{value}"
     elif flag in ("-R", "-T") and value not in ("qrels", "trec_results"):
@@ -114,7 +119,7 @@ def evaluate(options: Options) -> int:
         raise TrecEvalExit(str(exc), getattr(exc, "trec_eval_exit", 1)) from None
     loaded = _spec(options, selected)
     try:
-        con = execute(validate(loaded))
+        con = execute(validate(loaded), loaded)
     except (SpecError, InputDataError) as exc:  # trec_eval stops duplicates with exit 4
         raise TrecEvalExit(str(exc), 4 if isinstance(exc, DuplicateError) else 2) from None
     missing = _missing_topics(con, options)
@@ -156,6 +161,7 @@ def _spec(options: Options, selected: list[Selected]) -> LoadedSpec:
             "missing_queries": "trec_eval_c" if options.complete else "value",
             # Missing topics are fatal, or scored by the bogus ranking (-c), or skipped (9.x).
             "queries": "intersection" if options.compatibility == "trec_eval-9" else "qrels",
+            "engine": options.engine,
         },
         "metrics": metrics or [{"metric": "NumQ", "label": "num_q"}],
     }

@@ -1,5 +1,6 @@
 """The suites: track, grid and run100k (everyday.py), five and official (compare.py), scale, runs10,
-spill, validate, python, significance, history (history_suite.py) and pools (pools_suite.py).
+spill, validate, python, significance, history (history_suite.py), pools (pools_suite.py) and spark
+(spark_suite.py).
 
 Each suite measures its commands in turns, then adds a section (and its targets) to the report.
 """
@@ -17,6 +18,7 @@ from history_suite import history
 from measure import ToolFailed, take_turns
 from pools_suite import pools
 from report import agreement, table
+from spark_suite import spark
 from tools import FIVE, OFFICIAL, RUNNERS, irpipe_executable, read_summary, run_name, write_spec
 
 __all__ = ["SUITE_GROUPS", "SUITE_NAMES", "run_suite"]
@@ -216,6 +218,7 @@ SUITES = {
     "significance": significance,
     "history": history,
     "pools": pools,
+    "spark": spark,
 }
 SUITE_NAMES = list(SUITES)
 # Names that stand for several suites on the command line.

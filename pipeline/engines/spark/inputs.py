@@ -1,0 +1,148 @@
+"""Qrels and runs as Spark DataFrames of checked rows (`shard.ROW_SCHEMA`), wherever they live.
+
+An input is a file, a directory of part files or a glob, on any file system Hadoop reads (a local
+path, `file://`, `hdfs://`, `s3a://`), of TREC text (plain or compressed) or Parquet. Text lines
+are split and checked on the workers by the DuckDB engine's own SQL (`readers.parsed_lines`), so
+a line is read, and rejected, exactly as `irpipe` reads it on one machine. Parquet has columns
+instead of fields: `qid`, `docno` and `rel` (qrels) or `score` and optionally `rank` (runs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import reduce
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ...errors import InputDataError, SpecError
+from ...readers import Load, parsed_lines
+from .shard import ROW_SCHEMA, typed
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import DataFrame, SparkSession
+
+__all__ = ["PARQUET_COLUMNS", "files_of", "input_rows", "is_parquet", "parse_lines", "uri_of"]
+
+#: The columns a Parquet input must have, and their types once read
+PARQUET_COLUMNS = {
+    "qrels": {"qid": "string", "docno": "string", "rel": "int"},
+    "run_rows": {"qid": "string", "docno": "string", "score": "double"},
+}
+
+
+def uri_of(path: Path | str) -> str:
+    """The URI Spark reads: a URI as given, a local path as `file://` (never the cluster's
+    default file system, which a path relative to the spec does not mean)."""
+    return path if isinstance(path, str) else path.resolve().as_uri()
+
+
+def files_of(spark: SparkSession, path: Path | str) -> list[tuple[str, int, int]]:
+    """(URI, size, modification time) of every data file of an input, sorted, through Hadoop's
+    file systems; a SpecError when there is none, or when Hadoop cannot list the path."""
+    from py4j.protocol import Py4JJavaError
+
+    try:
+        found = _listed(spark, uri_of(path))
+    except Py4JJavaError as exc:  # no file system for the scheme, no access, no such host
+        problem = str(exc.java_exception.toString()).splitlines()[0]
+        raise SpecError(f"{path}: Spark cannot list it: {problem}") from None
+    if not found:
+        raise SpecError(f"{path}: no such file or directory, or no data file in it")
+    return sorted((str(s.getPath().toUri()), s.getLen(), s.getModificationTime()) for s in found)
+
+
+def _listed(spark: SparkSession, uri: str) -> list:
+    """Hadoop's statuses of the data files that a file, a directory or a glob names."""
+    hadoop = spark.sparkContext._jvm.org.apache.hadoop.fs.Path(uri)
+    fs = hadoop.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    found = []
+    for status in fs.globStatus(hadoop) or []:
+        children = fs.listStatus(status.getPath()) if status.isDirectory() else [status]
+        found += [c for c in children if c.isFile() and not _hidden(c.getPath().getName())]
+    return found
+
+
+def _hidden(name: str) -> bool:
+    # Spark's own rule for the data files of a directory: `_SUCCESS`, `.crc` files are not data.
+    return name.startswith(("_", "."))
+
+
+def is_parquet(files: list[tuple[str, int, int]], path: Path | str) -> bool:
+    """Parquet when the input's name says so, or each of its files does."""
+    return str(path).rstrip("/").endswith(".parquet") or all(
+        f.endswith(".parquet") for f, *_ in files
+    )
+
+
+def input_rows(spark: SparkSession, loads: list[Load], parquet: set[Load]) -> DataFrame:
+    """Every file's rows, in the order of `loads`, as one DataFrame of `ROW_SCHEMA`; the files
+    in `parquet` are Parquet, the others text."""
+    frames = [
+        _parquet_rows(spark, load) if load in parquet else _text_rows(spark, load) for load in loads
+    ]
+    return reduce(lambda a, b: a.unionByName(b), frames)
+
+
+def _text_rows(spark: SparkSession, load: Load) -> DataFrame:
+    kind = _kind(load)
+    fmt, name = load.format, load.name
+
+    def parse(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        yield from parse_lines(batches, fmt, kind, name)
+
+    lines = spark.read.text(uri_of(load.path)).withColumnRenamed("value", "line")
+    return lines.mapInArrow(parse, ROW_SCHEMA)
+
+
+def parse_lines(batches, fmt, kind: str, name: str) -> Iterator[pa.RecordBatch]:
+    """Text lines (Arrow batches with a column `line`) as rows of `ROW_SCHEMA` (on a worker)."""
+    import duckdb
+
+    con = duckdb.connect(config={"threads": 1})
+    rel = "rel" if kind == "qrels" else "NULL::INTEGER"
+    rank, score = ("NULL::BIGINT", "NULL::DOUBLE") if kind == "qrels" else ("rank", "score")
+    source = "(SELECT ?::VARCHAR AS kind, ?::VARCHAR AS name, line FROM lines)"
+    sql = f"""SELECT kind, name, qid, docno, {rel} AS rel, {rank} AS rank, {score} AS score, ok
+        FROM ({parsed_lines(source, fmt, "kind, name")})"""
+    try:
+        for batch in batches:
+            con.register("lines", batch)
+            yield from typed(con.sql(sql, params=[kind, name]).to_arrow_reader(), ROW_SCHEMA)
+            con.unregister("lines")
+    finally:
+        con.close()
+
+
+def _parquet_rows(spark: SparkSession, load: Load) -> DataFrame:
+    from pyspark.sql.functions import lit
+
+    frame = spark.read.parquet(uri_of(load.path))
+    wanted = PARQUET_COLUMNS[load.table]
+    missing = [c for c in wanted if c not in frame.columns]
+    if missing:
+        raise InputDataError(
+            f"{load.path}: a Parquet {_kind(load)} needs the columns {', '.join(wanted)}; "
+            f"missing: {', '.join(missing)} (found: {', '.join(frame.columns)})"
+        )
+    typed = {c: f"try_cast({c} AS {t})" for c, t in wanted.items()}
+    run = load.table == "run_rows"
+    rank = "try_cast(rank AS BIGINT)" if "rank" in frame.columns else "CAST(NULL AS BIGINT)"
+    columns = {
+        "qid": typed["qid"],
+        "docno": typed["docno"],
+        "rel": "CAST(NULL AS INT)" if run else typed["rel"],
+        "rank": rank if run else "CAST(NULL AS BIGINT)",
+        "score": typed["score"] if run else "CAST(NULL AS DOUBLE)",
+    }
+    frame = frame.selectExpr(*(f"{e} AS {c}" for c, e in columns.items()))
+    ok = " AND ".join(f"{c} IS NOT NULL" for c in wanted)
+    if run:  # as the text reader: a score is a finite number
+        ok += " AND NOT isnan(score) AND abs(score) < double('inf')"
+    return frame.selectExpr("*", f"coalesce({ok}, false) AS ok").select(
+        lit(_kind(load)).alias("kind"), lit(load.name).alias("name"), *columns, "ok"
+    )
+
+
+def _kind(load: Load) -> str:
+    return "qrels" if load.table == "qrels" else "run"

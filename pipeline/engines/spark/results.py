@@ -1,0 +1,177 @@
+"""The driver's side: the shards' results become the DuckDB engine's tables, after the checks.
+
+Shards return their per-query rows and what the checks of whole files need (lines and bad lines
+per file, duplicate pairs, queries shared with the qrels) as counts; summed here, they are what
+the DuckDB engine finds, reported in its order and words. The per-query tables are then ordered
+as the DuckDB engine orders them, and the aggregates computed from them by the same statements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ... import validation as check
+from ...derived import curve_names
+from ...errors import DuplicateError, InputDataError
+from ...tables import BOGUS_ROWS, aggregate_tables, name_tables
+
+if TYPE_CHECKING:
+    import duckdb
+    import pyarrow as pa
+
+    from ...compile import Plan
+    from ...readers import Load
+    from ...spec import LoadedSpec
+    from .problems import Reporter
+
+__all__ = ["collect", "finish", "prepare"]
+
+_RESULT = "SELECT * FROM shard_results WHERE tbl = '{}'"
+# What the driver keeps of the shards: the result tables, and what checks and trec-eval read.
+_TABLES = [
+    f"CREATE TABLE facts AS SELECT collection, qid FROM ({_RESULT.format('facts')}) ORDER BY ALL",
+    "CREATE VIEW qrels AS SELECT collection, qid FROM facts",  # the qrels' queries, for checks
+    # Which qrels queries each run answers (as `irpipe trec-eval` asks): the shards return the
+    # few a run lacks, not the many it has; how many documents it ranked stays on the workers.
+    f"CREATE TABLE missing AS SELECT run, qid FROM ({_RESULT.format('missing')})",
+    "CREATE VIEW present AS SELECT r.run, f.qid, NULL::BIGINT AS retrieved "
+    "FROM runs r JOIN facts f USING (collection) ANTI JOIN missing m USING (run, qid)",
+    "CREATE TABLE positive_judgments AS SELECT collection, sum(value)::BIGINT AS n "
+    f"FROM ({_RESULT.format('positive_judgments')}) GROUP BY collection",
+]
+_PER_QUERY = """
+CREATE TABLE {table} AS
+SELECT r.run, r.collection, r.qid, r.metric, r.value, r.text
+FROM ({rows}) r JOIN runs USING (run) JOIN {metrics} m USING (metric)
+ORDER BY runs.ordinal, r.qid, m.ordinal"""
+
+
+def collect(
+    con: duckdb.DuckDBPyConnection,
+    plan: Plan,
+    loaded: LoadedSpec,
+    results: pa.Table,
+    reporter: Callable[[Load], Reporter],
+) -> None:
+    """Fill `con` with the tables the DuckDB engine leaves (per_query, aggregate, the curve and
+    output tables), from the shards' `results`; an InputDataError first if the inputs are bad."""
+    prepare(con, plan, loaded, results, reporter)
+    finish(con, plan)
+
+
+def prepare(
+    con: duckdb.DuckDBPyConnection,
+    plan: Plan,
+    loaded: LoadedSpec,
+    results: pa.Table,
+    reporter: Callable[[Load], Reporter],
+) -> None:
+    """The names, the facts and the checks, from the shards' `results` (kept as shard_results
+    for `finish`); an InputDataError if the inputs are bad."""
+    con.register("shard_results", results)
+    try:
+        for statement in [
+            *name_tables(loaded, plan.metrics),
+            *curve_names(len(plan.metrics), list(plan.curves)),
+        ]:
+            con.execute(statement.sql, statement.params)
+        for sql in _TABLES:
+            con.execute(sql)
+        _check(con, plan, reporter)
+    except BaseException:
+        con.unregister("shard_results")
+        raise
+
+
+def finish(con: duckdb.DuckDBPyConnection, plan: Plan, aggregate: pa.Table | None = None) -> None:
+    """The result tables: per-query tables in the DuckDB engine's order, then the aggregates
+    from them; or, given the `aggregate` rows computed beside the per-query table (which then
+    stays out of the driver: `per_query` is empty), those in the DuckDB engine's order."""
+    try:
+        tables = [("per_query", "metrics")] + (
+            [("curve_per_query", "curve_metrics")] if plan.curves else []
+        )
+        for table, metrics in tables:
+            con.execute(_PER_QUERY.format(table=table, rows=_RESULT.format(table), metrics=metrics))
+        aggregates = aggregate_tables(plan.per_batch == BOGUS_ROWS, bool(plan.curves))
+        if aggregate is not None:
+            con.register("spark_aggregate", aggregate)
+            con.execute(_AGGREGATE)
+            con.unregister("spark_aggregate")
+            aggregates = aggregates[1:]  # the curves' are computed here, from their rows
+        for statement in (*aggregates, *plan.outputs):
+            con.execute(statement.sql, statement.params)
+    finally:
+        con.unregister("shard_results")
+
+
+_AGGREGATE = """
+CREATE TABLE aggregate AS
+SELECT a.run, a.collection, a.metric, a.value, a.n_queries
+FROM spark_aggregate a JOIN runs USING (run) JOIN metrics m USING (metric)
+ORDER BY runs.ordinal, m.ordinal"""
+
+
+def _check(
+    con: duckdb.DuckDBPyConnection, plan: Plan, reporter: Callable[[Load], Reporter]
+) -> None:
+    """The DuckDB engine's checks, in its order: each qrels file's lines, then its duplicates;
+    then every run's lines, every run's duplicates, and the queries each shares with its qrels."""
+    lines = {
+        (kind, name): (rows, bad)
+        for kind, name, rows, bad in con.execute(
+            "SELECT metric, run, sum(value)::BIGINT, sum(text::BIGINT) "
+            f"FROM ({_RESULT.format('lines')}) GROUP BY ALL"
+        ).fetchall()
+    }
+    duplicates = dict(
+        ((kind, name), n)
+        for kind, name, n in con.execute(
+            f"SELECT metric, run, sum(value)::BIGINT FROM ({_RESULT.format('duplicates')}) GROUP BY ALL"
+        ).fetchall()
+    )
+    runs = [load for batch in plan.batches for load in batch]
+    for load in plan.qrels:
+        _check_lines(load, lines, reporter)
+        _check_duplicates(load, duplicates, reporter)
+    for load in runs:
+        _check_lines(load, lines, reporter)
+    for load in runs:
+        _check_duplicates(load, duplicates, reporter)
+    _check_shared(con, runs, reporter)
+
+
+def _key(load: Load) -> tuple[str, str]:
+    return ("qrels" if load.table == "qrels" else "run", load.name)
+
+
+def _check_lines(load: Load, lines: dict, reporter: Callable[[Load], Reporter]) -> None:
+    rows, bad = lines.get(_key(load), (0, 0))
+    if bad:
+        raise InputDataError(reporter(load).problems(bad))
+    if rows == 0:
+        raise InputDataError(check.empty_message(load))
+
+
+def _check_duplicates(load: Load, duplicates: dict, reporter: Callable[[Load], Reporter]) -> None:
+    if duplicates.get(_key(load)):
+        raise DuplicateError(reporter(load).duplicates(duplicates[_key(load)]))
+
+
+def _check_shared(
+    con: duckdb.DuckDBPyConnection, runs: list[Load], reporter: Callable[[Load], Reporter]
+) -> None:
+    shared = dict(
+        con.execute(
+            f"SELECT run, sum(value) FROM ({_RESULT.format('shared')}) GROUP BY run"
+        ).fetchall()
+    )
+    for load in runs:
+        if not shared.get(load.name):
+            [qrels] = con.execute(
+                "SELECT list(qid ORDER BY qid)[1:3] FROM facts WHERE collection = ?",
+                [load.collection],
+            ).fetchall()[0]
+            row = (0, reporter(load).queries(), qrels)
+            raise InputDataError(check.no_shared_queries_message(load, row))

@@ -1,0 +1,209 @@
+"""One shard of queries, evaluated on a Spark worker by irpipe's own plan in an in-memory DuckDB.
+
+Every measure is per query: a shard holds every run row and every qrels row of its queries (Spark
+partitions the rows by query id), and this module runs exactly the statements the DuckDB engine
+runs for one batch (`pipeline.execute`), so each number is computed by the same SQL, in the same
+order, on the same rows: bit for bit the DuckDB engine's. What needs more than a shard (the
+checks of whole files, sums over every query) leaves as counts in the result, for the driver.
+
+Nothing here imports pyspark: the worker hands Arrow record batches in and takes them back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+from ...readers import TABLES, Statement
+from ...tables import BOGUS_ROWS, bogus_rows
+from ...validation import record_queries
+
+if TYPE_CHECKING:
+    import duckdb
+    import pyarrow as pa
+
+    from ...compile import Plan
+
+__all__ = [
+    "AGGREGATE_SCHEMA",
+    "PER_QUERY_SCHEMA",
+    "RESULT_SCHEMA",
+    "ROW_SCHEMA",
+    "aggregate_shard",
+    "evaluate_shard",
+    "typed",
+]
+
+#: The rows a shard receives: qrels (`kind` 'qrels', `name` its collection) and runs (`kind`
+#: 'run', `name` the run), each read and checked by `parsed_lines` (`ok` false: a bad line).
+ROW_SCHEMA = (
+    "kind string, name string, qid string, docno string, rel int, rank bigint, score double, "
+    "ok boolean"
+)
+#: What a shard returns, one long table: `tbl` says what a row is (see `_RESULTS`).
+RESULT_SCHEMA = (
+    "tbl string, run string, collection string, qid string, metric string, value double, "
+    "text string"
+)
+
+#: The per-query table, and the aggregate rows computed from it on the workers
+PER_QUERY_SCHEMA = (
+    "run string, collection string, qid string, metric string, value double, text string"
+)
+AGGREGATE_SCHEMA = "run string, collection string, metric string, value double, n_queries bigint"
+
+_ARROW_TYPES = {"string": "string", "int": "int32", "bigint": "int64", "double": "float64",
+                "boolean": "bool_"}  # fmt: skip
+
+
+def typed(reader: Iterable[pa.RecordBatch], schema: str) -> Iterator[pa.RecordBatch]:
+    """DuckDB's Arrow batches as Spark expects them: exactly `schema` (a Spark DDL string),
+    whatever string layout or nullability DuckDB's version gives."""
+    import pyarrow as pa
+
+    fields = [field.split() for field in schema.split(", ")]
+    target = pa.schema([(name, getattr(pa, _ARROW_TYPES[kind])()) for name, kind in fields])
+    for batch in reader:
+        yield pa.RecordBatch.from_arrays(
+            [column.cast(f.type) for column, f in zip(batch.columns, target, strict=True)],
+            schema=target,
+        )
+
+
+_LOAD = {
+    "qrels": "INSERT INTO qrels SELECT name, qid, docno, rel, ok FROM rows WHERE kind = 'qrels'",
+    "run": "INSERT INTO run_rows SELECT name, qid, docno, rank, score, ok FROM rows "
+    "WHERE kind = 'run'",
+}
+# Per file: its lines and bad lines; per (file, qid): documents listed twice. Read before the bad
+# rows are dropped, so that the driver can report them as the DuckDB engine would.
+_CHECKS = """
+SELECT 'lines' AS tbl, name AS run, NULL AS collection, NULL AS qid, kind AS metric,
+    count(*)::DOUBLE AS value, count(*) FILTER (WHERE NOT ok)::VARCHAR AS text
+FROM (SELECT 'qrels' AS kind, collection AS name, ok FROM qrels
+      UNION ALL SELECT 'run', run, ok FROM run_rows)
+GROUP BY kind, name
+UNION ALL
+SELECT 'duplicates', name, NULL, NULL, kind, count(*)::DOUBLE, NULL FROM (
+    SELECT 'qrels' AS kind, collection AS name FROM qrels WHERE ok
+    GROUP BY collection, qid, docno HAVING count(*) > 1
+    UNION ALL
+    SELECT 'run', run FROM run_rows WHERE ok GROUP BY run, qid, docno HAVING count(*) > 1)
+GROUP BY kind, name"""
+# Which qrels queries each run lacks, and how many it shares with its qrels: taken as the runs
+# are loaded, before trec_eval -c's rankings make every query answered (as the DuckDB engine does).
+_PRESENCE = """
+CREATE TEMP TABLE presence AS
+SELECT 'missing' AS tbl, r.run, f.qid, NULL::DOUBLE AS value
+FROM runs r JOIN facts f USING (collection) ANTI JOIN present p ON p.run = r.run AND p.qid = f.qid
+UNION ALL SELECT 'shared', p.run, NULL, count(*)
+FROM present p JOIN runs USING (run) SEMI JOIN facts f USING (collection, qid) GROUP BY p.run"""
+_RESULTS = """
+SELECT 'per_query' AS tbl, run, collection, qid, metric, value, text FROM per_query
+UNION ALL SELECT 'facts', NULL, collection, qid, NULL, NULL, NULL FROM facts
+UNION ALL SELECT tbl, run, NULL, qid, NULL, value, NULL FROM presence"""
+_CURVES = "UNION ALL SELECT 'curve_per_query', run, collection, qid, metric, value, text FROM curve_per_query"
+_POSITIVE = "UNION ALL SELECT 'positive_judgments', NULL, collection, NULL, NULL, n, NULL FROM positive_judgments"
+
+
+def evaluate_shard(
+    plan: Plan, batches: Iterable[pa.RecordBatch], threads: int = 1
+) -> Iterator[pa.RecordBatch]:
+    """The result rows (`RESULT_SCHEMA`) of one shard's input rows (`ROW_SCHEMA`)."""
+    import duckdb
+
+    con = duckdb.connect(config=_config(plan, threads))
+    try:
+        _load(con, batches)
+        yield from typed(con.sql(_CHECKS).to_arrow_reader(), RESULT_SCHEMA)
+        if _all_good(con):
+            _evaluate(con, plan)
+            yield from typed(con.sql(_results(plan)).to_arrow_reader(), RESULT_SCHEMA)
+    finally:
+        con.close()
+
+
+def _config(plan: Plan, threads: int) -> dict:
+    # One DuckDB thread per core Spark gives the task: tasks already run side by side.
+    config: dict = {"threads": threads}
+    if plan.memory_limit:
+        config["memory_limit"] = plan.memory_limit
+    return config
+
+
+def _load(con: duckdb.DuckDBPyConnection, batches: Iterable[pa.RecordBatch]) -> None:
+    for statement in TABLES:
+        con.execute(statement.sql, statement.params)
+    for batch in batches:
+        con.register("rows", batch)
+        for sql in _LOAD.values():
+            con.execute(sql)
+        con.unregister("rows")
+
+
+def _all_good(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether every row read well; otherwise the evaluation is not worth it: the driver stops."""
+    [(bad,)] = con.execute(
+        "SELECT count(*) FROM (SELECT ok FROM qrels UNION ALL SELECT ok FROM run_rows) WHERE NOT ok"
+    ).fetchall()
+    return bad == 0
+
+
+def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
+    """The DuckDB engine's statements, for one batch holding every run (`pipeline.execute`)."""
+    from ...python_step import python_values
+
+    _run(con, plan.statements)
+    _run(con, [record_queries(), Statement(_PRESENCE)])
+    # trec_eval -c: every run lacks the shard's queries it has no row for, rows or not.
+    _run(
+        con, bogus_rows("SELECT run FROM runs") if plan.per_batch == BOGUS_ROWS else plan.per_batch
+    )
+    test = plan.ranking.test([load for batch in plan.batches for load in batch])
+    dense = test is not None and con.execute(test.sql, test.params).fetchall()[0][0]
+    _run(con, [plan.ranking.dense if dense else plan.ranking.statement, *plan.ranking.after])
+    if plan.python:
+        python_values(con, plan)
+    _run(con, plan.finish)
+
+
+def _results(plan: Plan) -> str:
+    curves = _CURVES if plan.curves else ""
+    positive = _POSITIVE if plan.per_batch else ""
+    return f"{_RESULTS}\n{curves}\n{positive}"
+
+
+def _run(con: duckdb.DuckDBPyConnection, statements: Iterable[Statement]) -> None:
+    for statement in statements:
+        con.execute(statement.sql, statement.params)
+
+
+def aggregate_shard(
+    names: list[Statement],
+    positive: list[tuple[str, int]],
+    bogus: bool,
+    batches: Iterable[pa.RecordBatch],
+) -> Iterator[pa.RecordBatch]:
+    """The aggregate rows (`AGGREGATE_SCHEMA`) of per-query rows (`PER_QUERY_SCHEMA`) that hold
+    every query of their runs: the DuckDB engine's aggregate statement over them. `names`: the
+    plan's name tables; `positive`: each collection's qrels lines with a grade > 0 (trec_eval
+    -c's num_rel, when `bogus`)."""
+    import duckdb
+
+    from ...tables import aggregate_tables
+
+    con = duckdb.connect(config={"threads": 1})
+    try:
+        _run(con, names)
+        con.execute(f"CREATE TABLE per_query ({PER_QUERY_SCHEMA.replace('string', 'VARCHAR')})")
+        con.execute("CREATE TABLE positive_judgments (collection VARCHAR, n BIGINT)")
+        if positive:
+            con.executemany("INSERT INTO positive_judgments VALUES (?, ?)", positive)
+        for batch in batches:
+            con.register("rows", batch)
+            con.execute("INSERT INTO per_query SELECT * FROM rows")
+            con.unregister("rows")
+        _run(con, aggregate_tables(bogus, False))
+        yield from typed(con.sql("SELECT * FROM aggregate").to_arrow_reader(), AGGREGATE_SCHEMA)
+    finally:
+        con.close()
