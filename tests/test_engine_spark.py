@@ -164,15 +164,15 @@ def test_parquet_part_files_and_uris_are_read_where_they_live(spark, tmp_path):
         "COPY (SELECT column0 AS qid, column2 AS docno, column3 AS rel FROM "
         f"read_csv('{tmp_path}/qrels.txt', delim=' ', header=false)) TO '{tmp_path}/qrels.parquet'"
     )
-    (tmp_path / "texts").mkdir()
-    shutil.copy(tmp_path / "run1.txt", tmp_path / "texts" / "part-00000")
+    (tmp_path / "text parts").mkdir()  # a space: Hadoop takes a path's text as it is
+    shutil.copy(tmp_path / "run1.txt", tmp_path / "text parts" / "part 00000")
     spark_spec = {
         **text,
         "settings": {"engine": "spark"},
         "collections": {"c": {"qrels": "qrels.parquet"}},
         "runs": {
             "run0": {"path": "run0.parquet", "collection": "c"},
-            "run1": {"path": (tmp_path / "texts").as_uri(), "collection": "c"},
+            "run1": {"path": f"file://{tmp_path}/text parts", "collection": "c"},
         },
     }
     got = evaluate(_written(tmp_path / "spark.yaml", spark_spec), write=False).con

@@ -68,7 +68,7 @@ def _execute(spark, plan: Plan, loaded: LoadedSpec, con: duckdb.DuckDBPyConnecti
 
     files = {load: files_of(spark, load.path) for load in plan.loads}
     parquet = {load for load, found in files.items() if is_parquet(found, load.path)}
-    rows = input_rows(spark, plan.loads, parquet)
+    rows = input_rows(spark, plan.loads, files, parquet)
     threads = int(spark.conf.get("spark.task.cpus", "1") or 1)
 
     def shard(batches):

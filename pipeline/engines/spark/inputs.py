@@ -9,20 +9,30 @@ instead of fields: `qid`, `docno` and `rel` (qrels) or `score` and optionally `r
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from functools import reduce
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from ...errors import InputDataError, SpecError
-from ...readers import Load, parsed_lines
+from ...readers import Format, Load, parsed_lines
 from .shard import ROW_SCHEMA, typed
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["PARQUET_COLUMNS", "files_of", "input_rows", "is_parquet", "parse_lines", "uri_of"]
+__all__ = [
+    "PARQUET_COLUMNS",
+    "file_key",
+    "files_of",
+    "input_rows",
+    "is_parquet",
+    "parse_lines",
+    "uri_of",
+]
 
 #: The columns a Parquet input must have, and their types once read
 PARQUET_COLUMNS = {
@@ -34,7 +44,8 @@ PARQUET_COLUMNS = {
 def uri_of(path: Path | str) -> str:
     """The URI Spark reads: a URI as given, a local path as `file://` (never the cluster's
     default file system, which a path relative to the spec does not mean)."""
-    return path if isinstance(path, str) else path.resolve().as_uri()
+    # Not Path.as_uri(): Hadoop takes the text as it is and would look for "%20" in the name.
+    return path if isinstance(path, str) else f"file://{path.resolve().as_posix()}"
 
 
 def files_of(spark: SparkSession, path: Path | str) -> list[tuple[str, int, int]]:
@@ -49,7 +60,8 @@ def files_of(spark: SparkSession, path: Path | str) -> list[tuple[str, int, int]
         raise SpecError(f"{path}: Spark cannot list it: {problem}") from None
     if not found:
         raise SpecError(f"{path}: no such file or directory, or no data file in it")
-    return sorted((str(s.getPath().toUri()), s.getLen(), s.getModificationTime()) for s in found)
+    # Hadoop's own text of a path (not its URI, which escapes spaces as %20): what it reads back.
+    return sorted((str(s.getPath()), s.getLen(), s.getModificationTime()) for s in found)
 
 
 def _listed(spark: SparkSession, uri: str) -> list:
@@ -75,43 +87,86 @@ def is_parquet(files: list[tuple[str, int, int]], path: Path | str) -> bool:
     )
 
 
-def input_rows(spark: SparkSession, loads: list[Load], parquet: set[Load]) -> DataFrame:
-    """Every file's rows, in the order of `loads`, as one DataFrame of `ROW_SCHEMA`; the files
-    in `parquet` are Parquet, the others text."""
-    frames = [
-        _parquet_rows(spark, load) if load in parquet else _text_rows(spark, load) for load in loads
-    ]
+def input_rows(
+    spark: SparkSession, loads: list[Load], files: dict[Load, list], parquet: set[Load]
+) -> DataFrame:
+    """Every file's rows as one DataFrame of `ROW_SCHEMA`; `files`: each input's data files
+    (`files_of`), the inputs in `parquet` being Parquet and the others text. The text inputs of
+    a kind are one scan, whatever their number: a thousand runs are not a thousand unions."""
+    frames = [_parquet_rows(spark, load) for load in loads if load in parquet]
+    for kind in ("qrels", "run"):
+        text = [load for load in loads if load not in parquet and _kind(load) == kind]
+        frames += [_text_rows(spark, group, files) for group in _apart(text, files)]
     return reduce(lambda a, b: a.unionByName(b), frames)
 
 
-def _text_rows(spark: SparkSession, load: Load) -> DataFrame:
-    kind = _kind(load)
-    fmt, name = load.format, load.name
+def _apart(loads: list[Load], files: dict[Load, list]) -> list[list[Load]]:
+    """The loads in groups that share no file (two runs may name one file: each is a run)."""
+    groups: list[tuple[list[Load], set]] = []
+    for load in loads:
+        mine = {uri for uri, *_ in files[load]}
+        group = next((g for g in groups if not g[1] & mine), None)
+        if group is None:
+            groups.append(([], set()))
+            group = groups[-1]
+        group[0].append(load)
+        group[1].update(mine)
+    return [members for members, _ in groups]
+
+
+def _text_rows(spark: SparkSession, loads: list[Load], files: dict[Load, list]) -> DataFrame:
+    fmt, kind = loads[0].format, _kind(loads[0])
+    names = {file_key(uri): load.name for load in loads for uri, *_ in files[load]}
 
     def parse(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        yield from parse_lines(batches, fmt, kind, name)
+        yield from parse_lines(batches, fmt, kind, names)
 
-    lines = spark.read.text(uri_of(load.path)).withColumnRenamed("value", "line")
-    return lines.mapInArrow(parse, ROW_SCHEMA)
+    lines = spark.read.text([uri_of(load.path) for load in loads])
+    return lines.selectExpr("value AS line", "_metadata.file_path AS file").mapInArrow(
+        parse, ROW_SCHEMA
+    )
 
 
-def parse_lines(batches, fmt, kind: str, name: str) -> Iterator[pa.RecordBatch]:
-    """Text lines (Arrow batches with a column `line`) as rows of `ROW_SCHEMA` (on a worker)."""
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:(//[^/]*)?")
+
+
+def file_key(uri: str) -> str:
+    """A data file's path, however Spark or Hadoop spells its URI (`file:/x`, `file:///x`,
+    `%20` or a space)."""
+    return unquote(_SCHEME.sub("", uri))
+
+
+def parse_lines(
+    batches: Iterable[pa.RecordBatch], fmt: Format, kind: str, names: dict[str, str]
+) -> Iterator[pa.RecordBatch]:
+    """Text lines (Arrow batches of `line` and its `file`) as rows of `ROW_SCHEMA`, each named
+    by `names` (`file_key` -> run or collection); on a worker."""
     import duckdb
 
     con = duckdb.connect(config={"threads": 1})
     rel = "rel" if kind == "qrels" else "NULL::INTEGER"
     rank, score = ("NULL::BIGINT", "NULL::DOUBLE") if kind == "qrels" else ("rank", "score")
-    source = "(SELECT ?::VARCHAR AS kind, ?::VARCHAR AS name, line FROM lines)"
+    source = "(SELECT ?::VARCHAR AS kind, n.name, l.line FROM lines l JOIN names n USING (file))"
     sql = f"""SELECT kind, name, qid, docno, {rel} AS rel, {rank} AS rank, {score} AS score, ok
         FROM ({parsed_lines(source, fmt, "kind, name")})"""
     try:
         for batch in batches:
             con.register("lines", batch)
-            yield from typed(con.sql(sql, params=[kind, name]).to_arrow_reader(), ROW_SCHEMA)
+            con.register("names", _names(batch, names))
+            yield from typed(con.sql(sql, params=[kind]).to_arrow_reader(), ROW_SCHEMA)
             con.unregister("lines")
+            con.unregister("names")
     finally:
         con.close()
+
+
+def _names(batch: pa.RecordBatch, names: dict[str, str]) -> pa.Table:
+    """(file, name) of the few files a batch's lines come from."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    files = pc.unique(batch.column("file")).to_pylist()
+    return pa.table({"file": files, "name": [names[file_key(f)] for f in files]})
 
 
 def _parquet_rows(spark: SparkSession, load: Load) -> DataFrame:

@@ -54,7 +54,8 @@ class Reporter:
         """The first queries of a run (to show one that shares none with its qrels)."""
         from .inputs import input_rows
 
-        rows = input_rows(self.spark, [self.load], {self.load} if self.parquet else set())
+        files = {self.load: [(uri,) for uri in self.files]}
+        rows = input_rows(self.spark, [self.load], files, {self.load} if self.parquet else set())
         first = rows.filter("ok").select("qid").distinct().orderBy("qid").limit(count)
         return [row.qid for row in first.collect()]
 

@@ -15,15 +15,16 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from pipeline import validate
-from pipeline.engines.spark.inputs import parse_lines
+from pipeline.engines.spark.inputs import file_key, parse_lines
 from pipeline.engines.spark.shard import evaluate_shard
 
 
 def _lines(path) -> pa.Table:
-    """The file's lines, one column `line`, as Spark's text source hands them over."""
+    """The file's lines and its name (`line`, `file`), as Spark's text source hands them over."""
     options = pacsv.ParseOptions(delimiter="\x1f", quote_char=False)
     read = pacsv.ReadOptions(column_names=["line"], block_size=64 << 20)
-    return pacsv.read_csv(path, read_options=read, parse_options=options)
+    lines = pacsv.read_csv(path, read_options=read, parse_options=options)
+    return lines.append_column("file", pa.array([str(path)] * lines.num_rows))
 
 
 def main(spec: str) -> None:
@@ -31,8 +32,9 @@ def main(spec: str) -> None:
     qrels, run = plan.qrels[0], plan.batches[0][0]
     lines = _lines(run.path)
     started = time.perf_counter()
-    rows = [*parse_lines(lines.to_batches(), run.format, "run", run.name)]
-    rows += parse_lines(_lines(qrels.path).to_batches(), qrels.format, "qrels", qrels.name)
+    names = {file_key(str(load.path)): load.name for load in (qrels, run)}
+    rows = [*parse_lines(lines.to_batches(), run.format, "run", names)]
+    rows += parse_lines(_lines(qrels.path).to_batches(), qrels.format, "qrels", names)
     parsed = time.perf_counter() - started
     table = pa.Table.from_batches(rows)
     started = time.perf_counter()
