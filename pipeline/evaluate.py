@@ -225,9 +225,10 @@ def evaluate(
     spark = loaded.spec.settings.engine == "spark"
     inputs, software = _inputs(loaded), versions(loaded.spec.settings.engine)
     keeper = _keeper(loaded, history, refresh or spark) if remember else None
-    if keeper is not None:
-        plan = _reusing(loaded, plan, con, keeper, inputs, software)
     pools = pool_plans(loaded, plan.metrics)
+    if keeper is not None:
+        pooled = frozenset(run for pool in pools for run in pool.runs)
+        plan = _reusing(loaded, plan, con, keeper, inputs, software, pooled)
     execute(with_pools(plan, loaded, pools) if pools else plan, loaded, con)
     if pools:
         finish_pools(con, loaded, pools, plan.metrics)
@@ -241,7 +242,7 @@ def evaluate(
         recorded["history"] = str(keeper.path)
         recorded["evaluation_id"] = keeper.record(con, recorded, now())
     if write and (loaded.spec.outputs or pools):
-        _write(loaded, plan, con, comparing, recorded)
+        _write(loaded, plan, con, comparing, recorded, pool_outputs(pools))
     return Evaluation(loaded, plan, con, comparing, keeper, recorded)
 
 
@@ -286,13 +287,15 @@ def _timeout(configured: SpecHistory | None) -> dict:
     return {} if configured is None else {"lock_timeout": configured.lock_timeout}
 
 
-def _reusing(loaded: LoadedSpec, plan: Plan, con, keeper: Keeper, inputs, software) -> Plan:
-    """The plan without the runs whose results the history holds (copied into `con`)."""
+def _reusing(
+    loaded: LoadedSpec, plan: Plan, con, keeper: Keeper, inputs, software, pooled: frozenset[str]
+) -> Plan:
+    """The plan without the runs whose results the history holds (copied into `con`); `pooled`
+    runs are read whatever it holds (a pool needs their rows)."""
     from .history.cache import run_keys
 
     keys = run_keys(loaded, plan, inputs, software)
     collections = {name: run.collection for name, run in loaded.spec.runs.items()}
-    pooled = frozenset(run for pool in pool_plans(loaded, plan.metrics) for run in pool.runs)
     reused = keeper.reuse(con, keys, collections, pooled)
     if not reused:
         return plan
@@ -300,12 +303,12 @@ def _reusing(loaded: LoadedSpec, plan: Plan, con, keeper: Keeper, inputs, softwa
     return compile_plan(loaded, plan.metrics, sizes, list(plan.curves), frozenset(reused))
 
 
-def _write(loaded: LoadedSpec, plan: Plan, con, comparing, recorded: dict) -> None:
+def _write(loaded: LoadedSpec, plan: Plan, con, comparing, recorded: dict, pooled: list) -> None:
+    """The spec's outputs and the `pooled` ones (`pool_outputs`), all or none."""
     if any(o.level == "report" for o in loaded.spec.outputs):
         report_table(con, plan.metrics, comparing)
     jobs = [(_table(i, o), o.path, o.level) for i, o in enumerate(loaded.spec.outputs)]
-    jobs += pool_outputs(pool_plans(loaded, plan.metrics))
-    write_outputs(con, jobs, recorded)
+    write_outputs(con, [*jobs, *pooled], recorded)
 
 
 _TABLES = {

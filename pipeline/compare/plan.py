@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..registry import ResolvedMeasure
     from ..spec import LoadedSpec
 
-__all__ = ["ComparePlan", "check_compare", "check_extra", "compare_plan"]
+__all__ = ["ComparePlan", "check_compare", "check_extra", "compare_plan", "per_query_numbers"]
 
 #: fewer samples than this make a p-value too coarse to correct for many comparisons
 FEW_SAMPLES = 1000
@@ -163,7 +163,7 @@ def _metrics(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> tuple[tuple[
     by_label = {m.label: m for m in metrics}
     named = loaded.spec.compare.metrics
     if named is None:
-        chosen = [m for m in metrics if _per_query_numbers(m)]
+        chosen = [m for m in metrics if per_query_numbers(m)]
         if not chosen:
             raise SpecError(
                 f"{loaded.where('compare')}: no metric of the spec has per-query numbers to "
@@ -186,12 +186,13 @@ def _check_metric(loaded, i: int, label: str, by_label: dict, earlier: list[str]
     if label in earlier:
         raise SpecError(f"{where}: '{label}' is listed twice; list each metric once")
     measure = by_label[label].measure
-    if not _per_query_numbers(by_label[label]):
+    if not per_query_numbers(by_label[label]):
         why = "a text metric" if measure.kind == "text" else "it is not aggregated over queries"
         raise SpecError(f"{where}: '{label}' has no per-query numbers to compare ({why})")
 
 
-def _per_query_numbers(m: ResolvedMeasure) -> bool:
+def per_query_numbers(m: ResolvedMeasure) -> bool:
+    """A metric whose per-query numbers are averaged (or summed) into its value."""
     return m.measure.kind == "number" and m.measure.aggregator != "none"
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..compare.plan import per_query_numbers
 from ..errors import SpecError
 from ..spec.models import did_you_mean
 
@@ -171,7 +172,7 @@ def _metrics(
     loaded: LoadedSpec, key: tuple, pool: Pool, metrics: list[ResolvedMeasure]
 ) -> tuple[str, ...]:
     """The labels leave-one-out reports: those named, or every metric with a number per query."""
-    numeric = [m.label for m in metrics if _per_query_numbers(m)]
+    numeric = [m.label for m in metrics if per_query_numbers(m)]
     if pool.metrics is None:
         return tuple(numeric)
     for i, label in enumerate(pool.metrics):
@@ -182,11 +183,6 @@ def _metrics(
                 f"{', '.join(numeric)}"
             )
     return tuple(pool.metrics)
-
-
-def _per_query_numbers(m: ResolvedMeasure) -> bool:
-    """A metric whose per-query numbers are averaged (or summed) into its value."""
-    return m.measure.kind == "number" and m.measure.aggregator != "none"
 
 
 def _check_leave_one_out(loaded: LoadedSpec, key: tuple, plan: PoolPlan) -> None:
