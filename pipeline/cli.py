@@ -104,17 +104,24 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def irpipe() -> None:
+    """The `irpipe` command: `main` on this process's own arguments, then exit with its code. A
+    signal that comes after `main` has reported is ignored (see `interrupts.handling`)."""
+    sys.exit(main(exiting=True))
+
+
+def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
     """Entry point of the `irpipe` command; returns the exit code.
 
     The one error boundary: a user error prints `Error: ...` and exits with its class's code; any
     other exception is a bug (exit 1). SIGINT and SIGTERM exit 130 and 143 whatever exception the
     interruption became on its way up (see `pipeline.interrupts`). `--debug` adds the traceback but
-    keeps the exit code, so a scheduler reads the same codes either way.
+    keeps the exit code, so a scheduler reads the same codes either way. `exiting`: the process
+    exits when `main` returns (`irpipe`).
     """
     args = _trec_eval_args(list(sys.argv[1:] if argv is None else argv))
     args = args or _parser().parse_args(argv)
-    with warnings.catch_warnings(), interrupts.handling():
+    with warnings.catch_warnings(), interrupts.handling(exiting):
         warnings.simplefilter("always", IrpipeWarning)
         warnings.showwarning = functools.partial(_show_warning, debug=args.debug)
         code, exc = _attempt(args)
@@ -222,4 +229,4 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    irpipe()

@@ -76,9 +76,16 @@ def committed() -> None:
 
 
 @contextmanager
-def handling() -> Iterator[None]:
+def handling(exiting: bool = False) -> Iterator[None]:
     """Catch SIGINT and SIGTERM while the block runs; close the watched connections at its end
-    (DuckDB removes its spill files only when a connection closes)."""
+    (DuckDB removes its spill files only when a connection closes).
+
+    `exiting`: the process exits once the block ends (the `irpipe` command), having done its work
+    and reported it. A signal after that is ignored rather than given back to Python's handlers:
+    Python's finalization resets them to the system's default, and a late Ctrl-C would turn a
+    completed evaluation into "killed by SIGINT" without a word. Ignored handlers are the one kind
+    the finalization keeps.
+    """
     global _state
     _state = _State()
     if threading.current_thread() is not threading.main_thread():
@@ -90,7 +97,7 @@ def handling() -> Iterator[None]:
     finally:
         for con in list(_state.connections):
             con.close()
-        _restore(previous)
+        _restore({s: signal.SIG_IGN for s in SIGNALS} if exiting else previous)
 
 
 @contextmanager

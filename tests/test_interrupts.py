@@ -400,3 +400,26 @@ def test_a_signal_during_the_final_renames_lets_them_complete(evaluation, tmp_pa
     moment.after, moment.left = snapshot(work / "out"), leftovers(work)
     check(moment, evaluation)
     assert re.fullmatch(RENAMED.format(f"SIG{name}"), err)
+
+
+SIGNALS_AS_IT_EXITS = """
+import atexit, os, signal, time
+def signal_late():  # Ctrl-C, then the scheduler's SIGTERM, as the finished process exits
+    os.kill(os.getpid(), signal.SIGINT)
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(0.05)
+atexit.register(signal_late)
+from pipeline.cli import irpipe
+irpipe()
+"""
+
+
+def test_a_signal_after_the_work_is_reported_changes_nothing(evaluation, tmp_path):
+    """Once `irpipe` has written and reported, the process only exits. A signal then is ignored:
+    given back to Python, it would end a completed evaluation as "killed by SIGINT", silently
+    (Python's finalization resets its handlers to the system's default)."""
+    work = evaluation.workdir(tmp_path, "job")
+    process = start(work, "-c", SIGNALS_AS_IT_EXITS)
+    out, err = process.communicate(timeout=120)
+    assert (process.returncode, out, err) == (0, "", "")
+    assert snapshot(work / "out").keys() == evaluation.new.keys() and leftovers(work) == []

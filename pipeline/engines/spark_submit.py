@@ -16,15 +16,15 @@ from collections.abc import Sequence
 __all__ = ["main"]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """`irpipe run --engine spark ARGS`; its exit code."""
+def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
+    """`irpipe run --engine spark ARGS`; its exit code (`exiting`: as in `pipeline.cli.main`)."""
     from pipeline.cli import main as irpipe
 
     args = list(sys.argv[1:] if argv is None else argv)
     debug = ["--debug"] if "--debug" in args else []
     rest = [a for a in args if a != "--debug"]
-    return irpipe([*debug, "run", "--engine", "spark", *rest])
+    return irpipe([*debug, "run", "--engine", "spark", *rest], exiting=exiting)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(exiting=True))
