@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from . import interrupts
 from .errors import ExitCode, IrpipeError, IrpipeWarning, PluginWarning
 
-__all__ = ["main"]
+__all__ = ["irpipe", "main"]
 
 
 def _parser() -> argparse.ArgumentParser:
