@@ -268,7 +268,8 @@ def test_a_uri_needs_the_spark_engine(tmp_path):
         evaluate(_written(tmp_path / "spec.yaml", spec), write=False)
 
 
-def test_without_pyspark_the_engine_is_a_spec_error_saying_what_to_install(tmp_path):
+@pytest.mark.parametrize("missing", ["pyspark", "pandas"])
+def test_without_pyspark_the_engine_is_a_spec_error_saying_what_to_install(tmp_path, missing):
     (tmp_path / "qrels.txt").write_text(QRELS)
     (tmp_path / "run.txt").write_text(RUN)
     spec = {
@@ -280,7 +281,7 @@ def test_without_pyspark_the_engine_is_a_spec_error_saying_what_to_install(tmp_p
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "sitecustomize.py").write_text(
         "import sys\nclass Without:\n    def find_spec(self, name, path=None, target=None):\n"
-        "        if name.partition('.')[0] == 'pyspark':\n"
+        f"        if name.partition('.')[0] == {missing!r}:\n"
         "            raise ModuleNotFoundError(name, name=name)\nsys.meta_path.insert(0, Without())\n"
     )
     done = subprocess.run(
@@ -290,7 +291,8 @@ def test_without_pyspark_the_engine_is_a_spec_error_saying_what_to_install(tmp_p
     )  # fmt: skip
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
-    assert "settings.engine: engine spark needs pyspark and pyarrow" in done.stderr
+    assert "settings.engine: engine spark needs pyspark, pyarrow and pandas" in done.stderr
+    assert f"({missing} is not installed)" in done.stderr
     assert "pip install 'irpipe[spark]'" in done.stderr
 
 

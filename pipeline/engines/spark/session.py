@@ -22,13 +22,16 @@ INSTALL = "pip install 'irpipe[spark]'"
 
 
 def require_pyspark(where: str = "settings.engine") -> None:
-    """pyspark and pyarrow are importable, or a SpecError naming `where` and what to install."""
+    """pyspark, pyarrow and pandas are importable, or a SpecError naming `where` and what to
+    install. pyspark's Arrow maps need pandas although irpipe hands them none."""
     try:
+        import pandas  # noqa: F401
         import pyarrow  # noqa: F401
         import pyspark  # noqa: F401
     except ImportError as exc:
         raise SpecError(
-            f"{where}: engine spark needs pyspark and pyarrow ({exc.name} is not installed); "
+            f"{where}: engine spark needs pyspark, pyarrow and pandas ({exc.name} is not "
+            f"installed); "
             f"{INSTALL}"
         ) from None
 
