@@ -240,6 +240,8 @@ def print_plugins(rows: list[dict[str, Any]]) -> None:
     for row in rows:
         distribution = " ".join(filter(None, (row["distribution"], row["version"])))
         state = row["state"] if row["error"] is None else f"{row['state']}: {row['error']}"
+        if row["withheld"]:  # another plugin defines the same names
+            state += f" ({', '.join(row['withheld'])} withheld: another plugin defines it)"
         metrics, writers = ", ".join(row["metrics"]), ", ".join(row["writers"])
         table.add_row(row["plugin"], distribution or "-", metrics, writers, state)
     _console().print(table)

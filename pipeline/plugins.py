@@ -6,9 +6,11 @@ the tests set it to empty so that plugins installed on the machine never change 
 A broken plugin does not take the others down. One that fails to import, implements a hook irpipe
 does not have (or none), whose hook raises or returns anything but valid measure or writer classes
 (`pipeline.plugin_checks`), whose writer takes a suffix already taken, or whose metric names clash
-(`pipeline.registry`) is marked failed with a one-line reason and fix, unregistered (none of its
-measures or writers is used), and reported once as a `PluginWarning` naming its distribution and
-version. A built-in plugin that fails is a bug in irpipe and raises.
+with the built-ins' or among its own (`pipeline.registry`) is marked failed with a one-line reason
+and fix, unregistered (none of its measures or writers is used), and reported once as a
+`PluginWarning` naming its distribution and version. A built-in plugin that fails is a bug in
+irpipe and raises. Two plugins whose metrics clash with each other stay loaded: the clashing
+metrics of both are withheld (`PluginManager.withhold`), every other one is used.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from . import __version__, hookspecs
 from .errors import IrpipeWarning, PluginError, PluginWarning
 
 __all__ = [
+    "CONTESTED_FIX",
     "DEFAULT_PLUGINS",
     "HOOKS",
     "PluginManager",
@@ -53,6 +56,11 @@ DEFAULT_PLUGINS = (
 )
 HOOKS = ("register_metrics", "register_writers")  # every hook of pipeline.hookspecs
 _BUG = "a bug in the plugin: upgrade it, or report it to its authors"
+#: What a user can do about two plugins' metrics whose names clash: both are withheld.
+CONTESTED_FIX = (
+    "two installed plugins define it, so neither's is used (their other metrics are): uninstall "
+    "one of the two plugins, or ask one's authors to rename it"
+)
 
 
 @dataclass
@@ -68,6 +76,8 @@ class PluginState:
     reason: str | None = None
     fix: str | None = None
     exception: BaseException | None = field(default=None, repr=False)
+    #: metrics of a loaded plugin left out because another plugin defines the same name
+    withheld: list[str] = field(default_factory=list)
 
     @property
     def error(self) -> str | None:
@@ -140,6 +150,7 @@ class PluginManager(pluggy.PluginManager):
                 "error": state.error,
                 "metrics": metrics.get(state.plugin, []) if state.state == "loaded" else [],
                 "writers": writers.get(state.plugin, []) if state.state == "loaded" else [],
+                "withheld": state.withheld,
             }
             for state in self.states()
         ]
@@ -158,6 +169,15 @@ class PluginManager(pluggy.PluginManager):
         state = self._record(plugin)
         self.unregister(name=plugin)
         self.mark_failed(state, reason, fix, exception)
+
+    def withhold(self, metrics: Mapping[str, str], reason: str) -> None:
+        """Two loaded plugins (keys) define metrics (values) whose names clash: record each as
+        withheld and warn once, naming both. The plugins stay loaded with their other metrics."""
+        for plugin, metric in metrics.items():
+            self._record(plugin).withheld.append(metric)
+        plugins = " and ".join(self._record(plugin).describe() for plugin in metrics)
+        message = f"{plugins}: {reason}; {CONTESTED_FIX}"
+        warnings.warn(PluginWarning(message), stacklevel=3)
 
     def mark_failed(self, state: PluginState, reason: str, fix: str, exception=None) -> None:
         """Mark `state` failed and warn, naming the plugin's distribution and version."""

@@ -18,11 +18,17 @@ from .errors import PluginError, SpecError
 from .measure import Measure, MeasureParams
 from .namespace import Namespace, Owner
 from .naming import format_metric, parse_metric
-from .plugins import DEFAULT_PLUGINS, PluginManager, PluginState, get_plugin_manager
+from .plugins import (
+    CONTESTED_FIX,
+    DEFAULT_PLUGINS,
+    PluginManager,
+    PluginState,
+    get_plugin_manager,
+)
 from .trec_eval.measures import ORDER as TREC_NAMES
 from .trec_eval.measures import default_cutoffs, translate
 
-__all__ = ["Registry", "ResolvedMeasure", "get_registry"]
+__all__ = ["Contest", "Registry", "ResolvedMeasure", "get_registry"]
 
 
 @dataclass(frozen=True)
@@ -52,18 +58,23 @@ class Registry:
         measures: list[tuple[type[Measure], Owner | str]],
         refuse: Callable[[Owner, str, str], None] | None = None,
         failures: Callable[[], Sequence[PluginState]] = tuple,
+        withhold: Callable[[Contest], None] | None = None,
     ) -> None:
-        """`measures` are (class, owner). Given `refuse`, a plugin whose names clash is left out
-        and passed to it with the message and a fix; without, a clash raises PluginError.
-        `failures` lists the plugins that failed to load: an unknown metric's error names them."""
+        """`measures` are (class, owner). Given `refuse`, a plugin whose names clash with a
+        built-in's (or among its own measures) is left out and passed to it with the message and
+        a fix, and two plugins' measures whose names clash are both withheld and each `Contest`
+        passed to `withhold`; without `refuse`, a clash raises PluginError. `failures` lists the
+        plugins that failed to load: an unknown metric's error names them."""
         self._entries: dict[str, _Entry] = {}
         self.measures: list[Measure] = []
         self.providers: dict[str, Owner] = {}  # measure name -> who provides it
         self._failures = failures
+        self._withheld: dict[str, str] = {}  # each name of a withheld measure -> why
         owned = [(cls, _owner(owner)) for cls, owner in measures]
         owned.sort(key=lambda item: not item[1].builtin)
         if refuse is not None:
-            owned = _admitted(owned, refuse)
+            owned, contests = _admitted(owned, refuse)
+            self._withhold(contests, withhold)
         namespace = Namespace()
         for cls, owner in owned:
             measure = cls()
@@ -72,6 +83,15 @@ class Registry:
             for name, preset, kind in _names(measure):
                 namespace.claim(name, kind, measure, owner)
                 self._entries[name] = _Entry(measure, dict(preset), owner)
+
+    def _withhold(self, contests: list[Contest], withhold: Callable[[Contest], None] | None):
+        """Remember why each name of a withheld measure resolves to nothing; report each contest."""
+        for contest in contests:
+            for cls, _ in contest.measures:
+                for name, _, _ in _names(cls()):
+                    self._withheld.setdefault(name, contest.message)
+            if withhold is not None:
+                withhold(contest)
 
     def resolve(self, text: str, params: dict[str, Any] | None = None, label: str | None = None):
         """Resolve a metric string plus extra parameters into one measure per cutoff.
@@ -104,6 +124,10 @@ class Registry:
     def _unknown(self, text: str, name: str | None) -> SpecError:
         if name is None:
             parse_metric(text)  # raises the grammar's own message
+        if name in self._withheld:
+            return SpecError(
+                f"metric '{name}' is not available: {self._withheld[name]}; {CONTESTED_FIX}"
+            )
         if name == "runid":
             return SpecError(
                 "'runid' is trec_eval's run tag, not a metric: irpipe's tables name each run "
@@ -158,7 +182,12 @@ class Registry:
         def refuse(owner: Owner, message: str, fix: str) -> None:
             pm.fail(owner.plugin, message, fix)
 
-        return cls(found, refuse=refuse, failures=pm.failures)
+        def withhold(contest: Contest) -> None:
+            pm.withhold(
+                {owner.plugin: cls.name for cls, owner in contest.measures}, contest.message
+            )
+
+        return cls(found, refuse=refuse, failures=pm.failures, withhold=withhold)
 
     def names(self) -> list[str]:
         """Every name and alias, sorted."""
@@ -199,50 +228,71 @@ def _names(measure: Measure) -> list[tuple[str, dict, str]]:
 
 def _admitted(
     owned: list[tuple[type[Measure], Owner]], refuse: Callable[[Owner, str, str], None]
-) -> list[tuple[type[Measure], Owner]]:
-    """The measures of the owners whose names clash with no one's; each refused owner is passed
-    to `refuse`. Built-ins claim first and never clash (else it is a bug in irpipe: raise); each
-    plugin is tried beside them alone, then beside each other plugin. Every party to a clash
-    between plugins is refused, so what a name means never depends on which plugin loaded first."""
+) -> tuple[list[tuple[type[Measure], Owner]], list[Contest]]:
+    """The measures irpipe uses, and the contests between plugins. Built-ins claim first and
+    never clash (else it is a bug in irpipe: raise). Each plugin is tried beside them alone: one
+    whose names clash with theirs, or among its own measures, is broken wherever it is installed,
+    and is passed to `refuse`. Then two plugins' measures whose names clash are both withheld,
+    so that what a name means never depends on which plugin loaded first, while every other
+    measure of both plugins stays in use."""
     groups: dict[Owner, list[type[Measure]]] = {}
     for cls, owner in owned:
         groups.setdefault(owner, []).append(cls)
     builtins = Namespace()
     for owner in [owner for owner in groups if owner.builtin]:
-        _claim(builtins, groups, [owner], {})
+        _claim(builtins, groups, owner, {})
     refused: dict[Owner, tuple[str, str]] = {}  # owner -> (message, fix)
     plugins = [owner for owner in groups if not owner.builtin]
     for owner in plugins:
-        _claim(builtins.copy(), groups, [owner], refused)
-    clean = [owner for owner in plugins if owner not in refused]
-    for pair in itertools.combinations(clean, 2):
-        _claim(builtins.copy(), groups, list(pair), refused)
+        _claim(builtins.copy(), groups, owner, refused)
     for owner, (message, fix) in refused.items():
         refuse(owner, message, fix)
-    return [(cls, owner) for cls, owner in owned if owner not in refused]
+    clean = [owner for owner in plugins if owner not in refused]
+    contests = _contests(builtins, [(cls, owner) for owner in clean for cls in groups[owner]])
+    withheld = {measure for contest in contests for measure in contest.measures}
+    kept = [(cls, owner) for cls, owner in owned if owner not in refused]
+    return [measure for measure in kept if measure not in withheld], contests
 
 
-def _claim(namespace: Namespace, groups: dict, owners: list[Owner], refused: dict) -> None:
-    """Claim the names of each owner's measures in turn; on a clash, every owner tried is
-    refused with its message (a built-in's clash is raised: `refused` is only for plugins)."""
+@dataclass(frozen=True)
+class Contest:
+    """Two plugins' measures whose names clash, and the namespace's message naming both."""
+
+    measures: tuple[tuple[type[Measure], Owner], tuple[type[Measure], Owner]]
+    message: str
+
+
+def _contests(builtins: Namespace, measures: list[tuple[type[Measure], Owner]]) -> list[Contest]:
+    """Every pair of measures of two different plugins whose names clash (each plugin's own
+    names were already claimed beside the built-ins' without a clash)."""
+    contests = []
+    for a, b in itertools.combinations(measures, 2):
+        if a[1] == b[1]:
+            continue
+        try:
+            _claim_measures(builtins.copy(), [a, b])
+        except PluginError as exc:
+            contests.append(Contest((a, b), str(exc)))
+    return contests
+
+
+def _claim(namespace: Namespace, groups: dict, owner: Owner, refused: dict) -> None:
+    """Claim the names of each of the owner's measures in turn; on a clash, the owner is refused
+    with its message (a built-in's clash is raised: `refused` is only for plugins)."""
     try:
-        for owner in owners:
-            for cls in groups[owner]:
-                measure = cls()
-                for name, _, kind in _names(measure):
-                    namespace.claim(name, kind, measure, owner)
+        _claim_measures(namespace, [(cls, owner) for cls in groups[owner]])
     except PluginError as exc:
-        if any(owner.builtin for owner in owners):
+        if owner.builtin:
             raise
-        fix = _CLASH_FIXES[len(owners) > 1]
-        for owner in owners:
-            refused.setdefault(owner, (str(exc), fix))
+        refused.setdefault(owner, (str(exc), "upgrade the plugin, or report it to its authors"))
 
 
-_CLASH_FIXES = {
-    False: "upgrade the plugin, or report it to its authors",
-    True: "until one is renamed, uninstall one of the two plugins",
-}
+def _claim_measures(namespace: Namespace, measures: list[tuple[type[Measure], Owner]]) -> None:
+    """Claim every name and alias of each measure, or raise the namespace's PluginError."""
+    for cls, owner in measures:
+        measure = cls()
+        for name, _, kind in _names(measure):
+            namespace.claim(name, kind, measure, owner)
 
 
 def _owner_of(pm: PluginManager, plugin: str) -> Owner:

@@ -1,7 +1,8 @@
-"""One namespace for metric names: every kind of clash is refused at registration, naming both
+"""One namespace for metric names: every kind of clash is caught at registration, naming both
 owners (distribution and class); built-in names and trec_eval's names cannot be taken or shadowed.
-A plugin whose names clash fails alone (every plugin in a clash between plugins): its measures are
-not used, a warning says why, and the built-ins and the other plugins work."""
+A plugin whose names clash with the built-ins' (or among its own) fails alone: its measures are not
+used, a warning says why, and the built-ins and the other plugins work. Two plugins whose measures
+clash both stay loaded: the clashing measures of both are withheld, every other one is used."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import fake_distribution
 
-from pipeline import Measure, PluginError, RankedParams, hookimpl, plugins
+from pipeline import Measure, PluginError, RankedParams, SpecError, hookimpl, plugins
 from pipeline.errors import PluginWarning
 from pipeline.registry import Registry, get_registry
 
@@ -36,10 +37,13 @@ def measure(cls_name: str, name: str, **aliases: dict) -> type[Measure]:
 
 def plugin(*measures: type[Measure], tryfirst: bool = False) -> object:
     class Plugin:
+        measures: tuple[type[Measure], ...] = ()
+
         @hookimpl(tryfirst=tryfirst)
         def register_metrics(self) -> list[type[Measure]]:
             return list(measures)
 
+    Plugin.measures = measures
     return Plugin()
 
 
@@ -77,6 +81,15 @@ CLASHES = [
      r"metric name 'ndcg_cut_7' of ndcg_cut_7 .* clashes with trec_eval's name 'ndcg_cut' for nDCG .*: trec_eval's syntax reads it as 'ndcg_cut' with parameters"),
     ("name_read_as_trec_eval_parameters", [("irpipe-evil", plugin(measure("Evil", "P.5")))],
      r"metric name 'P\.5' of P\.5 .* clashes with trec_eval's name 'P' for P .*: the same name"),
+    ("alias_vs_alias_in_one_plugin", [
+        ("irpipe-evil", plugin(measure("Evil", "Evil", twin={}), measure("Other", "Other", twin={}))),
+     ], r"metric alias 'twin' of (Evil|Other) .*'irpipe-evil'\) clashes with alias 'twin' of (Evil|Other) .*: the same name"),
+    ("first_call_cannot_shadow_builtins", [("irpipe-evil", plugin(measure("Evil", "Evil", map={}), tryfirst=True))],
+     rf"metric alias 'map' of Evil \({EVIL}\) clashes with trec_eval's name 'map'"),
+]  # fmt: skip
+
+
+CONTESTS = [
     ("alias_vs_alias_of_two_plugins", [
         ("irpipe-first", plugin(measure("First", "First", shared={}))),
         ("irpipe-second", plugin(measure("Second", "Second", shared={}))),
@@ -89,12 +102,31 @@ CLASHES = [
         ("irpipe-first", plugin(measure("First", "Judged"))),
         ("irpipe-second", plugin(measure("Second", "judged"))),
      ], r"'(Judged|judged)' of .* clashes with name '(Judged|judged)' .*: the names differ only in case"),
-    ("alias_vs_alias_in_one_plugin", [
-        ("irpipe-evil", plugin(measure("Evil", "Evil", twin={}), measure("Other", "Other", twin={}))),
-     ], r"metric alias 'twin' of (Evil|Other) .*'irpipe-evil'\) clashes with alias 'twin' of (Evil|Other) .*: the same name"),
-    ("first_call_cannot_shadow_builtins", [("irpipe-evil", plugin(measure("Evil", "Evil", map={}), tryfirst=True))],
-     rf"metric alias 'map' of Evil \({EVIL}\) clashes with trec_eval's name 'map'"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("plugins_", "message"), [c[1:] for c in CONTESTS], ids=[c[0] for c in CONTESTS]
+)
+def test_two_plugins_clashing_keep_their_other_metrics_and_neither_wins(plugins_, message):
+    extras = [measure(f"Own{i}", f"Own{i}") for i in range(len(plugins_))]
+    with_extras = [
+        (d, plugin(*p.measures, extra)) for (d, p), extra in zip(plugins_, extras, strict=True)
+    ]
+    with pytest.warns(PluginWarning, match=message) as warned:
+        registry, pm = registry_with(*with_extras)
+    assert len(warned) == 1 and "neither's is used (their other metrics are)" in str(
+        warned[0].message
+    )
+    assert pm.failures() == []  # both plugins stay loaded
+    withheld = {m for state in pm.states() for m in state.withheld}
+    assert withheld == {cls.name for _, p in plugins_ for cls in p.measures}
+    assert not withheld & set(registry.providers)  # neither is used: loading order cannot matter
+    assert {"Own0", "Own1"} <= set(registry.providers)
+    assert [m.canonical for m in registry.resolve("Own1")] == ["Own1"]
+    for name in withheld:
+        with pytest.raises(SpecError, match=rf"^metric '{name}' is not available: .*clashes.*uninstall one of the two plugins"):  # fmt: skip
+            registry.resolve(name)
 
 
 @pytest.mark.parametrize(
@@ -104,7 +136,6 @@ def test_every_kind_of_clash_is_refused_naming_both_owners(plugins_, message):
     with pytest.warns(PluginWarning, match=message) as warned:
         registry, pm = registry_with(*plugins_)
     assert "share one namespace and built-in names cannot be taken" in str(warned[0].message)
-    # Every plugin in the clash failed: in a clash between two, neither wins by loading first.
     assert {state.plugin for state in pm.failures()} == {
         d.removeprefix("irpipe-") for d, _ in plugins_
     }
@@ -186,5 +217,5 @@ def test_irpipe_metrics_shows_the_distribution_of_each_metric(tmp_path):
     result = subprocess.run([sys.executable, "-m", "pipeline.cli", "metrics"], capture_output=True, text=True, env=env)  # fmt: skip
     assert result.returncode == 0, result.stderr
     rows = {line.split("│")[0].strip(): line.split("│") for line in result.stdout.splitlines()}
-    assert rows["Judged"][3].strip() == "irpipe-judged"
+    assert rows["Assessed"][3].strip() == "irpipe-judged"
     assert rows["AP"][3].strip() == "irpipe"

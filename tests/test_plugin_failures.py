@@ -21,7 +21,7 @@ from pipeline.errors import IrpipeWarning, PluginWarning
 from pipeline.registry import Registry
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "plugins" / "irpipe-judged"  # the good plugin: Judged@k
+EXAMPLE = ROOT / "plugins" / "irpipe-judged"  # the good plugin: Assessed@k
 QRELS, RUN = "1 0 a 1\n1 0 b -1", "1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t"
 
 MEASURE = '''
@@ -155,8 +155,8 @@ def test_a_broken_plugin_is_named_by_its_distribution_and_the_others_work(
     states = {state.plugin: state.state for state in pm.states()}
     assert states["broken"] == "failed" and states["judged"] == "loaded"
     assert "Broken" not in registry.names() and pm.get_plugin("broken") is None
-    per_query, _ = evaluate_trec(QRELS, RUN, ["Judged@2", "P@1", "AP"])
-    assert (per_query["1", "Judged@2"], per_query["1", "P@1"]) == (1 / 2, 1.0)
+    per_query, _ = evaluate_trec(QRELS, RUN, ["Assessed@2", "P@1", "AP"])
+    assert (per_query["1", "Assessed@2"], per_query["1", "P@1"]) == (1 / 2, 1.0)
 
 
 def test_an_unknown_metric_names_the_plugins_that_failed(site, monkeypatch):
@@ -178,16 +178,37 @@ def test_several_failed_plugins_are_listed_by_name(site, monkeypatch):
         registry.resolve("Broken")
 
 
-def test_two_plugins_claiming_one_name_both_fail(site, monkeypatch, evaluate_trec):
-    """Neither wins by loading first: what `Shared` means must not depend on what else is installed."""
-    one = measure_returning("[Broken]", name="'One'", aliases="{'Shared': {}}")
-    two = measure_returning("[Broken]", name="'Two'", aliases="{'Shared': {}}")
-    site(one=one, two=two)
+def test_two_plugins_claiming_one_name_keep_their_other_metrics(site, monkeypatch, evaluate_trec):
+    """Neither wins by loading first: what `Shared` means must not depend on what else is
+    installed; what only one of them defines stays in use."""
+    own = "\nclass {0}(Broken):\n    name = '{0}'\n    aliases = {{}}\n"
+    one = measure_returning("[Broken, OneOwn]", name="'One'", aliases="{'Shared': {}}")
+    two = measure_returning("[Broken, TwoOwn]", name="'Two'", aliases="{'Shared': {}}")
+    site(one=one + own.format("OneOwn"), two=two + own.format("TwoOwn"))
     pm, registry, warnings = loaded(monkeypatch)
-    assert [state.plugin for state in pm.failures()] == ["one", "two"]
-    assert all("until one is renamed, uninstall one of the two plugins" in w for w in warnings)
+    assert pm.failures() == []
+    assert warnings == [
+        "plugin 'irpipe-one 1.0' (entry point 'one') and plugin 'irpipe-two 1.0' (entry point "
+        "'two'): metric alias 'Shared' of Two (class two_plugin.Broken, distribution "
+        "'irpipe-two') clashes with alias 'Shared' of One (class one_plugin.Broken, distribution "
+        "'irpipe-one'): the same name. Names and aliases of every distribution share one "
+        "namespace and built-in names cannot be taken: rename the alias; two installed plugins "
+        "define it, so neither's is used (their other metrics are): uninstall one of the two "
+        "plugins, or ask one's authors to rename it"
+    ]
+    withheld = {state.plugin: state.withheld for state in pm.records if state.withheld}
+    assert withheld == {"one": ["One"], "two": ["Two"]}
     assert not {"One", "Two", "Shared"} & set(registry.names())
-    assert evaluate_trec(QRELS, RUN, ["Judged@2"])[0]["1", "Judged@2"] == 1 / 2
+    with pytest.raises(
+        SpecError, match=r"^metric 'Shared' is not available: metric alias 'Shared'"
+    ):
+        registry.resolve("Shared")
+    values = evaluate_trec(QRELS, RUN, ["OneOwn@2", "TwoOwn@2", "Assessed@2"])[0]
+    assert (values["1", "OneOwn@2"], values["1", "TwoOwn@2"], values["1", "Assessed@2"]) == (
+        0.5,
+        0.5,
+        0.5,
+    )
 
 
 def test_an_entry_point_name_taken_by_another_distribution(site, tmp_path, monkeypatch):
@@ -198,7 +219,7 @@ def test_an_entry_point_name_taken_by_another_distribution(site, tmp_path, monke
         "plugin 'irpipe-judged-fork 1.0' (entry point 'judged') was not loaded: the entry point name "
         "'judged' is taken by distribution 'irpipe-judged'; uninstall one of the two distributions"
     ]
-    assert registry.resolve("Judged@2")[0].canonical == "Judged@2"
+    assert registry.resolve("Assessed@2")[0].canonical == "Assessed@2"
 
 
 def test_two_entry_points_naming_one_module(tmp_path, site, monkeypatch):
@@ -211,7 +232,7 @@ def test_two_entry_points_naming_one_module(tmp_path, site, monkeypatch):
         "plugin 'irpipe-twice 1.0' (entry point 'second') was not loaded: it names the same object "
         "as plugin 'first'; remove one of the entry points"
     ]
-    assert registry.resolve("Judged@2")[0].canonical == "Judged@2"
+    assert registry.resolve("Assessed@2")[0].canonical == "Assessed@2"
 
 
 def test_irpipe_load_plugins_skips_the_others_and_warns_of_unknown_names(site, monkeypatch):
@@ -294,10 +315,10 @@ WARNING = re.compile(
 
 def test_the_cli_warns_once_and_runs_without_the_broken_plugin(site, spec, tmp_path):
     path = site(broken=BROKEN[0].source)
-    result = irpipe("run", str(spec("Judged@2", "AP")), pythonpath=path, load="broken,judged")
+    result = irpipe("run", str(spec("Assessed@2", "AP")), pythonpath=path, load="broken,judged")
     assert result.returncode == 0, result.stderr
     assert WARNING.fullmatch(result.stderr), result.stderr  # once, though both hooks were read
-    assert "Judged@2" in result.stdout and (tmp_path / "out" / "summary.csv").exists()
+    assert "Assessed@2" in result.stdout and (tmp_path / "out" / "summary.csv").exists()
 
 
 def test_the_cli_shows_the_plugins_traceback_with_debug_only(site, spec):
@@ -332,7 +353,7 @@ def test_plugins_json_lists_every_plugin_and_its_state(site):
     assert result.returncode == 0 and WARNING.fullmatch(result.stderr), result.stderr
     rows = json.loads(result.stdout)
     assert [row["plugin"] for row in rows] == [*plugins.DEFAULT_PLUGINS, *["broken", "judged", "skipped", "writer"]]  # fmt: skip
-    assert all(set(row) == {"plugin", "distribution", "version", "state", "error", "metrics", "writers"} for row in rows)  # fmt: skip
+    assert all(set(row) == {"plugin", "distribution", "version", "state", "error", "metrics", "writers", "withheld"} for row in rows)  # fmt: skip
     by_name = {row["plugin"]: row for row in rows}
     assert by_name["pipeline.metrics.average_precision"]["metrics"][:1] == ["AP"]
     assert by_name["pipeline.outputs"]["writers"][:1] == [".csv"]
@@ -341,7 +362,7 @@ def test_plugins_json_lists_every_plugin_and_its_state(site):
     assert (broken["distribution"], broken["version"], broken["state"]) == ("irpipe-broken", "1.0", "failed")  # fmt: skip
     assert re.fullmatch(rf"importing broken_plugin raised ModuleNotFoundError: .*; {REINSTALL}", broken["error"])  # fmt: skip
     assert broken["metrics"] == broken["writers"] == []
-    assert (by_name["judged"]["state"], by_name["judged"]["metrics"]) == ("loaded", ["Judged"])
+    assert (by_name["judged"]["state"], by_name["judged"]["metrics"]) == ("loaded", ["Assessed"])
     assert (by_name["writer"]["metrics"], by_name["writer"]["writers"]) == ([], [".xlsx"])
     assert (by_name["skipped"]["state"], by_name["skipped"]["error"]) == ("skipped", None)
 

@@ -43,18 +43,24 @@ METRICS = {"ERR@20": ERR @ 20, "Compat(p=0.8)": Compat(p=0.8), "Judged@10": Judg
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory) -> Path:
     """A venv with the plugin installed, seeing this environment's packages."""
-    root = tmp_path_factory.mktemp("usermodels")
+    return _venv_with(tmp_path_factory.mktemp("usermodels"), [PLUGIN])
+
+
+def _venv_with(root: Path, packages: list[Path]) -> Path:
+    """A venv in `root` seeing this environment's packages, with copies of `packages` installed
+    (offline, without their dependencies: this environment has them)."""
     env = root / "venv"
     subprocess.run(
         [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(env)],
         check=True,
     )
     _see_this_environment(env / "bin" / "python")
-    source = shutil.copytree(
-        PLUGIN, root / PLUGIN.name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info")
-    )
+    sources = [
+        shutil.copytree(path, root / path.name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        for path in packages
+    ]  # fmt: skip
     pip = ["-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", "-q"]
-    _run(env, [*pip, str(source)])
+    _run(env, [*pip, *map(str, sources)])
     return env
 
 
@@ -72,13 +78,18 @@ def _see_this_environment(python: Path) -> None:
     (Path(purelib) / "irpipe_test_environment.pth").write_text(line + "\n", encoding="utf-8")
 
 
-def _run(env: Path, args: list[str], cwd: Path | None = None) -> str:
-    """Run the venv's python with args (only this plugin loads); its output, or fail with it."""
-    environ = {**os.environ, "IRPIPE_LOAD_PLUGINS": "usermodels"}
+def _run(
+    env: Path, args: list[str], cwd: Path | None = None, load: str | None = "usermodels"
+) -> str:
+    """Run the venv's python with args (only the plugins `load` names load; with None, every
+    installed one); its output, or fail with it. A warning on stderr fails too."""
+    environ = {k: v for k, v in os.environ.items() if k != "IRPIPE_LOAD_PLUGINS"}
+    environ |= {} if load is None else {"IRPIPE_LOAD_PLUGINS": load}
     done = subprocess.run(
         [env / "bin" / "python", *args], cwd=cwd, env=environ, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "irpipe: plugin" not in done.stderr and "Warning" not in done.stderr, done.stderr
     return done.stdout
 
 
@@ -105,8 +116,30 @@ def test_irpipe_run_gives_ir_measures_values(venv, tmp_path):
     assert values["1", "ERR@20"] != theirs["1", "ERR@20"]  # unrounded, and not 0: compared
 
 
-def _irpipe_run(venv: Path, directory: Path) -> dict[tuple[str, str], float]:
-    """Evaluate RUN with METRICS by `irpipe run` in the venv; {(qid, metric): value}."""
+def test_every_shipped_plugin_installs_beside_the_others(tmp_path_factory, tmp_path):
+    """Every package under plugins/ in one venv: each loads, none is withheld, and every metric
+    of each evaluates (Judged counts the negative grade of query 1's `c`; Assessed does not)."""
+    packages = sorted(p for p in PLUGIN.parent.iterdir() if (p / "pyproject.toml").exists())
+    env = _venv_with(tmp_path_factory.mktemp("every_plugin"), packages)
+    rows = json.loads(_run(env, [_irpipe_script(), "plugins", "--json"], load=None))
+    shipped = [row for row in rows if row["distribution"] in {p.name for p in packages}]
+    assert {row["distribution"] for row in shipped} == {p.name for p in packages}
+    assert all(row["state"] == "loaded" and not row["withheld"] for row in shipped), shipped
+    metrics = {m: None for row in shipped for m in row["metrics"]}
+    assert {"ERR", "Compat", "Judged", "Assessed"} <= set(metrics)
+    cutoffs = {"ERR": "ERR@10", "Judged": "Judged@10", "Assessed": "Assessed@10"}
+    values = _irpipe_run(env, tmp_path, [cutoffs.get(m, m) for m in metrics], load=None)
+    assert (values["1", "Judged@10"], values["1", "Assessed@10"]) == (6 / 8, 5 / 8)
+    assert {metric for _, metric in values} == {cutoffs.get(m, m) for m in metrics}
+
+
+def _irpipe_run(
+    venv: Path,
+    directory: Path,
+    metrics: tuple[str, ...] = tuple(METRICS),
+    load: str | None = "usermodels",
+) -> dict[tuple[str, str], float]:
+    """Evaluate RUN with `metrics` by `irpipe run` in the venv; {(qid, metric): value}."""
     lines = [f"{q} 0 {d} {g}" for q, docs in QRELS.items() for d, g in docs.items()]
     (directory / "qrels.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     lines = [f"{q} Q0 {d} 0 {s!r} t" for q, docs in RUN.items() for d, s in docs.items()]
@@ -114,11 +147,11 @@ def _irpipe_run(venv: Path, directory: Path) -> dict[tuple[str, str], float]:
     spec = {
         "collections": {"c": {"qrels": "qrels.txt"}},
         "runs": {"r": {"path": "run.txt", "collection": "c"}},
-        "metrics": list(METRICS),
+        "metrics": list(metrics),
         "outputs": [{"path": "per_query.csv", "level": "query"}],
     }
     (directory / "spec.yaml").write_text(json.dumps(spec), encoding="utf-8")  # JSON is YAML
-    _run(venv, [_irpipe_script(), "run", "--quiet", "spec.yaml"], directory)
+    _run(venv, [_irpipe_script(), "run", "--quiet", "spec.yaml"], directory, load)
     with open(directory / "per_query.csv", encoding="utf-8") as rows:
         return {(row["qid"], row["metric"]): float(row["value"]) for row in csv.DictReader(rows)}
 

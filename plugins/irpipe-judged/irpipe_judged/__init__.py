@@ -1,6 +1,6 @@
 """An example plugin: it uses only irpipe's public API, `pipeline.api`.
 
-After `pip install plugins/irpipe-judged`, every spec can name `Judged@10`.
+After `pip install plugins/irpipe-judged`, every spec can name `Assessed@10`.
 """
 
 from __future__ import annotations
@@ -10,17 +10,19 @@ from typing import Any
 from pipeline.api import Columns, Measure, RankedParams, hookimpl
 
 
-class Judged(Measure):
-    """Share of the first k retrieved documents that have a judgment (of any grade >= 0).
+class Assessed(Measure):
+    """Share of the first k retrieved documents that have a judgment of grade >= 0.
 
     Divided by the number of documents actually in the top k, so a short ranking is not penalised;
-    a negative judgment counts as unjudged, as in trec_eval.
+    a negative judgment counts as unjudged, as in trec_eval (and as the pools' Judged@k counts).
+    ir_measures' `Judged` (plugins/irpipe-usermodels) counts every qrels line instead, so the two
+    have different names and install side by side.
     """
 
-    name = "Judged"
-    description = "share of the top k documents that are judged"
+    name = "Assessed"
+    description = "share of the top k documents judged with a grade >= 0"
     Params = RankedParams
-    aliases = {"judged": {}}
+    aliases = {"assessed": {}}
     cutoff = "k"
 
     def per_query(self, p: Any, c: Columns) -> str:
@@ -32,4 +34,4 @@ class Judged(Measure):
 
 @hookimpl
 def register_metrics() -> list[type[Measure]]:
-    return [Judged]
+    return [Assessed]

@@ -1,8 +1,8 @@
 """irpipe-usermodels: ERR@k, Compat(p) and Judged@k, each equal to ir_measures' value.
 
 Built only on irpipe's plugin contract (`pipeline.api`). After `pip install plugins/irpipe-usermodels`,
-every spec can name `ERR@20`, `Compat(p=0.8)` and `Judged@10`. It supersedes the example plugin
-irpipe-judged (both define `Judged`): install one of them.
+every spec can name `ERR@20`, `Compat(p=0.8)` and `Judged@10`. It installs beside the example
+plugin irpipe-judged, whose `Assessed@k` counts only grades >= 0.
 """
 
 from __future__ import annotations

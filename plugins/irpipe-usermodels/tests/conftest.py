@@ -1,7 +1,7 @@
 """The plugin's tests evaluate through an irpipe where this package is installed (its entry point).
 
-Only this plugin loads: another installed plugin could define a clashing name (irpipe-judged's
-`Judged`) or change nothing, and neither belongs in these results.
+Only this plugin loads: another installed plugin could define a clashing name (its metric would
+then be withheld) or change nothing, and neither belongs in these results.
 """
 
 from __future__ import annotations
