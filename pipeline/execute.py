@@ -200,12 +200,15 @@ def _check_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
 
 
 def _check_duplicates(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
-    if not _one(con, check.maybe_duplicates(loads))[0]:
+    """No file of a batch holds a (qid, docno) twice; else the first such file in spec order is
+    read again, with line numbers, for its report (only a file that truly holds one)."""
+    hashes = _one(con, check.colliding_hashes(loads))[0]
+    if not hashes:
         return
+    duplicated = {name for (name,) in _all(con, check.duplicated_files(loads, hashes))}
     for load in loads:
-        found = _all(con, check.duplicates(load))
-        if found:
-            raise DuplicateError(check.duplicates_message(load, found))
+        if load.name in duplicated:
+            raise DuplicateError(check.duplicates_message(load, _all(con, check.duplicates(load))))
 
 
 def _insert_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
