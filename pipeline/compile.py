@@ -20,7 +20,7 @@ from .columns import Columns, Need, Requirements, flatten
 from .derived import curve_names, output_tables
 from .errors import PluginError, SpecError
 from .python_measure import PythonMeasure
-from .ranking import mostly_judged, ranked_sql
+from .ranking import batch_rows, mostly_judged, ranked_sql
 from .readers import (
     TABLES,
     Load,
@@ -92,15 +92,33 @@ class Plan:
 class Ranking:
     """How a loaded batch is ranked into `wide`, then dropped: `statement`, or `dense` (the full
     plan) when the judged-rows plan is chosen but the batch's queries are mostly judged, where
-    sorting every row once is cheaper than finding judged rows' ranks (`ranking.mostly_judged`)."""
+    sorting every row once is cheaper than finding judged rows' ranks (`ranking.mostly_judged`).
+    The full plan (`dense`, or `statement` when `full`) ranks a large batch in slices of whole
+    queries (`ranking.slices`), so that its sort holds one slice of rows at a time."""
 
     statement: Statement
     dense: Statement | None = None
     after: tuple[Statement, ...] = (Statement("DROP TABLE run_rows"), TABLES[1])
+    full: bool = False  # `statement` is the full plan
 
     def test(self, batch: list[Load]) -> Statement | None:
-        """SQL whose one value says whether the batch takes `dense`, or None if there is no choice."""
-        return None if self.dense is None else Statement(mostly_judged(), [[r.name for r in batch]])
+        """SQL whose first value says whether the batch takes `dense` (and second how many rows
+        it has), or None if there is no choice."""
+        return None if self.dense is None else Statement(mostly_judged(), [_names(batch)])
+
+    def chosen(self, dense: bool) -> tuple[Statement, bool]:
+        """The statement that ranks a batch (`dense` if the test said so), and whether it is the
+        full plan, which ranks a large batch in slices."""
+        return (self.dense, True) if dense and self.dense else (self.statement, self.full)
+
+    @staticmethod
+    def rows(batch: list[Load]) -> Statement:
+        """SQL whose one value is how many rows the batch has."""
+        return Statement(batch_rows(), [_names(batch)])
+
+
+def _names(batch: list[Load]) -> list[str]:
+    return [load.name for load in batch]
 
 
 def _show_ranking(ranking: Ranking, batch: list[Load]) -> list[str]:
@@ -285,4 +303,5 @@ def _ranking(sql: MeasureSql, settings: Settings, judged_rows: bool) -> Ranking:
     return Ranking(
         Statement(f"INSERT INTO wide {wide}"),
         Statement(f"INSERT INTO wide {dense}") if dense else None,
+        full=not judged_rows,
     )

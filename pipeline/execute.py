@@ -16,6 +16,7 @@ from .compile import Plan
 from .errors import DuplicateError, InputDataError, PluginError, SpecError
 from .progress import Progress, Step, current
 from .python_step import python_values
+from .ranking import slice_variables, slices
 from .readers import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
 
 __all__ = ["connect", "connection", "execute", "load_files", "run_all"]
@@ -76,9 +77,8 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan, steps: _Steps) -> None
         _check_shared_queries(con, batch)
         for statement in plan.per_batch:
             _run(con, statement)
-        ranking = _ranking(con, plan, batch)
         steps.report("ranking", batch, i)
-        _rank(con, plan, ranking)
+        _rank(con, plan, batch)
     if plan.python:
         steps.report("computing", kind="Python metrics")
         python_values(con, plan)
@@ -239,17 +239,21 @@ def _load_generally(con: duckdb.DuckDBPyConnection, load: Load) -> int:
     return rows
 
 
-def _ranking(con: duckdb.DuckDBPyConnection, plan: Plan, batch: list[Load]) -> Statement:
-    """The statement that ranks the batch: the plan's ranking, or its dense form if the batch is
-    mostly judged."""
+def _rank(con: duckdb.DuckDBPyConnection, plan: Plan, batch: list[Load]) -> None:
+    """Rank the batch into `wide` by the plan's ranking, or its dense form if the batch is mostly
+    judged; the full plan a large batch's slices of queries in turn. Then drop its rows."""
     test = plan.ranking.test(batch)
-    dense = test is not None and _one(con, test)[0]
-    return plan.ranking.dense if dense else plan.ranking.statement
-
-
-def _rank(con: duckdb.DuckDBPyConnection, plan: Plan, ranking: Statement) -> None:
-    """Rank the batch into `wide` by `ranking`, then drop its rows."""
-    _run(con, ranking)
+    dense, rows = _one(con, test) if test is not None else (False, None)
+    ranking, full = plan.ranking.chosen(dense)
+    count = 1
+    if full:
+        count = slices(rows if rows is not None else _one(con, plan.ranking.rows(batch))[0])
+    for index in range(count):
+        if count > 1:
+            _run(con, Statement(slice_variables(count, index)))
+        _run(con, ranking)
+    if count > 1:
+        _run(con, Statement(slice_variables(1, 0)))
     for statement in plan.ranking.after:
         _run(con, statement)
 

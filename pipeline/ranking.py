@@ -2,7 +2,8 @@
 its query's facts and the running values measures ask for. Pure, no I/O; `compile` embeds it.
 
 Two plans give the same rows for the rows they keep:
-  full        every row, ordered by one window per (run, query) (`ordering` setting)
+  full        every row, ordered by one window per (run, query) (`ordering` setting); a large
+              batch in slices of whole queries (`SLICE_ROWS`), so that memory holds one slice
   judged      only the rows the qrels judge, when every measure depends only on where those rank
               (`Measure.judged_rows_suffice`). A judged row's rank is the number of rows ordered at
               or before it: counted with a join on the query when a query has few judged rows
@@ -19,6 +20,7 @@ from .spec import Settings
 
 __all__ = [
     "ORDERINGS",
+    "SLICE_ROWS",
     "SortKey",
     "DENSE_SHARE",
     "at_or_before",
@@ -27,7 +29,10 @@ __all__ = [
     "ordering",
     "ranked_sql",
     "ranking_length",
+    "batch_rows",
     "select_list",
+    "slice_variables",
+    "slices",
 ]
 
 
@@ -85,6 +90,19 @@ def select_list(columns: dict[str, str]) -> str:
 
 # A run's rows as both plans read them; `rank` is the file's column, `file_rank` in the ranking.
 _RUN_ROWS = "(SELECT run, qid, docno, score, rank AS file_rank FROM run_rows)"
+#: Rows of a batch the full plan sorts at once, at most (about): a larger batch is ranked in
+#: slices of whole queries, one statement each, since a sort holds its rows in memory (about
+#: 110 bytes a row: a 7M-line run would take 800 MB at once, twice what its rows take).
+SLICE_ROWS = 1 << 19  # 524,288
+#: The slice of the batch's queries a statement ranks: the executor sets both variables; unset,
+#: the batch is one slice.
+_SLICE = (
+    "hash(qid) % coalesce(getvariable('irpipe_slices'), 1) "
+    "= coalesce(getvariable('irpipe_slice'), 0)"
+)
+_SLICED_RUN_ROWS = (
+    f"(SELECT run, qid, docno, score, rank AS file_rank FROM run_rows WHERE {_SLICE})"
+)
 _RELV = "CASE WHEN q.rel < 0 THEN -2 ELSE q.rel END"  # negative judgments are -2, as in trec_eval
 
 
@@ -108,7 +126,7 @@ def _full_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, ..
     # Documents missing from the qrels are -1, as in trec_eval.
     return f"""joined AS (
     SELECT r.run, r.docno, r.score, r.file_rank, f.*, coalesce({_RELV}, -1) AS relv
-    FROM {_RUN_ROWS} r
+    FROM {_SLICED_RUN_ROWS} r
     JOIN runs USING (run)
     JOIN facts f ON f.collection = runs.collection AND f.qid = r.qid
     LEFT JOIN qrels q ON q.collection = runs.collection AND q.qid = r.qid AND q.docno = r.docno
@@ -166,14 +184,31 @@ DENSE_SHARE = 0.5
 def mostly_judged() -> str:
     """SQL over a bound list of run names: whether most rows of those runs are in queries with
     many judgments (a TREC track's pooled qrels), as opposed to a few (MS MARCO's). The qrels'
-    judgments of a query stand in for the judged rows it retrieves, an upper bound."""
+    judgments of a query stand in for the judged rows it retrieves, an upper bound. Also, as a
+    second column, how many rows the runs have."""
     return f"""
 WITH judged AS (SELECT collection, qid, count(*) AS n FROM qrels GROUP BY ALL)
 SELECT coalesce(sum(p.retrieved) FILTER (WHERE j.n > log2(p.retrieved))
-                > {float(DENSE_SHARE)!r} * sum(p.retrieved), false)
+                > {float(DENSE_SHARE)!r} * sum(p.retrieved), false),
+       coalesce(sum(p.retrieved), 0)
 FROM present p JOIN runs USING (run)
 LEFT JOIN judged j ON j.collection = runs.collection AND j.qid = p.qid
 WHERE list_contains(?, p.run)"""
+
+
+def batch_rows() -> str:
+    """SQL over a bound list of run names: how many rows those runs have (`present`)."""
+    return "SELECT coalesce(sum(retrieved), 0) FROM present WHERE list_contains(?, run)"
+
+
+def slices(rows: int) -> int:
+    """How many slices of queries the full plan ranks a batch of `rows` rows in."""
+    return max(1, -(-rows // SLICE_ROWS))
+
+
+def slice_variables(count: int, index: int) -> str:
+    """SQL that makes the next statements rank slice `index` of `count` (see `_SLICE`)."""
+    return f"SET VARIABLE irpipe_slices = {int(count)}; SET VARIABLE irpipe_slice = {int(index)}"
 
 
 def ranking_length(settings: Settings, retrieved: str) -> str:

@@ -10,6 +10,7 @@ import pytest
 
 from pipeline import evaluate
 from pipeline.compile import compile_plan, resolve_metrics
+from pipeline.ranking import slices
 from pipeline.registry import get_registry
 from pipeline.spec import load_spec
 from pipeline.synthetic import generate, write_qrels, write_run
@@ -80,7 +81,9 @@ def test_judged_rows_plan_equals_full_plan(
 ):
     """Both forms of the judged-rows plan's ranking (judged rows, or every row for a batch whose
     queries are mostly judged) against a spec that needs the full plan."""
-    monkeypatch.setattr("pipeline.compile.mostly_judged", lambda: f"SELECT {dense} AND len(?) > 0")
+    monkeypatch.setattr(
+        "pipeline.compile.mostly_judged", lambda: f"SELECT {dense} AND len(?) > 0, 0"
+    )
     collection = generate(seed)
     fast = _spec(tmp_path, write_spec, collection, SAFE, settings, "fast.yaml")
     full = _spec(
@@ -103,6 +106,26 @@ def test_judged_rows_plan_equals_full_plan(
         assert value == pytest.approx(full_q[key], abs=1e-12, nan_ok=True), key
     assert fast_a == pytest.approx({k: v for k, v in full_a.items() if k in fast_a}, abs=1e-12)
     assert set(fast_q) == {k for k in full_q if k[2] != "Unjudged@10"}
+
+
+@pytest.mark.parametrize("dense", [False, True], ids=["full-plan", "dense-batch"])
+@pytest.mark.parametrize("seed", range(3))
+def test_a_batch_ranked_in_slices_of_queries_gives_the_same_values(
+    tmp_path, write_spec, monkeypatch, seed, dense
+):
+    """The full plan ranks a large batch in slices of whole queries (so that its sort holds one
+    slice): the values are those of the batch ranked at once, to the last bit."""
+    collection = generate(seed, queries=30)
+    metrics = [*SAFE, *([] if dense else [{"metric": "Unjudged@10"}])]
+    path = _spec(tmp_path, write_spec, collection, metrics, SETTINGS[0], "spec.yaml")
+    rows = "(SELECT sum(retrieved) FROM present)"  # the spec's one batch
+    monkeypatch.setattr("pipeline.compile.mostly_judged", lambda: f"SELECT len(?) > 0, {rows}")
+    whole = _values(path)
+    counts = []
+    monkeypatch.setattr("pipeline.ranking.SLICE_ROWS", 40)
+    monkeypatch.setattr("pipeline.execute.slices", lambda rows: counts.append(slices(rows)) or counts[-1])  # fmt: skip
+    assert _values(path) == whole
+    assert counts and min(counts) > 5  # sliced indeed
 
 
 @pytest.mark.parametrize(("judged", "dense"), [(50, True), (2, False)])

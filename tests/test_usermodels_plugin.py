@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import site
 import subprocess
@@ -89,7 +90,7 @@ def _run(
         [env / "bin" / "python", *args], cwd=cwd, env=environ, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "irpipe: plugin" not in done.stderr and "Warning" not in done.stderr, done.stderr
+    assert not re.search(r"^(irpipe: |Warning: )", done.stderr, re.MULTILINE), done.stderr
     return done.stdout
 
 

@@ -24,14 +24,15 @@ class Everyday:
     title: str
     trec_eval_limit: float
     ahead_of_libraries: bool  # irpipe must be faster than pytrec_eval, ir_measures and ranx
+    trec_eval_goal: float | None = None  # the stretch goal beyond the limit
 
 
 EVERYDAY_SUITES = {
     "track": Everyday(
-        "a TREC track's 20 submissions (`input.<tag>`, 50 topics × 1,000 documents)", 0.5, True
+        "a TREC track's 20 submissions (`input.<tag>`, 50 topics × 1,000 documents)", 0.8, True, 0.5
     ),
-    "grid": Everyday("a grid search: 100 runs of 50 topics × 100 documents", 0.5, True),
-    "run100k": Everyday("one 100,000-line run (100 topics × 1,000 documents)", 2.0, False),
+    "grid": Everyday("a grid search: 100 runs of 50 topics × 100 documents", 0.8, True, 0.5),
+    "run100k": Everyday("one 100,000-line run (100 topics × 1,000 documents)", 4.0, False, 2.0),
 }
 LIBRARIES = ["pytrec_eval", "ir_measures", "ranx"]
 
@@ -71,4 +72,11 @@ def _targets(report: Report, name: str, suite: Everyday, outcomes: dict[str, Out
         if other and other.timing:
             ratio = irpipe.timing.wall / other.timing.wall
             strict = tool != "trec_eval"  # "ahead of" means faster, not as fast
-            report.target(f"{name}: irpipe / {tool} wall time", ratio, limit, strict=strict)
+            goal = suite.trec_eval_goal if tool == "trec_eval" else None
+            target = f"{name}: irpipe / {tool} wall time"
+            report.target(target, ratio, limit, stretch=goal, strict=strict)
+    trec = outcomes.get("trec_eval")
+    if trec and trec.timing:  # a figure, not a target: Python's and DuckDB's own memory is most
+        report.figure(
+            f"{name}: irpipe / trec_eval peak RSS", irpipe.timing.rss_mb / trec.timing.rss_mb
+        )

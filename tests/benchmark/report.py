@@ -114,6 +114,10 @@ class Report:
         goal = f"{'<' if strict else '<='} {limit}" + (f" (stretch {stretch})" if stretch else "")
         self.targets.append([name, f"{value:.3f}", goal, verdict])
 
+    def figure(self, name: str, value: float) -> None:
+        """Record a ratio the report shows beside the targets, with no goal of its own."""
+        self.targets.append([name, f"{value:.3f}", "-", "reported"])
+
     def render(self) -> str:
         """The whole report as markdown."""
         parts = ["# irpipe benchmark", table(["", ""], [list(item) for item in self.header])]
