@@ -16,7 +16,7 @@ from .compile import Plan
 from .errors import DuplicateError, InputDataError, PluginError, SpecError
 from .progress import Progress, Step, current
 from .python_step import python_values
-from .ranking import slice_variables, slices
+from .ranking import PUT_BACK, SET_ASIDE, slice_rows, slices
 from .readers import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
 
 __all__ = ["connect", "connection", "execute", "load_files", "run_all"]
@@ -248,12 +248,14 @@ def _rank(con: duckdb.DuckDBPyConnection, plan: Plan, batch: list[Load]) -> None
     count = 1
     if full:
         count = slices(rows if rows is not None else _one(con, plan.ranking.rows(batch))[0])
-    for index in range(count):
-        if count > 1:
-            _run(con, Statement(slice_variables(count, index)))
+    if count == 1:
         _run(con, ranking)
-    if count > 1:
-        _run(con, Statement(slice_variables(1, 0)))
+    else:
+        _run(con, Statement(SET_ASIDE))
+        for index in range(count):
+            _run(con, Statement(slice_rows(count, index)))
+            _run(con, ranking)
+        _run(con, Statement(PUT_BACK))
     for statement in plan.ranking.after:
         _run(con, statement)
 

@@ -3,7 +3,7 @@ its query's facts and the running values measures ask for. Pure, no I/O; `compil
 
 Two plans give the same rows for the rows they keep:
   full        every row, ordered by one window per (run, query) (`ordering` setting); a large
-              batch in slices of whole queries (`SLICE_ROWS`), so that memory holds one slice
+              batch in slices of whole queries (`SLICE_ROWS`, `sliced`): memory holds one slice
   judged      only the rows the qrels judge, when every measure depends only on where those rank
               (`Measure.judged_rows_suffice`). A judged row's rank is the number of rows ordered at
               or before it: counted with a join on the query when a query has few judged rows
@@ -31,7 +31,9 @@ __all__ = [
     "ranking_length",
     "batch_rows",
     "select_list",
-    "slice_variables",
+    "PUT_BACK",
+    "SET_ASIDE",
+    "slice_rows",
     "slices",
 ]
 
@@ -93,16 +95,7 @@ _RUN_ROWS = "(SELECT run, qid, docno, score, rank AS file_rank FROM run_rows)"
 #: Rows of a batch the full plan sorts at once, at most (about): a larger batch is ranked in
 #: slices of whole queries, one statement each, since a sort holds its rows in memory (about
 #: 110 bytes a row: a 7M-line run would take 800 MB at once, twice what its rows take).
-SLICE_ROWS = 1 << 19  # 524,288
-#: The slice of the batch's queries a statement ranks: the executor sets both variables; unset,
-#: the batch is one slice.
-_SLICE = (
-    "hash(qid) % coalesce(getvariable('irpipe_slices'), 1) "
-    "= coalesce(getvariable('irpipe_slice'), 0)"
-)
-_SLICED_RUN_ROWS = (
-    f"(SELECT run, qid, docno, score, rank AS file_rank FROM run_rows WHERE {_SLICE})"
-)
+SLICE_ROWS = 1 << 20  # 1,048,576
 _RELV = "CASE WHEN q.rel < 0 THEN -2 ELSE q.rel END"  # negative judgments are -2, as in trec_eval
 
 
@@ -126,7 +119,7 @@ def _full_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, ..
     # Documents missing from the qrels are -1, as in trec_eval.
     return f"""joined AS (
     SELECT r.run, r.docno, r.score, r.file_rank, f.*, coalesce({_RELV}, -1) AS relv
-    FROM {_SLICED_RUN_ROWS} r
+    FROM {_RUN_ROWS} r
     JOIN runs USING (run)
     JOIN facts f ON f.collection = runs.collection AND f.qid = r.qid
     LEFT JOIN qrels q ON q.collection = runs.collection AND q.qid = r.qid AND q.docno = r.docno
@@ -206,9 +199,18 @@ def slices(rows: int) -> int:
     return max(1, -(-rows // SLICE_ROWS))
 
 
-def slice_variables(count: int, index: int) -> str:
-    """SQL that makes the next statements rank slice `index` of `count` (see `_SLICE`)."""
-    return f"SET VARIABLE irpipe_slices = {int(count)}; SET VARIABLE irpipe_slice = {int(index)}"
+#: SQL that sets a batch's rows aside before it is ranked in slices, and puts them back after.
+SET_ASIDE = "ALTER TABLE run_rows RENAME TO batch_rows"
+PUT_BACK = "DROP TABLE run_rows; ALTER TABLE batch_rows RENAME TO run_rows"
+
+
+def slice_rows(count: int, index: int) -> str:
+    """SQL that makes `run_rows` slice `index` of `count` of the rows set aside: whole queries,
+    which the plan's ranking then reads as if they were the batch. A slice is a table, not a
+    filter in the ranking's SQL: DuckDB then knows its size, and keeps the qrels (not the rows)
+    as the side of the join it holds in memory."""
+    where = f"hash(qid) % {int(count)} = {int(index)}"
+    return f"CREATE OR REPLACE TABLE run_rows AS SELECT * FROM batch_rows WHERE {where}"
 
 
 def ranking_length(settings: Settings, retrieved: str) -> str:

@@ -1,4 +1,4 @@
-"""Memory stays bounded: a 1M-line run evaluates under a DuckDB memory limit with spilling turned
+"""Memory stays bounded: a 1.1M-line run evaluates under a DuckDB memory limit with spilling turned
 off, so that any step holding much more than the run's rows (a sort of every row at once, a hash
 table of every (run, qid, docno), the full ranking chosen for sparse judgments) fails here instead
 of doubling the peak of a 7M-line run unnoticed. No time is measured: the limit is DuckDB's own
@@ -17,17 +17,19 @@ import yaml
 
 from pipeline import SpecError, evaluate, execute
 
-QUERIES, DEPTH = 1000, 1000  # 1M run lines
+QUERIES, DEPTH = 1000, 1100  # 1.1M run lines: ranked in full, two slices (SLICE_ROWS 2^20)
 # (judged documents per query: ranks whose documents the qrels judge, memory limit) per shape;
 # each limit is below what the shape took before its fix.
 SHAPES = {
-    "sparse": ("r % 331 = 7", "100MB"),  # took over 150MB ranked in full
-    "pooled": ("r <= 300 AND hash(d) % 5 <> 0", "270MB"),  # took over 300MB sorted at once
+    # judged rows ranked: needs 90MB; ranked in full, as before the fix, over 150MB
+    "sparse": ("r % 331 = 7", "100MB"),
+    # every row sorted in two slices: needs 195MB; all at once, as before the fix, 225MB
+    "pooled": ("r <= 300 AND hash(d) % 5 <> 0", "210MB"),
 }
 
 
 def _write(directory: Path, judged: str) -> Path:
-    """A 1M-line run (ties on every 20th score) and qrels judging the documents `judged` picks
+    """A 1.1M-line run (ties on every 20th score) and qrels judging the documents `judged` picks
     (`r` the rank, `d` the docno), plus 3 relevant documents a query that no run retrieved."""
     con = duckdb.connect()
     rows = f"""SELECT q::VARCHAR AS qid, 'D' || (q * 7919 + r * 104729) % 100000000 AS d, r,
@@ -68,7 +70,7 @@ def without_spilling(monkeypatch):
 
 
 @pytest.mark.parametrize("shape", SHAPES)
-def test_a_1m_line_run_evaluates_within_its_memory_limit(shape, tmp_path, without_spilling):
+def test_a_million_line_run_evaluates_within_its_memory_limit(shape, tmp_path, without_spilling):
     judged, limit = SHAPES[shape]
     done = evaluate(_spec(_write(tmp_path, judged), limit), write=False)
     values = {metric: (value, n) for _, _, metric, value, n in done.aggregate()}
