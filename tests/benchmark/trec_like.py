@@ -18,8 +18,10 @@ import numpy as np
 __all__ = ["Topics", "make_topics", "pool", "qrels_columns", "ranking", "run_columns", "scores"]
 
 UNIVERSE = 4000  # candidate documents per topic: four times a 1,000-deep ranking
-# Docnos of TREC disks 4 and 5 come in several shapes and lengths; bytewise tie-breaking sees that.
-PREFIXES = np.array(["FBIS3-", "FT911-", "LA0101", "FR9401-0-"])
+# Docnos of TREC disks 4 and 5 come in four shapes and lengths (FBIS3-10082, FT921-1234,
+# LA010189-0001, FR940104-0-00001): bytewise tie-breaking sees that, and DuckDB's string hash gives
+# distinct 16-byte Federal Register docnos one value now and then, as in real runs.
+SHAPES = 4
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,7 @@ def make_topics(rng: np.random.Generator, first_qid: int, count: int) -> Topics:
     shape = (count, UNIVERSE)
     # Increasing ids keep docnos distinct within a topic; topics share a range, as in a corpus.
     ids = rng.integers(0, 400_000, size=(count, 1)) + np.cumsum(rng.integers(1, 200, shape), 1)
-    docnos = np.char.add(PREFIXES[ids % len(PREFIXES)], (ids // len(PREFIXES)).astype(str))
+    docnos = _docnos(ids)
     relevant = rng.random(shape) < rng.uniform(0.01, 0.06, size=(count, 1))
     grades = relevant * np.where(rng.random(shape) < 0.35, 2, 1)
     manual = relevant & (rng.random(shape) < 0.04)
@@ -47,6 +49,29 @@ def make_topics(rng: np.random.Generator, first_qid: int, count: int) -> Topics:
     signal = clarity * rng.normal(size=shape) - 10.0 * manual
     qids = np.arange(first_qid, first_qid + count).astype(str)
     return Topics(qids, docnos, grades, signal, manual)
+
+
+def _docnos(ids: np.ndarray) -> np.ndarray:
+    """A docno of one of the four shapes for each id; distinct ids give distinct docnos."""
+    kind, n = ids % SHAPES, ids // SHAPES
+    month, day = (n % 12 + 1).astype(str), (n // 12 % 31 + 1).astype(str)
+    date = np.char.add(np.char.zfill(month, 2), np.char.zfill(day, 2))  # MMDD, then the item
+    fbis = np.char.add("FBIS3-", n.astype(str))
+    ft = _join(
+        "FT9", (n % 4 + 1).astype(str), (n // 4 % 4 + 1).astype(str), "-", (n // 16).astype(str)
+    )
+    la = _join("LA", date, "89-", np.char.zfill((n // 372).astype(str), 4))
+    fr = _join(
+        "FR94", date, "-", (n // 372 % 2).astype(str), "-", np.char.zfill((n // 744).astype(str), 5)
+    )
+    return np.select([kind == 0, kind == 1, kind == 2], [fbis, ft, la], fr)
+
+
+def _join(*parts) -> np.ndarray:
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = np.char.add(joined, part)
+    return joined
 
 
 def scores(topics: Topics, quality: float, noise: np.ndarray) -> np.ndarray:
