@@ -20,7 +20,7 @@ from .columns import Columns, Need, Requirements, flatten
 from .derived import curve_names, output_tables
 from .errors import PluginError, SpecError
 from .python_measure import PythonMeasure
-from .ranking import batch_rows, mostly_judged, ranked_sql
+from .ranking import mostly_judged, ranked_sql, slice_bounds
 from .readers import (
     TABLES,
     Load,
@@ -102,8 +102,8 @@ class Ranking:
     full: bool = False  # `statement` is the full plan
 
     def test(self, batch: list[Load]) -> Statement | None:
-        """SQL whose first value says whether the batch takes `dense` (and second how many rows
-        it has), or None if there is no choice."""
+        """SQL whose one value says whether the batch takes `dense`, or None if there is no
+        choice."""
         return None if self.dense is None else Statement(mostly_judged(), [_names(batch)])
 
     def chosen(self, dense: bool) -> tuple[Statement, bool]:
@@ -112,9 +112,10 @@ class Ranking:
         return (self.dense, True) if dense and self.dense else (self.statement, self.full)
 
     @staticmethod
-    def rows(batch: list[Load]) -> Statement:
-        """SQL whose one value is how many rows the batch has."""
-        return Statement(batch_rows(), [_names(batch)])
+    def slices(batch: list[Load]) -> Statement:
+        """SQL whose one value is the list of the first qids of the slices the full plan ranks
+        the batch in (`ranking.slice_bounds`)."""
+        return Statement(slice_bounds(), [_names(batch)])
 
 
 def _names(batch: list[Load]) -> list[str]:

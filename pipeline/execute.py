@@ -16,7 +16,7 @@ from .compile import Plan
 from .errors import DuplicateError, InputDataError, PluginError, SpecError
 from .progress import Progress, Step, current
 from .python_step import python_values
-from .ranking import PUT_BACK, SET_ASIDE, slice_rows, slices
+from .ranking import PUT_BACK, SET_ASIDE, slice_rows
 from .readers import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
 
 __all__ = ["connect", "connection", "execute", "load_files", "run_all"]
@@ -243,17 +243,15 @@ def _rank(con: duckdb.DuckDBPyConnection, plan: Plan, batch: list[Load]) -> None
     """Rank the batch into `wide` by the plan's ranking, or its dense form if the batch is mostly
     judged; the full plan a large batch's slices of queries in turn. Then drop its rows."""
     test = plan.ranking.test(batch)
-    dense, rows = _one(con, test) if test is not None else (False, None)
-    ranking, full = plan.ranking.chosen(dense)
-    count = 1
-    if full:
-        count = slices(rows if rows is not None else _one(con, plan.ranking.rows(batch))[0])
-    if count == 1:
+    ranking, full = plan.ranking.chosen(test is not None and _one(con, test)[0])
+    bounds = _one(con, plan.ranking.slices(batch))[0] if full else []
+    if len(bounds) < 2:
         _run(con, ranking)
     else:
         _run(con, Statement(SET_ASIDE))
-        for index in range(count):
-            _run(con, Statement(slice_rows(count, index)))
+        for first, after in zip(bounds, [*bounds[1:], None], strict=True):
+            last = after is None
+            _run(con, Statement(slice_rows(last), [first] if last else [first, after]))
             _run(con, ranking)
         _run(con, Statement(PUT_BACK))
     for statement in plan.ranking.after:

@@ -3,7 +3,7 @@ its query's facts and the running values measures ask for. Pure, no I/O; `compil
 
 Two plans give the same rows for the rows they keep:
   full        every row, ordered by one window per (run, query) (`ordering` setting); a large
-              batch in slices of whole queries (`SLICE_ROWS`, `sliced`): memory holds one slice
+              batch in slices of whole queries (`SLICE_ROWS`, `slice_rows`): memory holds one slice
   judged      only the rows the qrels judge, when every measure depends only on where those rank
               (`Measure.judged_rows_suffice`). A judged row's rank is the number of rows ordered at
               or before it: counted with a join on the query when a query has few judged rows
@@ -29,12 +29,11 @@ __all__ = [
     "ordering",
     "ranked_sql",
     "ranking_length",
-    "batch_rows",
     "select_list",
     "PUT_BACK",
     "SET_ASIDE",
+    "slice_bounds",
     "slice_rows",
-    "slices",
 ]
 
 
@@ -177,26 +176,29 @@ DENSE_SHARE = 0.5
 def mostly_judged() -> str:
     """SQL over a bound list of run names: whether most rows of those runs are in queries with
     many judgments (a TREC track's pooled qrels), as opposed to a few (MS MARCO's). The qrels'
-    judgments of a query stand in for the judged rows it retrieves, an upper bound. Also, as a
-    second column, how many rows the runs have."""
+    judgments of a query stand in for the judged rows it retrieves, an upper bound."""
     return f"""
 WITH judged AS (SELECT collection, qid, count(*) AS n FROM qrels GROUP BY ALL)
 SELECT coalesce(sum(p.retrieved) FILTER (WHERE j.n > log2(p.retrieved))
-                > {float(DENSE_SHARE)!r} * sum(p.retrieved), false),
-       coalesce(sum(p.retrieved), 0)
+                > {float(DENSE_SHARE)!r} * sum(p.retrieved), false)
 FROM present p JOIN runs USING (run)
 LEFT JOIN judged j ON j.collection = runs.collection AND j.qid = p.qid
 WHERE list_contains(?, p.run)"""
 
 
-def batch_rows() -> str:
-    """SQL over a bound list of run names: how many rows those runs have (`present`)."""
-    return "SELECT coalesce(sum(retrieved), 0) FROM present WHERE list_contains(?, run)"
-
-
-def slices(rows: int) -> int:
-    """How many slices of queries the full plan ranks a batch of `rows` rows in."""
-    return max(1, -(-rows // SLICE_ROWS))
+def slice_bounds() -> str:
+    """SQL over a bound list of run names: the first qid of each slice of those runs' queries,
+    in qid order: as few slices as hold at most about SLICE_ROWS rows each, of whole queries and
+    of about equal size; one bound for a batch that needs no slicing."""
+    return f"""
+WITH per_query AS (SELECT qid, sum(retrieved) AS n FROM present WHERE list_contains(?, run) GROUP BY qid),
+numbered AS (
+    SELECT qid, sum(n) OVER (ORDER BY qid ROWS UNBOUNDED PRECEDING) - n AS before,
+        sum(n) OVER () AS total
+    FROM per_query
+),
+sliced AS (SELECT qid, before * ((total + {SLICE_ROWS - 1}) // {SLICE_ROWS}) // total AS slice FROM numbered)
+SELECT coalesce(list(first ORDER BY slice), []) FROM (SELECT slice, min(qid) AS first FROM sliced GROUP BY slice)"""
 
 
 #: SQL that sets a batch's rows aside before it is ranked in slices, and puts them back after.
@@ -204,13 +206,15 @@ SET_ASIDE = "ALTER TABLE run_rows RENAME TO batch_rows"
 PUT_BACK = "DROP TABLE run_rows; ALTER TABLE batch_rows RENAME TO run_rows"
 
 
-def slice_rows(count: int, index: int) -> str:
-    """SQL that makes `run_rows` slice `index` of `count` of the rows set aside: whole queries,
-    which the plan's ranking then reads as if they were the batch. A slice is a table, not a
-    filter in the ranking's SQL: DuckDB then knows its size, and keeps the qrels (not the rows)
-    as the side of the join it holds in memory."""
-    where = f"hash(qid) % {int(count)} = {int(index)}"
-    return f"CREATE OR REPLACE TABLE run_rows AS SELECT * FROM batch_rows WHERE {where}"
+def slice_rows(last: bool) -> str:
+    """SQL that makes `run_rows` the rows set aside whose qid is from a bound parameter on (and,
+    unless `last`, before a second one): whole queries, which the plan's ranking then reads as if
+    they were the batch. A slice is a table, not a filter in the ranking's SQL: DuckDB then knows
+    its size, and keeps the qrels (not the rows) as the side of the join it holds in memory. A
+    range of qids, not a hash: a run sorted by query (as runs are) is read only where the slice
+    lies, its other row groups skipped by their qid statistics."""
+    upper = "" if last else " AND qid < ?"
+    return f"CREATE OR REPLACE TABLE run_rows AS SELECT * FROM batch_rows WHERE qid >= ?{upper}"
 
 
 def ranking_length(settings: Settings, retrieved: str) -> str:
