@@ -20,7 +20,15 @@ from .columns import Columns, Need, Requirements, flatten
 from .derived import curve_names, output_tables
 from .errors import PluginError, SpecError
 from .python_measure import PythonMeasure
-from .ranking import mostly_judged, ranked_sql, slice_bounds
+from .ranking import (
+    PUT_BACK,
+    SET_ASIDE,
+    SLICE_ROWS,
+    mostly_judged,
+    ranked_sql,
+    slice_bounds,
+    slice_rows,
+)
 from .readers import (
     TABLES,
     Load,
@@ -94,7 +102,7 @@ class Ranking:
     plan) when the judged-rows plan is chosen but the batch's queries are mostly judged, where
     sorting every row once is cheaper than finding judged rows' ranks (`ranking.mostly_judged`).
     The full plan (`dense`, or `statement` when `full`) ranks a large batch in slices of whole
-    queries (`ranking.slices`), so that its sort holds one slice of rows at a time."""
+    queries (`ranking.slice_bounds`), so that its sort holds one slice of rows at a time."""
 
     statement: Statement
     dense: Statement | None = None
@@ -128,7 +136,24 @@ def _show_ranking(ranking: Ranking, batch: list[Load]) -> list[str]:
     if test is not None:
         parts = [f"-- if this is false:\n{_show(test)}", *parts]
         parts.append(f"-- else, the batch's queries being mostly judged:\n{_show(ranking.dense)}")
+    if ranking.full or ranking.dense is not None:
+        parts.append(_show_slices(ranking, batch))
     return [*parts, *(_show(s) for s in ranking.after)]
+
+
+def _show_slices(ranking: Ranking, batch: list[Load]) -> str:
+    """How the full plan ranks a batch of more than SLICE_ROWS rows: in slices of queries."""
+    first, last = (
+        Statement(slice_rows(False), ["<first qid>", "<next slice's first qid>"]),
+        Statement(slice_rows(True), ["<last slice's first qid>"]),
+    )
+    steps = [Statement(SET_ASIDE), first, last, Statement(PUT_BACK)]
+    shown = "\n".join(_show(step) for step in [ranking.slices(batch), *steps])
+    return (
+        f"-- the full plan ranks a batch of more than {SLICE_ROWS} rows in slices of whole "
+        "queries: the first qid of each slice, the rows set aside, then for each slice its rows "
+        "as run_rows and the ranking above, then the rows put back:\n" + shown
+    )
 
 
 def _show_load(loads: list[Load]) -> str:
