@@ -241,7 +241,7 @@ def print_plugins(rows: list[dict[str, Any]]) -> None:
         distribution = " ".join(filter(None, (row["distribution"], row["version"])))
         state = row["state"] if row["error"] is None else f"{row['state']}: {row['error']}"
         if row["withheld"]:  # another plugin defines the same names
-            state += f" ({', '.join(row['withheld'])} withheld: another plugin defines it)"
+            state += f"; withheld: {', '.join(row['withheld'])}"
         metrics, writers = ", ".join(row["metrics"]), ", ".join(row["writers"])
         table.add_row(row["plugin"], distribution or "-", metrics, writers, state)
     _console().print(table)

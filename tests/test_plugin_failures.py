@@ -376,3 +376,19 @@ def test_plugins_table_shows_each_state(site):
         rows["judged"][1].strip() == "irpipe-judged 1.0" and rows["judged"][4].strip() == "loaded"
     )
     assert rows["broken"][4].strip().startswith("failed: importing broken_plugin raised")
+
+
+def test_plugins_shows_what_a_contest_withheld(site):
+    """Two plugins both defining `Assessed` (the example's metric): both stay loaded, each with
+    `Assessed` withheld, in the table and in --json; the warning is printed once."""
+    path = site(twin=measure_returning("[Broken]", name="'Assessed'"))
+    result = irpipe("plugins", pythonpath=path, load="judged,twin")
+    assert result.returncode == 0 and result.stderr.count("irpipe: plugin") == 1, result.stderr
+    rows = {line.split("│")[0].strip(): line.split("│") for line in result.stdout.splitlines()}
+    for plugin in ("judged", "twin"):
+        assert rows[plugin][4].strip() == "loaded; withheld: Assessed"
+    listed = json.loads(irpipe("plugins", "--json", pythonpath=path, load="judged,twin").stdout)
+    assert {row["plugin"]: row["withheld"] for row in listed if row["withheld"]} == {
+        "judged": ["Assessed"],
+        "twin": ["Assessed"],
+    }
