@@ -9,16 +9,23 @@ name, or is read as one (`recall_at_k` would be trec_eval's `recall` with parame
 another measure. Lookups stay exact (`P` and `p` are not the same string), but names that differ
 only in case must mean the same measure (`NDCG` is an alias of `nDCG`): anything else misleads a
 reader of the spec.
+
+`admitted` decides, from the claims, which measures a registry takes: a plugin whose names clash
+with the built-ins' (or among its own) is refused whole; two plugins' measures whose names clash
+are both withheld (a `Contest`), and everything else of both plugins is admitted.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .errors import PluginError
+from .measure import Measure
 from .trec_eval.measures import BY_NAME, trec_names
 
-__all__ = ["Namespace", "Owner"]
+__all__ = ["Contest", "Namespace", "Owner", "admitted", "names_of"]
 
 
 @dataclass(frozen=True)
@@ -123,3 +130,78 @@ def _trec_claims() -> dict[str, _Claim]:
         for name in names:
             claims[name.casefold()] = _Claim(name, "trec_eval name", measure, None, IRPIPE)
     return claims
+
+
+def names_of(measure: Measure) -> list[tuple[str, dict, str]]:
+    """(name, preset parameters, kind) for the measure's name and each alias."""
+    aliases = [(alias, preset, "alias") for alias, preset in measure.aliases.items()]
+    return [(measure.name, {}, "name"), *aliases]
+
+
+def admitted(
+    owned: list[tuple[type[Measure], Owner]], refuse: Callable[[Owner, str, str], None]
+) -> tuple[list[tuple[type[Measure], Owner]], list[Contest]]:
+    """The measures irpipe uses, and the contests between plugins. Built-ins claim first and
+    never clash (else it is a bug in irpipe: raise). Each plugin is tried beside them alone: one
+    whose names clash with theirs, or among its own measures, is broken wherever it is installed,
+    and is passed to `refuse`. Then two plugins' measures whose names clash are both withheld,
+    so that what a name means never depends on which plugin loaded first, while every other
+    measure of both plugins stays in use."""
+    groups: dict[Owner, list[type[Measure]]] = {}
+    for cls, owner in owned:
+        groups.setdefault(owner, []).append(cls)
+    builtins = Namespace()
+    for owner in [owner for owner in groups if owner.builtin]:
+        _claim(builtins, groups, owner, {})
+    refused: dict[Owner, tuple[str, str]] = {}  # owner -> (message, fix)
+    plugins = [owner for owner in groups if not owner.builtin]
+    for owner in plugins:
+        _claim(builtins.copy(), groups, owner, refused)
+    for owner, (message, fix) in refused.items():
+        refuse(owner, message, fix)
+    clean = [owner for owner in plugins if owner not in refused]
+    contests = _contests(builtins, [(cls, owner) for owner in clean for cls in groups[owner]])
+    withheld = {measure for contest in contests for measure in contest.measures}
+    kept = [(cls, owner) for cls, owner in owned if owner not in refused]
+    return [measure for measure in kept if measure not in withheld], contests
+
+
+@dataclass(frozen=True)
+class Contest:
+    """Two plugins' measures whose names clash, and the namespace's message naming both."""
+
+    measures: tuple[tuple[type[Measure], Owner], tuple[type[Measure], Owner]]
+    message: str
+
+
+def _contests(builtins: Namespace, measures: list[tuple[type[Measure], Owner]]) -> list[Contest]:
+    """Every pair of measures of two different plugins whose names clash (each plugin's own
+    names were already claimed beside the built-ins' without a clash)."""
+    contests = []
+    for a, b in itertools.combinations(measures, 2):
+        if a[1] == b[1]:
+            continue
+        try:
+            _claim_measures(builtins.copy(), [a, b])
+        except PluginError as exc:
+            contests.append(Contest((a, b), str(exc)))
+    return contests
+
+
+def _claim(namespace: Namespace, groups: dict, owner: Owner, refused: dict) -> None:
+    """Claim the names of each of the owner's measures in turn; on a clash, the owner is refused
+    with its message (a built-in's clash is raised: `refused` is only for plugins)."""
+    try:
+        _claim_measures(namespace, [(cls, owner) for cls in groups[owner]])
+    except PluginError as exc:
+        if owner.builtin:
+            raise
+        refused.setdefault(owner, (str(exc), "upgrade the plugin, or report it to its authors"))
+
+
+def _claim_measures(namespace: Namespace, measures: list[tuple[type[Measure], Owner]]) -> None:
+    """Claim every name and alias of each measure, or raise the namespace's PluginError."""
+    for cls, owner in measures:
+        measure = cls()
+        for name, _, kind in names_of(measure):
+            namespace.claim(name, kind, measure, owner)

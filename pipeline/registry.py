@@ -7,16 +7,15 @@ canonical string (ir_measures style, defaults dropped) and the label used in the
 from __future__ import annotations
 
 import difflib
-import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
-from .errors import PluginError, SpecError
+from .errors import SpecError
 from .measure import Measure, MeasureParams
-from .namespace import Namespace, Owner
+from .namespace import Contest, Namespace, Owner, admitted, names_of
 from .naming import format_metric, parse_metric
 from .plugins import (
     CONTESTED_FIX,
@@ -28,7 +27,7 @@ from .plugins import (
 from .trec_eval.measures import ORDER as TREC_NAMES
 from .trec_eval.measures import default_cutoffs, translate
 
-__all__ = ["Contest", "Registry", "ResolvedMeasure", "get_registry"]
+__all__ = ["Registry", "ResolvedMeasure", "get_registry"]
 
 
 @dataclass(frozen=True)
@@ -73,14 +72,14 @@ class Registry:
         owned = [(cls, _owner(owner)) for cls, owner in measures]
         owned.sort(key=lambda item: not item[1].builtin)
         if refuse is not None:
-            owned, contests = _admitted(owned, refuse)
+            owned, contests = admitted(owned, refuse)
             self._withhold(contests, withhold)
         namespace = Namespace()
         for cls, owner in owned:
             measure = cls()
             self.measures.append(measure)
             self.providers[measure.name] = owner
-            for name, preset, kind in _names(measure):
+            for name, preset, kind in names_of(measure):
                 namespace.claim(name, kind, measure, owner)
                 self._entries[name] = _Entry(measure, dict(preset), owner)
 
@@ -88,7 +87,7 @@ class Registry:
         """Remember why each name of a withheld measure resolves to nothing; report each contest."""
         for contest in contests:
             for cls, _ in contest.measures:
-                for name, _, _ in _names(cls()):
+                for name, _, _ in names_of(cls()):
                     self._withheld.setdefault(name, contest.message)
             if withhold is not None:
                 withhold(contest)
@@ -218,81 +217,6 @@ def _failed_plugins(failures: Sequence[PluginState]) -> str:
         titles = ", ".join(f"'{state.title()}'" for state in failures)
         return f"; {len(failures)} plugins failed to load ({titles}): their warnings say why"
     return ""
-
-
-def _names(measure: Measure) -> list[tuple[str, dict, str]]:
-    """(name, preset parameters, kind) for the measure's name and each alias."""
-    aliases = [(alias, preset, "alias") for alias, preset in measure.aliases.items()]
-    return [(measure.name, {}, "name"), *aliases]
-
-
-def _admitted(
-    owned: list[tuple[type[Measure], Owner]], refuse: Callable[[Owner, str, str], None]
-) -> tuple[list[tuple[type[Measure], Owner]], list[Contest]]:
-    """The measures irpipe uses, and the contests between plugins. Built-ins claim first and
-    never clash (else it is a bug in irpipe: raise). Each plugin is tried beside them alone: one
-    whose names clash with theirs, or among its own measures, is broken wherever it is installed,
-    and is passed to `refuse`. Then two plugins' measures whose names clash are both withheld,
-    so that what a name means never depends on which plugin loaded first, while every other
-    measure of both plugins stays in use."""
-    groups: dict[Owner, list[type[Measure]]] = {}
-    for cls, owner in owned:
-        groups.setdefault(owner, []).append(cls)
-    builtins = Namespace()
-    for owner in [owner for owner in groups if owner.builtin]:
-        _claim(builtins, groups, owner, {})
-    refused: dict[Owner, tuple[str, str]] = {}  # owner -> (message, fix)
-    plugins = [owner for owner in groups if not owner.builtin]
-    for owner in plugins:
-        _claim(builtins.copy(), groups, owner, refused)
-    for owner, (message, fix) in refused.items():
-        refuse(owner, message, fix)
-    clean = [owner for owner in plugins if owner not in refused]
-    contests = _contests(builtins, [(cls, owner) for owner in clean for cls in groups[owner]])
-    withheld = {measure for contest in contests for measure in contest.measures}
-    kept = [(cls, owner) for cls, owner in owned if owner not in refused]
-    return [measure for measure in kept if measure not in withheld], contests
-
-
-@dataclass(frozen=True)
-class Contest:
-    """Two plugins' measures whose names clash, and the namespace's message naming both."""
-
-    measures: tuple[tuple[type[Measure], Owner], tuple[type[Measure], Owner]]
-    message: str
-
-
-def _contests(builtins: Namespace, measures: list[tuple[type[Measure], Owner]]) -> list[Contest]:
-    """Every pair of measures of two different plugins whose names clash (each plugin's own
-    names were already claimed beside the built-ins' without a clash)."""
-    contests = []
-    for a, b in itertools.combinations(measures, 2):
-        if a[1] == b[1]:
-            continue
-        try:
-            _claim_measures(builtins.copy(), [a, b])
-        except PluginError as exc:
-            contests.append(Contest((a, b), str(exc)))
-    return contests
-
-
-def _claim(namespace: Namespace, groups: dict, owner: Owner, refused: dict) -> None:
-    """Claim the names of each of the owner's measures in turn; on a clash, the owner is refused
-    with its message (a built-in's clash is raised: `refused` is only for plugins)."""
-    try:
-        _claim_measures(namespace, [(cls, owner) for cls in groups[owner]])
-    except PluginError as exc:
-        if owner.builtin:
-            raise
-        refused.setdefault(owner, (str(exc), "upgrade the plugin, or report it to its authors"))
-
-
-def _claim_measures(namespace: Namespace, measures: list[tuple[type[Measure], Owner]]) -> None:
-    """Claim every name and alias of each measure, or raise the namespace's PluginError."""
-    for cls, owner in measures:
-        measure = cls()
-        for name, _, kind in _names(measure):
-            namespace.claim(name, kind, measure, owner)
 
 
 def _owner_of(pm: PluginManager, plugin: str) -> Owner:
