@@ -47,12 +47,12 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
-    from .columns import Columns
-    from .errors import InputDataError, IrpipeError, OutputError, PluginError, SpecError
-    from .evaluate import Evaluation, evaluate, validate
-    from .hookspecs import hookimpl
-    from .measure import Measure, MeasureParams, RankedParams
-    from .spec import load_spec
+    from pipeline.columns import Columns
+    from pipeline.errors import InputDataError, IrpipeError, OutputError, PluginError, SpecError
+    from pipeline.evaluate import Evaluation, evaluate, validate
+    from pipeline.hookspecs import hookimpl
+    from pipeline.measure import Measure, MeasureParams, RankedParams
+    from pipeline.spec import load_spec
 
 
 class _Package(types.ModuleType):

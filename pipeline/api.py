@@ -23,24 +23,13 @@ measures and writers import from here too.
 
 from __future__ import annotations
 
-from .columns import (
-    Columns,
-    Discount,
-    Gain,
-    IdealAtRank,
-    IdealTotals,
-    Need,
-    Rounding,
-    dcg,
-    double,
-    ratio,
-)
-from .errors import PluginError
-from .hookspecs import hookimpl
-from .measure import LevelParams, Measure, MeasureParams, RankedParams
-from .outputs import Writer
-from .python_measure import PythonMeasure, Query, RankedQueries
-from .sql import quote_identifier
+from pipeline.columns import Columns, Discount, Gain, IdealAtRank, IdealTotals, Need, Rounding, dcg, double, ratio
+from pipeline.errors import PluginError
+from pipeline.hookspecs import hookimpl
+from pipeline.measure import LevelParams, Measure, MeasureParams, RankedParams
+from pipeline.outputs import Writer
+from pipeline.python_measure import PythonMeasure, Query, RankedQueries
+from pipeline.sql import quote_identifier
 
 __all__ = [
     "Columns",

@@ -11,8 +11,8 @@ import traceback
 import warnings
 from collections.abc import Sequence
 
-from . import interrupts
-from .errors import ExitCode, IrpipeError, IrpipeWarning, PluginWarning
+from pipeline import interrupts
+from pipeline.errors import ExitCode, IrpipeError, IrpipeWarning, PluginWarning
 
 __all__ = ["irpipe", "main"]
 
@@ -197,7 +197,7 @@ def _internal(exc: Exception, debug: bool) -> str:
 def _fail(
     args: argparse.Namespace, message: str, code: int, exc: BaseException | None = None
 ) -> int:
-    from .console import print_error
+    from pipeline.console import print_error
 
     if args.debug and exc is not None:
         traceback.print_exception(exc)
@@ -206,7 +206,7 @@ def _fail(
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None, debug=False) -> None:
-    from .console import print_plugin_warning, print_warning
+    from pipeline.console import print_plugin_warning, print_warning
 
     if not isinstance(message, PluginWarning):
         print_warning(str(message))
@@ -217,7 +217,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None, deb
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    from . import __version__, commands
+    from pipeline import __version__, commands
 
     if args.version:
         print(f"irpipe {__version__}")

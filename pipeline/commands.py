@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .errors import ExitCode
+from pipeline.errors import ExitCode
 
 __all__ = [
     "compile",
@@ -28,8 +28,8 @@ def run(args: argparse.Namespace) -> int:
     then check the expected values and gates: exit 5 when one failed, every output written."""
     from pathlib import Path
 
-    from .checks import run_checks
-    from .checks.junit import check_junit_path, write_junit
+    from pipeline.checks import run_checks
+    from pipeline.checks.junit import check_junit_path, write_junit
 
     junit = Path(args.junit) if args.junit else None
     if junit is not None:
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     if junit is not None:
         write_junit(results, junit, evaluation.loaded.path)
     if results:  # rich is imported only to print something (a nightly --quiet run prints nothing)
-        from .console import print_checks
+        from pipeline.console import print_checks
 
         print_checks(results, args.quiet)
     return ExitCode.CHECKS if any(r.status == "failed" for r in results) else ExitCode.OK
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_summary(evaluation) -> None:
     """The aggregate table, its marks, the files written and what the history reused."""
-    from .console import print_results
+    from pipeline.console import print_results
 
     spec = evaluation.loaded.spec
     outputs = [output.path for output in spec.outputs]
@@ -63,12 +63,12 @@ def _print_summary(evaluation) -> None:
 def _evaluate(args: argparse.Namespace):
     """The evaluation of `irpipe run`. On a terminal, a long one shows a progress bar on stderr
     (`pipeline.progress_bar`)."""
-    from .evaluate import evaluate
-    from .progress import Progress, observing
+    from pipeline.evaluate import evaluate
+    from pipeline.progress import Progress, observing
 
     progress = Progress()  # shows nothing: a pipe or --quiet never needs rich
     if not args.quiet and sys.stderr.isatty():
-        from .progress_bar import progress_bar
+        from pipeline.progress_bar import progress_bar
 
         progress = progress_bar()
     try:
@@ -83,7 +83,7 @@ def _evaluate(args: argparse.Namespace):
 def pool(args: argparse.Namespace) -> int:
     """`irpipe pool SPEC`: build every pool of the spec, write the pools' outputs (and nothing
     else), and say what each holds."""
-    from .pools import build_pools
+    from pipeline.pools import build_pools
 
     pooled = build_pools(args.spec)
     for line in pooled.summary():
@@ -94,7 +94,7 @@ def pool(args: argparse.Namespace) -> int:
 def validate(args: argparse.Namespace) -> int:
     """`irpipe validate [--no-data] SPEC`: everything short of reading data (with --no-data,
     without touching the input files at all)."""
-    from .evaluate import validate as validate_spec
+    from pipeline.evaluate import validate as validate_spec
 
     plan = validate_spec(args.spec, data=not args.no_data)
     if args.no_data:
@@ -107,7 +107,7 @@ def validate(args: argparse.Namespace) -> int:
 
 def compile(args: argparse.Namespace) -> int:  # noqa: A001 -- the command's name
     """`irpipe compile SPEC`: print the plan's SQL; the input files need not exist."""
-    from .evaluate import compile_spec
+    from pipeline.evaluate import compile_spec
 
     print(compile_spec(args.spec).sql_text(), end="")
     return ExitCode.OK
@@ -117,7 +117,7 @@ def schema(args: argparse.Namespace) -> int:
     """`irpipe schema [--check FILE]`: print the spec's JSON Schema, or check that FILE is it."""
     from pathlib import Path
 
-    from .spec.schema import check_schema_file, schema_text
+    from pipeline.spec.schema import check_schema_file, schema_text
 
     if args.check is None:
         print(schema_text(), end="")
@@ -130,9 +130,9 @@ def schema(args: argparse.Namespace) -> int:
 def metrics(args: argparse.Namespace) -> int:
     """`irpipe metrics`: every registered metric, from the registry, with its trec_eval names and
     the distribution that provides it."""
-    from .console import print_metrics
-    from .registry import get_registry
-    from .trec_eval.measures import trec_names
+    from pipeline.console import print_metrics
+    from pipeline.registry import get_registry
+    from pipeline.trec_eval.measures import trec_names
 
     trec = trec_names()
     registry = get_registry()
@@ -153,8 +153,8 @@ def metrics(args: argparse.Namespace) -> int:
 def plugins(args: argparse.Namespace) -> int:
     """`irpipe plugins [--json]`: every plugin (the built-ins, then each entry point) with its
     distribution, version, metrics, writers and state (loaded, failed with why, or skipped)."""
-    from .plugins import get_plugin_manager
-    from .registry import get_registry
+    from pipeline.plugins import get_plugin_manager
+    from pipeline.registry import get_registry
 
     registry = get_registry()  # first: a plugin whose metric names clash fails here
     rows = get_plugin_manager().listing(registry.providers)
@@ -163,7 +163,7 @@ def plugins(args: argparse.Namespace) -> int:
 
         print(json.dumps(rows, indent=2))
     else:
-        from .console import print_plugins
+        from pipeline.console import print_plugins
 
         print_plugins(rows)
     return ExitCode.OK
@@ -171,7 +171,7 @@ def plugins(args: argparse.Namespace) -> int:
 
 def trec_eval(args: argparse.Namespace) -> int:
     """`irpipe trec-eval [flags] QRELS RUN`: trec_eval 10.0's command line and exit codes."""
-    from .trec_eval.command import main
+    from pipeline.trec_eval.command import main
 
     return main(args.arguments)
 
@@ -180,7 +180,7 @@ def new_plugin(args: argparse.Namespace) -> int:
     """`irpipe new-plugin NAME [--dir DIR]`: a plugin package from irpipe's template."""
     from pathlib import Path
 
-    from .plugin_template import create_plugin
+    from pipeline.plugin_template import create_plugin
 
     path = create_plugin(args.name, Path(args.dir))
     print(f"created {path}; next: cd {path} && pip install -e '.[test]' && python -m pytest")
@@ -190,8 +190,8 @@ def new_plugin(args: argparse.Namespace) -> int:
 def history(args: argparse.Namespace) -> int:
     """`irpipe history [SPEC] [--history PATH] [--last N] [--json]`: the evaluations, oldest
     first, each with what changed since the previous evaluation of its spec."""
-    from .history.reports import history_document, locate
-    from .history.views import history_text
+    from pipeline.history.reports import history_document, locate
+    from pipeline.history.views import history_text
 
     document = history_document(locate(args.spec, args.history), args.last)
     _print(document, args.json, history_text)
@@ -200,13 +200,13 @@ def history(args: argparse.Namespace) -> int:
 
 def show(args: argparse.Namespace) -> int:
     """`irpipe show ID [SPEC] [--history PATH] [--json]`: one evaluation and its aggregates."""
-    from .history.reports import locate, show_document
-    from .history.views import recorded_metrics, show_text
+    from pipeline.history.reports import locate, show_document
+    from pipeline.history.views import recorded_metrics, show_text
 
     document = show_document(locate(args.spec, args.history), args.id)
     if _print(document, args.json, show_text):
         return ExitCode.OK
-    from .console import print_results
+    from pipeline.console import print_results
 
     metrics, lost = recorded_metrics(document["evaluation"]["metrics"])
     rows = [tuple(row.values()) for row in document["aggregates"]]
@@ -218,8 +218,8 @@ def show(args: argparse.Namespace) -> int:
 def diff(args: argparse.Namespace) -> int:
     """`irpipe diff ID_A ID_B [SPEC] [--history PATH] [--json]`: the values that changed from
     A to B, and what differs between them that can change values."""
-    from .history.reports import diff_document, locate
-    from .history.views import diff_text
+    from pipeline.history.reports import diff_document, locate
+    from pipeline.history.views import diff_text
 
     document = diff_document(locate(args.spec, args.history), args.a, args.b)
     _print(document, args.json, diff_text)
@@ -229,11 +229,11 @@ def diff(args: argparse.Namespace) -> int:
 def _print(document: dict, as_json: bool, text) -> bool:
     """The document as JSON (then True: nothing else to print), or drawn by `text`."""
     if as_json:
-        from .history.reports import dumps
+        from pipeline.history.reports import dumps
 
         print(dumps(document))
         return True
-    from .console import print_blocks
+    from pipeline.console import print_blocks
 
     print_blocks(text(document))
     return False

@@ -15,32 +15,16 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .batches import batched
-from .columns import Columns, Need, Requirements, flatten
-from .derived import curve_names, output_tables
-from .errors import PluginError, SpecError
-from .python_measure import PythonMeasure
-from .ranking import (
-    PUT_BACK,
-    SET_ASIDE,
-    SLICE_ROWS,
-    mostly_judged,
-    ranked_sql,
-    slice_bounds,
-    slice_rows,
-)
-from .readers import (
-    TABLES,
-    Load,
-    Statement,
-    general_lines,
-    insert_lines,
-    qrels_format,
-    run_format,
-)
-from .registry import Registry, ResolvedMeasure
-from .spec import LoadedSpec, Settings
-from .tables import BOGUS_ROWS, name_tables, probes, result_tables, setup_tables, wide_sql
+from pipeline.batches import batched
+from pipeline.columns import Columns, Need, Requirements, flatten
+from pipeline.derived import curve_names, output_tables
+from pipeline.errors import PluginError, SpecError
+from pipeline.python_measure import PythonMeasure
+from pipeline.ranking import PUT_BACK, SET_ASIDE, SLICE_ROWS, mostly_judged, ranked_sql, slice_bounds, slice_rows
+from pipeline.readers import TABLES, Load, Statement, general_lines, insert_lines, qrels_format, run_format
+from pipeline.registry import Registry, ResolvedMeasure
+from pipeline.spec import LoadedSpec, Settings
+from pipeline.tables import BOGUS_ROWS, name_tables, probes, result_tables, setup_tables, wide_sql
 
 __all__ = [
     "Plan",

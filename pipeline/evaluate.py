@@ -6,24 +6,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .checks import check_checks
-from .compare import ComparePlan, check_compare, compare_plan
-from .compile import Plan, compile_plan, resolve_metrics
-from .derived import check_diff_outputs, curve_measures, output_table
-from .errors import SpecError
-from .outputs import write_outputs, writer_for, writers_of
-from .pools import finish_pools, pool_outputs, pool_plans, with_pools
-from .provenance import inputs_of, now, record, versions
-from .registry import get_registry
-from .report import Significance, report_table, significance
-from .spec import LoadedSpec, load_spec
-from .spec.history import History as SpecHistory
-from .spec.models import is_uri
+from pipeline.checks import check_checks
+from pipeline.compare import ComparePlan, check_compare, compare_plan
+from pipeline.compile import Plan, compile_plan, resolve_metrics
+from pipeline.derived import check_diff_outputs, curve_measures, output_table
+from pipeline.errors import SpecError
+from pipeline.outputs import write_outputs, writer_for, writers_of
+from pipeline.pools import finish_pools, pool_outputs, pool_plans, with_pools
+from pipeline.provenance import inputs_of, now, record, versions
+from pipeline.registry import get_registry
+from pipeline.report import Significance, report_table, significance
+from pipeline.spec import LoadedSpec, load_spec
+from pipeline.spec.history import History as SpecHistory
+from pipeline.spec.models import is_uri
 
 if TYPE_CHECKING:
     import duckdb
 
-    from .history import Keeper
+    from pipeline.history import Keeper
 
 __all__ = ["Evaluation", "compile_spec", "evaluate", "validate"]
 
@@ -84,7 +84,7 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> Plan:
     if not isinstance(spec, LoadedSpec):
         spec = load_spec(spec, patterns="expand" if data else "keep")
     if spec.spec.settings.engine == "spark":
-        from .engines.spark.session import require_pyspark
+        from pipeline.engines.spark.session import require_pyspark
 
         require_pyspark(spec.where("settings", "engine"))
     metrics = resolve_metrics(spec, get_registry())
@@ -214,12 +214,12 @@ def evaluate(
     holds under the same key are not evaluated again, unless `refresh` (or on Spark, which
     evaluates every run); `remember=False` leaves the history alone (`irpipe pool` evaluates,
     but is not an evaluation to remember). `engine` replaces the spec's `settings.engine`."""
-    from .engines import execute, with_engine
+    from pipeline.engines import execute, with_engine
 
     started = now()
     loaded = with_engine(spec if isinstance(spec, LoadedSpec) else load_spec(spec), engine)
     plan = validate(loaded)
-    from .execute import connect  # DuckDB is imported only when data is evaluated
+    from pipeline.execute import connect  # DuckDB is imported only when data is evaluated
 
     con = connect(plan)
     spark = loaded.spec.settings.engine == "spark"
@@ -234,7 +234,7 @@ def evaluate(
         finish_pools(con, loaded, pools, plan.metrics)
     comparing = compare_plan(loaded, plan.metrics)
     if comparing is not None:
-        from .compare.table import compare_runs  # numpy and scipy: only for specs that compare
+        from pipeline.compare.table import compare_runs  # numpy and scipy: only for specs that compare
 
         compare_runs(con, comparing, loaded.where("compare"))
     recorded = record(loaded, plan, inputs, started, software)
@@ -250,14 +250,14 @@ def _inputs(loaded: LoadedSpec) -> list:
     """The inputs' provenance; on Spark, a directory or a URI is described by its listing."""
     if loaded.spec.settings.engine != "spark":
         return inputs_of(loaded)
-    from .engines.spark import describe_input
+    from pipeline.engines.spark import describe_input
 
     return inputs_of(loaded, describe_input(loaded))
 
 
 def _keeper(loaded: LoadedSpec, history: str | Path | None, refresh: bool) -> Keeper | None:
     """The history to use: `history` (the command line's) over the spec's; None without one."""
-    from .history import Keeper
+    from pipeline.history import Keeper
 
     configured = loaded.spec.history
     where = loaded.where("history")
@@ -292,7 +292,7 @@ def _reusing(
 ) -> Plan:
     """The plan without the runs whose results the history holds (copied into `con`); `pooled`
     runs are read whatever it holds (a pool needs their rows)."""
-    from .history.cache import run_keys
+    from pipeline.history.cache import run_keys
 
     keys = run_keys(loaded, plan, inputs, software)
     collections = {name: run.collection for name, run in loaded.spec.runs.items()}

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import duckdb
 
-from . import interrupts
-from . import validation as check
-from .batches import text_size
-from .compile import Plan
-from .errors import DuplicateError, InputDataError, PluginError, SpecError
-from .progress import Progress, Step, current
-from .python_step import python_values
-from .ranking import PUT_BACK, SET_ASIDE, slice_rows
-from .readers import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
+from pipeline import interrupts
+from pipeline import validation as check
+from pipeline.batches import text_size
+from pipeline.compile import Plan
+from pipeline.errors import DuplicateError, InputDataError, PluginError, SpecError
+from pipeline.progress import Progress, Step, current
+from pipeline.python_step import python_values
+from pipeline.ranking import PUT_BACK, SET_ASIDE, slice_rows
+from pipeline.readers import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
 
 __all__ = ["connect", "connection", "execute", "load_files", "run_all"]
 

@@ -11,7 +11,7 @@ import ast
 import re
 from typing import Any
 
-from .errors import SpecError
+from pipeline.errors import SpecError
 
 __all__ = ["parse_metric", "format_metric"]
 

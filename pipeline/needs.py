@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from .errors import PluginError
+from pipeline.errors import PluginError
 
 __all__ = ["IdealAtRank", "IdealTotals", "Need", "NeedKind", "Requirements", "flatten"]
 

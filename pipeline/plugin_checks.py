@@ -13,10 +13,10 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING, Any
 
-from .plugins import DEFAULT_PLUGINS, HOOKS
+from pipeline.plugins import DEFAULT_PLUGINS, HOOKS
 
 if TYPE_CHECKING:
-    from .plugins import PluginManager
+    from pipeline.plugins import PluginManager
 
 __all__ = ["BrokenPlugin", "check_hook_names", "check_suffixes", "checked", "one_line"]
 
@@ -115,7 +115,7 @@ def _share_level(one: tuple[str, type], other: tuple[str, type]) -> bool:
 def _check_measure(cls: type, fix: str) -> None:
     from pydantic import BaseModel
 
-    from .measure import Measure
+    from pipeline.measure import Measure
 
     where = f"measure class {_name(cls)}"
     if not issubclass(cls, Measure):
@@ -133,7 +133,7 @@ def _check_measure(cls: type, fix: str) -> None:
 
 def _check_python_path(cls: type, where: str, fix: str) -> None:
     """A PythonMeasure must compute something: `compute` (one query) or `compute_batch` (many)."""
-    from .python_measure import PythonMeasure
+    from pipeline.python_measure import PythonMeasure
 
     if not issubclass(cls, PythonMeasure):
         return
@@ -142,8 +142,8 @@ def _check_python_path(cls: type, where: str, fix: str) -> None:
 
 
 def _check_metric_name(cls: type, where: str, fix: str) -> None:
-    from .errors import SpecError
-    from .naming import parse_metric
+    from pipeline.errors import SpecError
+    from pipeline.naming import parse_metric
 
     name = getattr(cls, "name", None)
     if not _text(name):
@@ -171,7 +171,7 @@ def _check_parameter_names(cls: type, where: str, fix: str) -> None:
 
 
 def _check_writer(cls: type, fix: str) -> None:
-    from .outputs import Writer
+    from pipeline.outputs import Writer
 
     where = f"writer class {_name(cls)}"
     if not issubclass(cls, Writer):

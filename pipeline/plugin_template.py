@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass
 from importlib.resources import files
 from pathlib import Path
 
-from . import __version__
-from .errors import OutputError, PluginError, SpecError
+from pipeline import __version__
+from pipeline.errors import OutputError, PluginError, SpecError
 
 __all__ = ["FILES", "PluginNames", "create_plugin", "plugin_names", "render"]
 
@@ -88,9 +88,9 @@ def _write_files(root: Path, names: PluginNames) -> None:
 
 def _check_metric_name(names: PluginNames) -> None:
     """The template's measure must be registrable beside every metric installed now."""
-    from .measure import Measure
-    from .namespace import Owner
-    from .testing.install import registry_with
+    from pipeline.measure import Measure
+    from pipeline.namespace import Owner
+    from pipeline.testing.install import registry_with
 
     attributes = {"name": names.Measure, "per_query": None, "__module__": names.package}
     probe = type(names.Measure, (Measure,), attributes)

@@ -25,8 +25,8 @@ from typing import Any, Literal
 
 import pluggy
 
-from . import __version__, hookspecs
-from .errors import IrpipeWarning, PluginError, PluginWarning
+from pipeline import __version__, hookspecs
+from pipeline.errors import IrpipeWarning, PluginError, PluginWarning
 
 __all__ = [
     "CONTESTED_FIX",
@@ -207,7 +207,7 @@ class PluginManager(pluggy.PluginManager):
         return found
 
     def _called(self, hook: str, impl: pluggy.HookImpl) -> list[type]:
-        from .plugin_checks import BrokenPlugin, checked, one_line
+        from pipeline.plugin_checks import BrokenPlugin, checked, one_line
 
         try:
             return checked(hook, impl.function())
@@ -221,7 +221,7 @@ class PluginManager(pluggy.PluginManager):
         """Fail each plugin that implements a hook irpipe does not have, or none; whose hooks
         raise or return anything but the promised classes; or whose writers claim a suffix
         that another writer claims too."""
-        from .plugin_checks import check_hook_names, check_suffixes
+        from pipeline.plugin_checks import check_hook_names, check_suffixes
 
         check_hook_names(self)
         for hook in HOOKS:
@@ -293,7 +293,7 @@ def _state_of(ep: EntryPoint) -> PluginState:
 
 def _load(pm: PluginManager, ep: EntryPoint, state: PluginState) -> None:
     """Import and register one entry point; any failure fails its plugin alone."""
-    from .plugin_checks import one_line
+    from pipeline.plugin_checks import one_line
 
     if pm.get_plugin(ep.name) is not None:
         other = pm.distribution(ep.name) or ep.name
@@ -316,7 +316,7 @@ def _load(pm: PluginManager, ep: EntryPoint, state: PluginState) -> None:
 
 def _registration_problem(pm: PluginManager, name: str, plugin: object) -> tuple | None:
     """Register `plugin`; (reason, fix, exception) if pluggy refused it."""
-    from .plugin_checks import one_line
+    from pipeline.plugin_checks import one_line
 
     other = pm.get_name(plugin)
     if other is not None:

@@ -26,7 +26,7 @@ from rich.progress import BarColumn, SpinnerColumn, TaskProgressColumn, TextColu
 from rich.progress import Progress as RichProgress
 from rich.table import Column
 
-from .progress import Progress, Step, Tally
+from pipeline.progress import Progress, Step, Tally
 
 __all__ = ["DELAY", "ProgressBar", "progress_bar"]
 

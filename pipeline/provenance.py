@@ -20,14 +20,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
-from .compare import compare_plan
-from .pools.plan import pool_plans
+from pipeline import __version__
+from pipeline.compare import compare_plan
+from pipeline.pools.plan import pool_plans
 
 if TYPE_CHECKING:
-    from .compile import Plan
-    from .registry import ResolvedMeasure
-    from .spec import LoadedSpec
+    from pipeline.compile import Plan
+    from pipeline.registry import ResolvedMeasure
+    from pipeline.spec import LoadedSpec
 
 __all__ = [
     "Input",
@@ -101,7 +101,7 @@ def _describe(path: Path | str, describe) -> tuple[int, str]:
 def versions(engine: str = "duckdb") -> dict[str, Any]:
     """irpipe's, DuckDB's and Python's versions, every loaded plugin distribution's, and with
     `engine` spark, pyspark's (the Spark that evaluates is the one pyspark drives)."""
-    from .plugins import get_plugin_manager
+    from pipeline.plugins import get_plugin_manager
 
     plugins = {
         state.distribution: state.version or _installed_version(state.distribution)

@@ -10,16 +10,16 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from . import interrupts
-from .errors import PluginError
-from .python_measure import RankedQueries
+from pipeline import interrupts
+from pipeline.errors import PluginError
+from pipeline.python_measure import RankedQueries
 
 if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
-    from .compile import Plan
-    from .registry import ResolvedMeasure
+    from pipeline.compile import Plan
+    from pipeline.registry import ResolvedMeasure
 
 __all__ = ["BATCH_QUERIES", "python_values"]
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .columns import IdealAtRank, Requirements
-from .spec import Settings
+from pipeline.columns import IdealAtRank, Requirements
+from pipeline.spec import Settings
 
 __all__ = [
     "ORDERINGS",

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .sql import quote_identifier
+from pipeline.sql import quote_identifier
 
 __all__ = [
     "INPUT_MODES",

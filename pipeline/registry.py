@@ -13,19 +13,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .errors import SpecError
-from .measure import Measure, MeasureParams
-from .namespace import Contest, Namespace, Owner, admitted, names_of
-from .naming import format_metric, parse_metric
-from .plugins import (
-    CONTESTED_FIX,
-    DEFAULT_PLUGINS,
-    PluginManager,
-    PluginState,
-    get_plugin_manager,
-)
-from .trec_eval.measures import ORDER as TREC_NAMES
-from .trec_eval.measures import default_cutoffs, translate
+from pipeline.errors import SpecError
+from pipeline.measure import Measure, MeasureParams
+from pipeline.namespace import Contest, Namespace, Owner, admitted, names_of
+from pipeline.naming import format_metric, parse_metric
+from pipeline.plugins import CONTESTED_FIX, DEFAULT_PLUGINS, PluginManager, PluginState, get_plugin_manager
+from pipeline.trec_eval.measures import ORDER as TREC_NAMES
+from pipeline.trec_eval.measures import default_cutoffs, translate
 
 __all__ = ["Registry", "ResolvedMeasure", "get_registry"]
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .summary import best_runs
+from pipeline.summary import best_runs
 
 if TYPE_CHECKING:
     import duckdb
 
-    from .compare import ComparePlan
+    from pipeline.compare import ComparePlan
 
 __all__ = ["DAGGER", "DOUBLE_DAGGER", "Significance", "legend", "report_table", "significance"]
 

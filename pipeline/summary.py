@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from .outputs import format_value
+from pipeline.outputs import format_value
 
 __all__ = ["MARK", "Grid", "best_runs", "grids", "split_columns"]
 

@@ -17,14 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .columns import Requirements
-from .ranking import ranked_sql, ranking_length, select_list
-from .readers import Statement
+from pipeline.columns import Requirements
+from pipeline.ranking import ranked_sql, ranking_length, select_list
+from pipeline.readers import Statement
 
 if TYPE_CHECKING:
-    from .compile import MeasureSql
-    from .registry import ResolvedMeasure
-    from .spec import LoadedSpec, Settings
+    from pipeline.compile import MeasureSql
+    from pipeline.registry import ResolvedMeasure
+    from pipeline.spec import LoadedSpec, Settings
 
 __all__ = [
     "BOGUS_ROWS",

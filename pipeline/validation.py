@@ -10,8 +10,8 @@ statement over the loaded table for the whole batch. The reports with line numbe
 
 from __future__ import annotations
 
-from .readers import Load, Statement, literal_path, numbered_lines
-from .sql import quote_identifier
+from pipeline.readers import Load, Statement, literal_path, numbered_lines
+from pipeline.sql import quote_identifier
 
 __all__ = [
     "MAX_REPORTED",

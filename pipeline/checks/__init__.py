@@ -9,8 +9,8 @@ by `previous` with the compare package (numpy and scipy are imported only then).
 prints the failures and exits 5; `junit.write_junit` writes every check for CI.
 """
 
-from .outcome import CheckResult
-from .plan import check_checks, resolve_checks
-from .verify import run_checks
+from pipeline.checks.outcome import CheckResult
+from pipeline.checks.plan import check_checks, resolve_checks
+from pipeline.checks.verify import run_checks
 
 __all__ = ["CheckResult", "check_checks", "resolve_checks", "run_checks"]

@@ -14,9 +14,9 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from .. import interrupts
-from ..errors import OutputError
-from .outcome import CheckResult
+from pipeline import interrupts
+from pipeline.errors import OutputError
+from pipeline.checks.outcome import CheckResult
 
 __all__ = ["check_junit_path", "junit_xml", "write_junit"]
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from .plan import Expectation, GateRule
+    from pipeline.checks.plan import Expectation, GateRule
 
 __all__ = [
     "SLACK",

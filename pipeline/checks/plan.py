@@ -11,15 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..compare.plan import ComparePlan, check_extra, compare_plan
-from ..errors import SpecError
-from ..spec.compare import Compare
-from ..spec.models import did_you_mean
+from pipeline.compare.plan import ComparePlan, check_extra, compare_plan
+from pipeline.errors import SpecError
+from pipeline.spec.compare import Compare
+from pipeline.spec.models import did_you_mean
 
 if TYPE_CHECKING:
-    from ..registry import ResolvedMeasure
-    from ..spec import LoadedSpec
-    from ..spec.checks import Gate
+    from pipeline.registry import ResolvedMeasure
+    from pipeline.spec import LoadedSpec
+    from pipeline.spec.checks import Gate
 
 __all__ = ["CheckPlan", "Expectation", "GateRule", "Target", "check_checks", "resolve_checks"]
 

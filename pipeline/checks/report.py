@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .outcome import CheckResult, missing
+from pipeline.checks.outcome import CheckResult, missing
 
 __all__ = ["COLUMNS", "NUMBERS", "table_rows", "tally"]
 

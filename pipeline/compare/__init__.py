@@ -9,6 +9,6 @@ family (`corrections`) and writes the `comparison` table back. numpy and scipy c
 optional extra `irpipe[compare]`.
 """
 
-from .plan import ComparePlan, check_compare, compare_plan
+from pipeline.compare.plan import ComparePlan, check_compare, compare_plan
 
 __all__ = ["ComparePlan", "check_compare", "compare_plan"]

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
-from ..errors import IrpipeWarning, SpecError
-from ..spec.models import did_you_mean
+from pipeline.errors import IrpipeWarning, SpecError
+from pipeline.spec.models import did_you_mean
 
 if TYPE_CHECKING:
-    from ..registry import ResolvedMeasure
-    from ..spec import LoadedSpec
+    from pipeline.registry import ResolvedMeasure
+    from pipeline.spec import LoadedSpec
 
 __all__ = ["ComparePlan", "check_compare", "check_extra", "compare_plan", "per_query_numbers"]
 

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .block import Block, compare_block
-from .corrections import adjust
-from .plan import ComparePlan
+from pipeline.compare.block import Block, compare_block
+from pipeline.compare.corrections import adjust
+from pipeline.compare.plan import ComparePlan
 
 if TYPE_CHECKING:
     import duckdb

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import duckdb
 
-    from ..compile import Plan
-    from ..spec import LoadedSpec
+    from pipeline.compile import Plan
+    from pipeline.spec import LoadedSpec
 
 __all__ = ["ENGINES", "execute", "with_engine"]
 
@@ -22,12 +22,12 @@ def execute(
 ) -> duckdb.DuckDBPyConnection:
     """Evaluate `plan` on the engine the spec's settings name; the connection holding the
     result tables (`con`, or a new one)."""
-    from ..execute import connect
-    from ..execute import execute as on_duckdb
+    from pipeline.execute import connect
+    from pipeline.execute import execute as on_duckdb
 
     if loaded.spec.settings.engine == "duckdb":
         return on_duckdb(plan, con)
-    from .spark import execute as on_spark  # pyspark only for a spec that asks for it
+    from pipeline.engines.spark import execute as on_spark  # pyspark only for a spec that asks for it
 
     return on_spark(plan, loaded, con or connect(plan))
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import cache, record, store
+from pipeline.history import cache, record, store
 
 if TYPE_CHECKING:
     import duckdb

@@ -18,16 +18,16 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..provenance import digest_file, digest_text
-from .store import ALIAS, insert_rows
+from pipeline.provenance import digest_file, digest_text
+from pipeline.history.store import ALIAS, insert_rows
 
 if TYPE_CHECKING:
     import duckdb
 
-    from ..compile import Plan
-    from ..provenance import Input
-    from ..registry import ResolvedMeasure
-    from ..spec import LoadedSpec
+    from pipeline.compile import Plan
+    from pipeline.provenance import Input
+    from pipeline.registry import ResolvedMeasure
+    from pipeline.spec import LoadedSpec
 
 __all__ = ["KEY_FORMAT", "cached_keys", "load_cached", "run_keys"]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from .store import ALIAS
+from pipeline.history.store import ALIAS
 
 if TYPE_CHECKING:
     import duckdb

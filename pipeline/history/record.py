@@ -7,7 +7,7 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from .store import ALIAS, insert_rows, tables_of
+from pipeline.history.store import ALIAS, insert_rows, tables_of
 
 if TYPE_CHECKING:
     import duckdb

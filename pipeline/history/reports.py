@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import HistoryError, SpecError
-from . import queries, store
+from pipeline.errors import HistoryError, SpecError
+from pipeline.history import queries, store
 
 if TYPE_CHECKING:
     import duckdb
@@ -39,8 +39,8 @@ class Source:
 def locate(spec: str | None, history: str | None) -> Source:
     """The history of `--history` (then SPEC only selects evaluations, by its absolute path, and
     is not read: a deleted spec's evaluations can still be listed), else the spec's `history:`."""
-    from ..spec import load_spec
-    from ..spec.history import History
+    from pipeline.spec import load_spec
+    from pipeline.spec.history import History
 
     if history is not None:
         default = History.model_fields["lock_timeout"].default

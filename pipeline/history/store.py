@@ -18,8 +18,8 @@ from pathlib import Path
 
 import duckdb
 
-from ..errors import HistoryError
-from .schema import SCHEMA_VERSION, TABLES, VIEWS
+from pipeline.errors import HistoryError
+from pipeline.history.schema import SCHEMA_VERSION, TABLES, VIEWS
 
 __all__ = ["ALIAS", "attached", "insert_rows", "tables_of"]
 
@@ -128,7 +128,7 @@ def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 
 
 def _create(con: duckdb.DuckDBPyConnection) -> None:
-    from .. import __version__
+    from pipeline import __version__
 
     con.execute("BEGIN TRANSACTION")
     for statement in (*TABLES, *VIEWS):

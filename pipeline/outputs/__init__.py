@@ -17,11 +17,11 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .. import interrupts
-from ..errors import OutputError, SpecError
-from ..hookspecs import hookimpl
-from ..spec.pools import POOL_LEVELS
-from ..sql import quote_identifier
+from pipeline import interrupts
+from pipeline.errors import OutputError, SpecError
+from pipeline.hookspecs import hookimpl
+from pipeline.spec.pools import POOL_LEVELS
+from pipeline.sql import quote_identifier
 
 if TYPE_CHECKING:  # DuckDB is imported where a table is written: validating a spec needs none
     import duckdb
@@ -226,7 +226,7 @@ def writers_of(level: str) -> list[str]:
 
 
 def _writers() -> dict[str, list[Writer]]:
-    from ..plugins import get_plugin_manager
+    from pipeline.plugins import get_plugin_manager
 
     found: dict[str, list[Writer]] = {}
     for impl in get_plugin_manager().hook.register_writers.get_hookimpls():

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from ..derived import is_curve_table
-from ..errors import SpecError
-from ..hookspecs import hookimpl
-from ..sql import quote_identifier
-from . import Writer
+from pipeline.derived import is_curve_table
+from pipeline.errors import SpecError
+from pipeline.hookspecs import hookimpl
+from pipeline.sql import quote_identifier
+from pipeline.outputs import Writer
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

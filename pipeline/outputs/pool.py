@@ -3,9 +3,9 @@ each query's documents in the pool's judging order (assessment tools read this s
 
 from __future__ import annotations
 
-from ..hookspecs import hookimpl
-from ..sql import quote_identifier
-from . import Writer
+from pipeline.hookspecs import hookimpl
+from pipeline.sql import quote_identifier
+from pipeline.outputs import Writer
 
 __all__ = ["PoolWriter"]
 

@@ -17,10 +17,10 @@ import re
 from abc import abstractmethod
 from dataclasses import dataclass, field
 
-from ..hookspecs import hookimpl
-from ..report import DAGGER, DOUBLE_DAGGER, legend
-from ..sql import quote_identifier
-from . import Writer, format_value
+from pipeline.hookspecs import hookimpl
+from pipeline.report import DAGGER, DOUBLE_DAGGER, legend
+from pipeline.sql import quote_identifier
+from pipeline.outputs import Writer, format_value
 
 __all__ = ["HtmlReport", "LatexReport", "MarkdownReport", "ReportWriter"]
 

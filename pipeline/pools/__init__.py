@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .build import finish_pools, pool_pass, with_pools
-from .plan import PoolPlan, pool_plans
+from pipeline.pools.build import finish_pools, pool_pass, with_pools
+from pipeline.pools.plan import PoolPlan, pool_plans
 
 if TYPE_CHECKING:
     import duckdb
 
-    from ..spec import LoadedSpec
+    from pipeline.spec import LoadedSpec
 
 __all__ = ["PoolPlan", "Pooled", "build_pools", "finish_pools", "pool_outputs", "pool_plans",
            "with_pools"]  # fmt: skip
@@ -86,13 +86,13 @@ def _shown(path: Path) -> str:
 
 def build_pools(spec: str | Path | LoadedSpec, write: bool = True) -> Pooled:
     """Build every pool of the spec and write the pools' outputs (`irpipe pool`)."""
-    from ..compile import resolve_metrics
-    from ..errors import SpecError
-    from ..evaluate import check_pool_inputs, evaluate
-    from ..outputs import write_outputs
-    from ..provenance import inputs_of, now, record_metrics
-    from ..registry import get_registry
-    from ..spec import LoadedSpec, load_spec
+    from pipeline.compile import resolve_metrics
+    from pipeline.errors import SpecError
+    from pipeline.evaluate import check_pool_inputs, evaluate
+    from pipeline.outputs import write_outputs
+    from pipeline.provenance import inputs_of, now, record_metrics
+    from pipeline.registry import get_registry
+    from pipeline.spec import LoadedSpec, load_spec
 
     loaded = spec if isinstance(spec, LoadedSpec) else load_spec(spec)
     metrics = resolve_metrics(loaded, get_registry())

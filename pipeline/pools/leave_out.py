@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..readers import Statement
-from ..spec import Collection, LoadedSpec, Run
-from ..tables import values_table
-from .plan import PoolPlan
+from pipeline.readers import Statement
+from pipeline.spec import Collection, LoadedSpec, Run
+from pipeline.tables import values_table
+from pipeline.pools.plan import PoolPlan
 
 if TYPE_CHECKING:
     import duckdb
 
-    from ..registry import ResolvedMeasure
+    from pipeline.registry import ResolvedMeasure
 
 __all__ = ["leave_one_out", "reduced_spec"]
 
@@ -79,8 +79,8 @@ def _evaluate_reduced(
     con, schema: str, loaded: LoadedSpec, plan: PoolPlan, metrics: list[ResolvedMeasure]
 ) -> None:
     """`aggregate` in `schema`: every pooled run evaluated against its reduced qrels."""
-    from ..compile import compile_plan
-    from ..execute import execute
+    from pipeline.compile import compile_plan
+    from pipeline.execute import execute
 
     spec = reduced_spec(loaded, plan)
     chosen = [m for m in metrics if m.label in plan.metrics]

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..compare.plan import per_query_numbers
-from ..errors import SpecError
-from ..spec.models import did_you_mean
+from pipeline.compare.plan import per_query_numbers
+from pipeline.errors import SpecError
+from pipeline.spec.models import did_you_mean
 
 if TYPE_CHECKING:
-    from ..registry import ResolvedMeasure
-    from ..spec import LoadedSpec
-    from ..spec.pools import Pool
+    from pipeline.registry import ResolvedMeasure
+    from pipeline.spec import LoadedSpec
+    from pipeline.spec.pools import Pool
 
 __all__ = ["PoolPlan", "pool_plans"]
 

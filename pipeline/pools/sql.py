@@ -15,10 +15,10 @@ the same on every machine and DuckDB version, whatever the order of the rows.
 
 from __future__ import annotations
 
-from ..ranking import order_by
-from ..readers import Statement
-from ..tables import values_table
-from .plan import RRF_K, PoolPlan
+from pipeline.ranking import order_by
+from pipeline.readers import Statement
+from pipeline.tables import values_table
+from pipeline.pools.plan import RRF_K, PoolPlan
 
 __all__ = ["pool_tables", "pooled_rows", "setup_tables"]
 

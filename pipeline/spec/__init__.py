@@ -1,7 +1,7 @@
 """The spec: pydantic models of the YAML file and loading with errors that name file and key."""
 
-from .loader import LoadedSpec, load_spec, parse_spec_text
-from .models import Collection, Compare, Expect, Gate, MetricItem, Output, Run, Settings, Spec
+from pipeline.spec.loader import LoadedSpec, load_spec, parse_spec_text
+from pipeline.spec.models import Collection, Compare, Expect, Gate, MetricItem, Output, Run, Settings, Spec
 
 __all__ = [
     "Collection",

@@ -21,7 +21,7 @@ import glob
 from pathlib import Path
 from typing import Any
 
-from ..errors import SpecError
+from pipeline.errors import SpecError
 
 __all__ = ["COMPRESSION_SUFFIXES", "RUN_SUFFIXES", "expand_run_globs", "run_name"]
 

@@ -11,10 +11,10 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from ..errors import IrpipeWarning, SpecError
-from . import models
-from .globs import expand_run_globs
-from .models import Spec, did_you_mean
+from pipeline.errors import IrpipeWarning, SpecError
+from pipeline.spec import models
+from pipeline.spec.globs import expand_run_globs
+from pipeline.spec.models import Spec, did_you_mean
 
 __all__ = ["LoadedSpec", "load_spec", "parse_spec_text"]
 

@@ -382,9 +382,9 @@ def did_you_mean(word: str, options: list[str]) -> str:
 # The compare, expect and gates sections have modules of their own (compare.py, checks.py); they
 # build on StrictModel, so they are imported once this module is complete, and Spec, which names
 # them, is completed then.
-from .checks import Expect, Gate  # noqa: E402
-from .compare import Compare  # noqa: E402
-from .history import History  # noqa: E402
-from .pools import Pool  # noqa: E402
+from pipeline.spec.checks import Expect, Gate  # noqa: E402
+from pipeline.spec.compare import Compare  # noqa: E402
+from pipeline.spec.history import History  # noqa: E402
+from pipeline.spec.pools import Pool  # noqa: E402
 
 Spec.model_rebuild()

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..errors import SpecError
-from .models import Spec
+from pipeline.errors import SpecError
+from pipeline.spec.models import Spec
 
 __all__ = ["check_schema_file", "spec_schema", "schema_text"]
 

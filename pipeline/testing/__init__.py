@@ -42,19 +42,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import ExitStack
 
-from ..measure import Measure
-from .bench import NUM_DOCS, Bench
-from .data import (
-    Reference,
-    check_data,
-    check_judged_rows,
-    check_missing,
-    check_reference,
-    check_ties,
-)
-from .declarations import check_names, check_params
-from .install import installed
-from .metrics import resolve_metrics
+from pipeline.measure import Measure
+from pipeline.testing.bench import NUM_DOCS, Bench
+from pipeline.testing.data import Reference, check_data, check_judged_rows, check_missing, check_reference, check_ties
+from pipeline.testing.declarations import check_names, check_params
+from pipeline.testing.install import installed
+from pipeline.testing.metrics import resolve_metrics
 
 __all__ = [
     "NUM_DOCS",

@@ -19,9 +19,9 @@ from typing import Any
 
 import yaml
 
-from ..compile import Plan
-from ..python_measure import Query
-from ..synthetic import generate, write_qrels, write_run
+from pipeline.compile import Plan
+from pipeline.python_measure import Query
+from pipeline.synthetic import generate, write_qrels, write_run
 
 __all__ = ["KIT_SHAPE", "NUM_DOCS", "TIES_REVERSED", "Bench", "Values"]
 
@@ -108,8 +108,8 @@ class Bench:
         return self._cache[key]
 
     def _evaluate(self, metrics: list[str], settings: dict[str, Any], plan: str) -> Values:
-        from ..evaluate import validate
-        from ..execute import execute
+        from pipeline.evaluate import validate
+        from pipeline.execute import execute
 
         con = execute(forced(validate(self._spec(metrics, settings)), plan))
         try:

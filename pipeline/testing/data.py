@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..columns import Columns
-from ..measure import Measure
-from ..python_measure import Query
-from ..registry import ResolvedMeasure
-from .bench import TIES_REVERSED, Bench, Values
-from .install import installed
-from .metrics import Metrics, resolve_metrics
-from .report import Mismatch, aggregate, fail, same
+from pipeline.columns import Columns
+from pipeline.measure import Measure
+from pipeline.python_measure import Query
+from pipeline.registry import ResolvedMeasure
+from pipeline.testing.bench import TIES_REVERSED, Bench, Values
+from pipeline.testing.install import installed
+from pipeline.testing.metrics import Metrics, resolve_metrics
+from pipeline.testing.report import Mismatch, aggregate, fail, same
 
 __all__ = ["Reference", "check_judged_rows", "check_missing", "check_reference", "check_ties"]
 

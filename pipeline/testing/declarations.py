@@ -7,13 +7,13 @@ import typing
 from collections.abc import Sequence
 from typing import Any
 
-from ..columns import Columns
-from ..compile import declared_needs, measure_sql
-from ..errors import SpecError
-from ..measure import Measure
-from ..registry import ResolvedMeasure, get_registry
-from .install import installed
-from .metrics import resolve, resolve_metrics
+from pipeline.columns import Columns
+from pipeline.compile import declared_needs, measure_sql
+from pipeline.errors import SpecError
+from pipeline.measure import Measure
+from pipeline.registry import ResolvedMeasure, get_registry
+from pipeline.testing.install import installed
+from pipeline.testing.metrics import resolve, resolve_metrics
 
 __all__ = ["check_names", "check_params", "wrong_value"]
 

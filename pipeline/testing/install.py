@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-from .. import registry as registry_module
-from ..errors import PluginError
-from ..measure import Measure
-from ..namespace import Owner
-from ..plugin_checks import BrokenPlugin, checked
-from ..registry import Registry, get_registry
+from pipeline import registry as registry_module
+from pipeline.errors import PluginError
+from pipeline.measure import Measure
+from pipeline.namespace import Owner
+from pipeline.plugin_checks import BrokenPlugin, checked
+from pipeline.registry import Registry, get_registry
 
 __all__ = ["installed", "is_registered", "registry_with"]
 

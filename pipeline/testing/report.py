@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .bench import KIT_SHAPE, Bench
+from pipeline.testing.bench import KIT_SHAPE, Bench
 
 __all__ = ["Mismatch", "aggregate", "fail", "same"]
 

@@ -13,13 +13,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import __version__
-from ..engines import ENGINES, execute
-from ..errors import DuplicateError, InputDataError, SpecError
-from ..evaluate import validate
-from ..outputs.trec_eval import RUNID, Line, render, runid_of
-from ..spec import LoadedSpec, Spec
-from .measures import Selected, atol, select
+from pipeline import __version__
+from pipeline.engines import ENGINES, execute
+from pipeline.errors import DuplicateError, InputDataError, SpecError
+from pipeline.evaluate import validate
+from pipeline.outputs.trec_eval import RUNID, Line, render, runid_of
+from pipeline.spec import LoadedSpec, Spec
+from pipeline.trec_eval.measures import Selected, atol, select
 
 __all__ = ["main"]
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import SpecError
+from pipeline.errors import SpecError
 
 __all__ = [
     "NICKNAMES",

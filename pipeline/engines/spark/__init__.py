@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from .session import quiet, require_pyspark, session, spark_version
+from pipeline.engines.spark.session import quiet, require_pyspark, session, spark_version
 
 if TYPE_CHECKING:
     import duckdb
 
-    from ...compile import Plan
-    from ...spec import LoadedSpec
+    from pipeline.compile import Plan
+    from pipeline.spec import LoadedSpec
 
 __all__ = ["describe_input", "execute", "require_pyspark", "spark_version"]
 
@@ -62,9 +62,9 @@ def _arrow_batches(spark) -> Iterator[None]:
 
 
 def _execute(spark, plan: Plan, loaded: LoadedSpec, con: duckdb.DuckDBPyConnection) -> None:
-    from .inputs import files_of, input_rows, is_parquet
-    from .results import collect
-    from .shard import RESULT_SCHEMA, evaluate_shard
+    from pipeline.engines.spark.inputs import files_of, input_rows, is_parquet
+    from pipeline.engines.spark.results import collect
+    from pipeline.engines.spark.shard import RESULT_SCHEMA, evaluate_shard
 
     files = {load: files_of(spark, load.path) for load in plan.loads}
     parquet = {load for load, found in files.items() if is_parquet(found, load.path)}
@@ -81,7 +81,7 @@ def _execute(spark, plan: Plan, loaded: LoadedSpec, con: duckdb.DuckDBPyConnecti
         return _reporter(spark, load, load in parquet)
 
     if loaded.spec.spark is not None and loaded.spec.spark.per_query is not None:
-        from .scale import per_query_at_scale
+        from pipeline.engines.spark.scale import per_query_at_scale
 
         per_query_at_scale(con, plan, loaded, results, reporter)
     else:
@@ -97,7 +97,7 @@ def _partitions(spark, loaded: LoadedSpec, files: dict) -> int:
 
 
 def _reporter(spark, load, parquet: bool):
-    from .problems import Reporter
+    from pipeline.engines.spark.problems import Reporter
 
     return Reporter(spark, load, parquet)
 
@@ -106,8 +106,8 @@ def describe_input(loaded: LoadedSpec):
     """`(size, digest)` of an input that is not one local file (a directory, a URI), from its
     files' listing: paths, sizes and modification times (reading a data lake's runs on the
     driver to digest them would cost what the evaluation does)."""
-    from ...provenance import digest_text
-    from .inputs import files_of
+    from pipeline.provenance import digest_text
+    from pipeline.engines.spark.inputs import files_of
 
     spark = session(loaded.spec.spark)
 

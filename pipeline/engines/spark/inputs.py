@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
-from ...errors import InputDataError, SpecError
-from ...readers import Format, Load, parsed_lines
-from .shard import ROW_SCHEMA, typed
+from pipeline.errors import InputDataError, SpecError
+from pipeline.readers import Format, Load, parsed_lines
+from pipeline.engines.spark.shard import ROW_SCHEMA, typed
 
 if TYPE_CHECKING:
     import pyarrow as pa

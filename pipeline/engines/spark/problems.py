@@ -14,16 +14,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ... import validation as check
-from ...readers import parsed_lines
-from .inputs import PARQUET_COLUMNS, files_of, uri_of
-from .shard import typed
+from pipeline import validation as check
+from pipeline.readers import parsed_lines
+from pipeline.engines.spark.inputs import PARQUET_COLUMNS, files_of, uri_of
+from pipeline.engines.spark.shard import typed
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-    from ...readers import Format, Load
+    from pipeline.readers import Format, Load
 
 __all__ = ["Reporter"]
 
@@ -52,7 +52,7 @@ class Reporter:
 
     def queries(self, count: int = 3) -> list[str]:
         """The first queries of a run (to show one that shares none with its qrels)."""
-        from .inputs import input_rows
+        from pipeline.engines.spark.inputs import input_rows
 
         files = {self.load: [(uri,) for uri in self.files]}
         rows = input_rows(self.spark, [self.load], files, {self.load} if self.parquet else set())

@@ -11,19 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ... import validation as check
-from ...derived import curve_names
-from ...errors import DuplicateError, InputDataError
-from ...tables import BOGUS_ROWS, aggregate_tables, name_tables
+from pipeline import validation as check
+from pipeline.derived import curve_names
+from pipeline.errors import DuplicateError, InputDataError
+from pipeline.tables import BOGUS_ROWS, aggregate_tables, name_tables
 
 if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
-    from ...compile import Plan
-    from ...readers import Load
-    from ...spec import LoadedSpec
-    from .problems import Reporter
+    from pipeline.compile import Plan
+    from pipeline.readers import Load
+    from pipeline.spec import LoadedSpec
+    from pipeline.engines.spark.problems import Reporter
 
 __all__ = ["collect", "finish", "prepare"]
 

@@ -13,19 +13,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ...tables import BOGUS_ROWS, name_tables
-from .inputs import uri_of
-from .results import finish, prepare
-from .shard import AGGREGATE_SCHEMA, PER_QUERY_SCHEMA, RESULT_SCHEMA, aggregate_shard
+from pipeline.tables import BOGUS_ROWS, name_tables
+from pipeline.engines.spark.inputs import uri_of
+from pipeline.engines.spark.results import finish, prepare
+from pipeline.engines.spark.shard import AGGREGATE_SCHEMA, PER_QUERY_SCHEMA, RESULT_SCHEMA, aggregate_shard
 
 if TYPE_CHECKING:
     import duckdb
     from pyspark.sql import DataFrame
 
-    from ...compile import Plan
-    from ...readers import Load
-    from ...spec import LoadedSpec
-    from .problems import Reporter
+    from pipeline.compile import Plan
+    from pipeline.readers import Load
+    from pipeline.spec import LoadedSpec
+    from pipeline.engines.spark.problems import Reporter
 
 __all__ = ["needs_per_query", "per_query_at_scale"]
 

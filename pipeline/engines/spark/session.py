@@ -9,12 +9,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from ...errors import SpecError
+from pipeline.errors import SpecError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from ...spec.models import SparkSection
+    from pipeline.spec.models import SparkSection
 
 __all__ = ["INSTALL", "quiet", "require_pyspark", "session", "spark_version"]
 

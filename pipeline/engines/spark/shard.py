@@ -14,15 +14,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from ...readers import TABLES, Statement
-from ...tables import BOGUS_ROWS, bogus_rows
-from ...validation import record_queries
+from pipeline.readers import TABLES, Statement
+from pipeline.tables import BOGUS_ROWS, bogus_rows
+from pipeline.validation import record_queries
 
 if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
-    from ...compile import Plan
+    from pipeline.compile import Plan
 
 __all__ = [
     "AGGREGATE_SCHEMA",
@@ -151,7 +151,7 @@ def _all_good(con: duckdb.DuckDBPyConnection) -> bool:
 
 def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
     """The DuckDB engine's statements, for one batch holding every run (`pipeline.execute`)."""
-    from ...python_step import python_values
+    from pipeline.python_step import python_values
 
     _run(con, plan.statements)
     _run(con, [record_queries(), Statement(_PRESENCE)])
@@ -190,7 +190,7 @@ def aggregate_shard(
     -c's num_rel, when `bogus`)."""
     import duckdb
 
-    from ...tables import aggregate_tables
+    from pipeline.tables import aggregate_tables
 
     con = duckdb.connect(config={"threads": 1})
     try:
