@@ -23,12 +23,23 @@ measures and writers import from here too.
 
 from __future__ import annotations
 
-from pipeline.columns import Columns, Discount, Gain, IdealAtRank, IdealTotals, Need, Rounding, dcg, double, ratio
+from pipeline.contract.columns import (
+    Columns,
+    Discount,
+    Gain,
+    IdealAtRank,
+    IdealTotals,
+    Need,
+    Rounding,
+    dcg,
+    double,
+    ratio,
+)
+from pipeline.contract.measure import LevelParams, Measure, MeasureParams, RankedParams
+from pipeline.contract.python_measure import PythonMeasure, Query, RankedQueries
 from pipeline.errors import PluginError
 from pipeline.hookspecs import hookimpl
-from pipeline.measure import LevelParams, Measure, MeasureParams, RankedParams
 from pipeline.outputs import Writer
-from pipeline.python_measure import PythonMeasure, Query, RankedQueries
 from pipeline.sql import quote_identifier
 
 __all__ = [

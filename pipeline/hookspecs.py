@@ -2,7 +2,7 @@
 
 A plugin is a module or object with functions decorated by `pipeline.hookimpl`, registered through the
 `irpipe` entry-point group. irpipe's own measures and writers are plugins of exactly this kind
-(`pipeline.plugins.DEFAULT_PLUGINS`).
+(`pipeline.host.manager.DEFAULT_PLUGINS`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def register_metrics() -> list[type]:
     Results of all plugins are combined. Names and aliases share one namespace with the built-in
     measures and trec_eval's names (`map`, `P_10`), which are claimed first: a name already taken,
     one differing from another metric's only in case, or one that trec_eval's syntax reads fails
-    the plugin, with a warning naming both distributions and classes (see `pipeline.namespace`);
+    the plugin, with a warning naming both distributions and classes (see `pipeline.measures.namespace`);
     so does a class that is not a valid measure. A failed plugin contributes nothing; the others
     and the built-ins keep working. Each class is instantiated once, without arguments.
     """

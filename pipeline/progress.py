@@ -5,7 +5,7 @@ poll how far the running statement has got; `step` as each step begins (loading 
 for each batch of runs: loading, checking, ranking; computing the metrics); `finished` once at
 the end, also when the evaluation fails or is interrupted. The base class ignores it all: it is
 what the library gets unless a caller asks for more, as `irpipe run` does on a terminal
-(`pipeline.progress_bar`), with `observing`.
+(`pipeline.console.progress_bar`), with `observing`.
 
 Work is counted in bytes of input text: each file once when it is loaded, and a run's half again
 when it is checked and half again when it is ranked (on a 7M-line run, loading takes about as

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 import pipeline.api
-from pipeline import hookspecs, plugins, registry
+from pipeline import hookspecs
+from pipeline.host import manager as plugins
+from pipeline.measures import registry
 from pipeline.synthetic import generate, write_qrels, write_run
 
 README = Path(__file__).resolve().parents[1] / "README.md"

@@ -199,7 +199,7 @@ def with_previous(evaluation, aggregate: str, per_query: str | None = None):
 
 def remember(monkeypatch, aggregate: str, per_query: str | None = None) -> None:
     """`irpipe run` evaluates with the previous tables (`with_previous`) on its connection."""
-    module = importlib.import_module("pipeline.evaluate")
+    module = importlib.import_module("pipeline.run.evaluation")
     real = module.evaluate
     monkeypatch.setattr(
         module,

@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.checks.outcome import Significance, expected, gated, worse_by
 from pipeline.checks.plan import Expectation, GateRule, Target
-from pipeline.checks.report import table_rows, tally
+from pipeline.checks.rows import table_rows, tally
 
 AP = Target("AP", "mean", "higher")
 FALLOUT = Target("Fallout@10", "mean", "lower")

@@ -100,7 +100,8 @@ def test_plugins_lists_builtins_with_their_metrics_and_writers():
 
 @pytest.mark.parametrize("debug", [False, True])
 def test_an_unexpected_exception_is_an_internal_error(monkeypatch, capsys, debug):
-    from pipeline import cli, commands
+    from pipeline import cli
+    from pipeline.cli import commands
 
     def broken(args):
         raise ZeroDivisionError("division by zero")
@@ -136,7 +137,8 @@ def test_sigterm_unwinds_and_exits_143(monkeypatch, capsys):
     import signal
     import time
 
-    from pipeline import cli, commands
+    from pipeline import cli
+    from pipeline.cli import commands
 
     def stopped_by_the_scheduler(args):
         os.kill(os.getpid(), signal.SIGTERM)

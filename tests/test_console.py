@@ -1,4 +1,4 @@
-"""The console summary of `irpipe run` (pipeline/summary.py lays it out, pipeline/console.py draws it):
+"""The console summary of `irpipe run` (pipeline/console/layout.py lays it out, pipeline/console/draw.py draws it):
 it fits the terminal, cuts no number or name, marks the best run, and says what was written."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pytest
 from rich.console import Console
 
 from pipeline import evaluate
-from pipeline.console import print_results
+from pipeline.console.draw import print_results
+from pipeline.console.layout import HEADER_FOLD, split_columns
 from pipeline.outputs import format_value
-from pipeline.summary import HEADER_FOLD, split_columns
 from pipeline.synthetic import generate, write_qrels, write_run
 
 LONG = [

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline import plugins, registry
 from pipeline.api import (
     Columns,
     Measure,
@@ -17,8 +16,10 @@ from pipeline.api import (
     hookimpl,
     ratio,
 )
-from pipeline.columns import flatten
-from pipeline.compile import compile_plan, resolve_metrics
+from pipeline.contract.columns import flatten
+from pipeline.host import manager as plugins
+from pipeline.measures import registry
+from pipeline.plan.compile import compile_plan, resolve_metrics
 from pipeline.spec import load_spec
 from pipeline.synthetic import generate, write_qrels, write_run
 

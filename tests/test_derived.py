@@ -13,7 +13,7 @@ import pytrec_eval
 
 from pipeline import SpecError, evaluate, validate
 from pipeline.cli import main
-from pipeline.derived import RECALL_LEVELS
+from pipeline.plan.output_tables import RECALL_LEVELS
 from pipeline.synthetic import generate, write_qrels, write_run
 
 GOLDEN = Path(__file__).parent / "golden"

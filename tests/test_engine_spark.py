@@ -22,7 +22,7 @@ from conftest import collection_spec
 
 from pipeline.api import Measure, PythonMeasure
 from pipeline.errors import DuplicateError, InputDataError, SpecError
-from pipeline.evaluate import evaluate
+from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate
 from pipeline.testing import installed
 
@@ -370,7 +370,7 @@ def test_the_spark_section_configures_a_session_irpipe_builds():
 
 
 def test_a_spec_of_uris_validates_without_data_or_spark(tmp_path):
-    from pipeline.evaluate import validate
+    from pipeline.run.evaluation import validate
 
     spec = {
         "collections": {"c": {"qrels": "s3a://lake/qrels/"}},

@@ -128,11 +128,11 @@ def _change_collection(tmp_path: Path, spec: dict) -> dict:
 
 
 def _change_irpipe(monkeypatch) -> None:
-    monkeypatch.setattr("pipeline.provenance.__version__", "999.0")
+    monkeypatch.setattr("pipeline.run.provenance.__version__", "999.0")
 
 
 def _change_duckdb(monkeypatch) -> None:
-    from pipeline import provenance
+    from pipeline.run import provenance
 
     real = provenance._installed_version
     monkeypatch.setattr(
@@ -141,7 +141,7 @@ def _change_duckdb(monkeypatch) -> None:
 
 
 def _change_python(monkeypatch) -> None:
-    monkeypatch.setattr("pipeline.provenance.platform.python_version", lambda: "3.99.0")
+    monkeypatch.setattr("pipeline.run.provenance.platform.python_version", lambda: "3.99.0")
 
 
 @pytest.mark.parametrize(
@@ -206,7 +206,7 @@ def test_the_manifest_and_the_history_hold_the_same_record(collection, write_spe
     assert {k: v for k, v in manifest.items() if k != "table"} == recorded
     assert recorded["evaluation_id"] == 1 and recorded["history"] == str(history)
     assert recorded["versions"]["duckdb"] == duckdb.__version__
-    from pipeline.provenance import digest_file
+    from pipeline.run.provenance import digest_file
 
     digest = digest_file(tmp_path / "run0.txt")
     assert ("run", "run0", (tmp_path / "run0.txt").stat().st_size, digest) in inputs
@@ -241,7 +241,7 @@ def test_previous_values_are_the_latest_earlier_evaluation_of_the_spec(
 def test_the_canonical_digest_ignores_layout_and_the_spec_directory(
     collection, write_spec, tmp_path
 ):
-    from pipeline.provenance import canonical_digest
+    from pipeline.run.provenance import canonical_digest
     from pipeline.spec import load_spec
 
     spec, _ = collection

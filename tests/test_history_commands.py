@@ -17,7 +17,7 @@ from conftest import collection_spec, evaluate_with_plugin, install_scaled_plugi
 from pipeline import evaluate
 from pipeline.cli import main
 from pipeline.outputs import format_value
-from pipeline.provenance import digest_file
+from pipeline.run.provenance import digest_file
 from pipeline.synthetic import generate
 
 METRICS = ["AP", "nDCG@10", "P@5", "RR", "gmAP", "num_ret", "RelString@5"]
@@ -174,8 +174,8 @@ def test_history_names_versions_that_changed(spec, write_spec, monkeypatch, irpi
     python = platform.python_version()
     path = write_spec(spec)
     evaluate(path, write=False)
-    monkeypatch.setattr("pipeline.provenance.__version__", "999.0")
-    monkeypatch.setattr("pipeline.provenance.platform.python_version", lambda: "3.99.0")
+    monkeypatch.setattr("pipeline.run.provenance.__version__", "999.0")
+    monkeypatch.setattr("pipeline.run.provenance.platform.python_version", lambda: "3.99.0")
     evaluate(path, write=False)
     last = _json(irpipe, "history", path)["evaluations"][-1]
     assert last["reused"] == 0  # a new version recomputes

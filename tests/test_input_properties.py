@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from pipeline import InputDataError, synthetic
 from pipeline.cli import main
-from pipeline.execute import load_files
-from pipeline.readers import TABLES, Load, qrels_format, run_format
+from pipeline.engines.duckdb.executor import load_files
+from pipeline.plan.inputs import TABLES, Load, qrels_format, run_format
 
 # Bytes that matter to a TREC reader: separators, line ends, comments, signs, number syntax, NUL,
 # and bytes that are not UTF-8.

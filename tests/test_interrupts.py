@@ -335,8 +335,8 @@ def wait_for(path: Path, running) -> None:
 
 
 def test_an_interrupted_spilling_evaluation_removes_the_spill_files(big_run, tmp_path, monkeypatch):
-    from pipeline.evaluate import validate
-    from pipeline.execute import execute
+    from pipeline.engines.duckdb.executor import execute
+    from pipeline.run.evaluation import validate
 
     _, spec = big_run
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))

@@ -9,12 +9,12 @@ from __future__ import annotations
 import pytest
 
 from pipeline import evaluate
-from pipeline.compile import compile_plan, resolve_metrics
-from pipeline.ranking import slice_rows
-from pipeline.registry import get_registry
+from pipeline.measures.registry import get_registry
+from pipeline.measures.trec_names import select
+from pipeline.plan.compile import compile_plan, resolve_metrics
+from pipeline.plan.ranking import slice_rows
 from pipeline.spec import load_spec
 from pipeline.synthetic import generate, write_qrels, write_run
-from pipeline.trec_eval.measures import select
 
 SAFE = [
     {"metric": metric, "label": label, **params}
@@ -82,7 +82,7 @@ def test_judged_rows_plan_equals_full_plan(
     """Both forms of the judged-rows plan's ranking (judged rows, or every row for a batch whose
     queries are mostly judged) against a spec that needs the full plan."""
     monkeypatch.setattr(
-        "pipeline.compile.mostly_judged", lambda: f"SELECT {dense} AND len(?) > 0, 0"
+        "pipeline.plan.compile.mostly_judged", lambda: f"SELECT {dense} AND len(?) > 0, 0"
     )
     collection = generate(seed)
     fast = _spec(tmp_path, write_spec, collection, SAFE, settings, "fast.yaml")
@@ -118,11 +118,11 @@ def test_a_batch_ranked_in_slices_of_queries_gives_the_same_values(
     collection = generate(seed, queries=30)
     metrics = [*SAFE, *([] if dense else [{"metric": "Unjudged@10"}])]
     path = _spec(tmp_path, write_spec, collection, metrics, SETTINGS[0], "spec.yaml")
-    monkeypatch.setattr("pipeline.compile.mostly_judged", lambda: "SELECT len(?) > 0")
+    monkeypatch.setattr("pipeline.plan.compile.mostly_judged", lambda: "SELECT len(?) > 0")
     whole = _values(path)
     slices = []
-    monkeypatch.setattr("pipeline.ranking.SLICE_ROWS", 40)
-    monkeypatch.setattr("pipeline.execute.slice_rows", lambda last: slices.append(last) or slice_rows(last))  # fmt: skip
+    monkeypatch.setattr("pipeline.plan.ranking.SLICE_ROWS", 40)
+    monkeypatch.setattr("pipeline.engines.duckdb.executor.slice_rows", lambda last: slices.append(last) or slice_rows(last))  # fmt: skip
     assert _values(path) == whole
     assert len(slices) > 5 and slices.count(True) == 1  # sliced indeed
 

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 from conftest import fake_distribution
 
-from pipeline import Measure, PluginError, RankedParams, SpecError, hookimpl, plugins
+from pipeline import Measure, PluginError, RankedParams, SpecError, hookimpl
 from pipeline.errors import PluginWarning
-from pipeline.registry import Registry, get_registry
+from pipeline.host import manager as plugins
+from pipeline.measures.registry import Registry, get_registry
 
 ROOT = Path(__file__).resolve().parents[1]
 

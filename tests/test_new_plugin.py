@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from pipeline.cli import main
-from pipeline.plugin_template import FILES, plugin_names, render
+from pipeline.cli.new_plugin import FILES, plugin_names, render
 
 
 def _new_plugin(directory: Path, name: str = "demo") -> Path:

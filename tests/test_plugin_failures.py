@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from conftest import fake_distribution
 
-from pipeline import SpecError, hookimpl, plugins
+from pipeline import SpecError, hookimpl
 from pipeline.errors import IrpipeWarning, PluginWarning
-from pipeline.registry import Registry
+from pipeline.host import manager as plugins
+from pipeline.measures.registry import Registry
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "plugins" / "irpipe-judged"  # the good plugin: Assessed@k
@@ -139,8 +140,8 @@ def loaded(monkeypatch) -> tuple[plugins.PluginManager, Registry, list[str]]:
     with pytest.warns(IrpipeWarning) as warned:
         pm = plugins.create_plugin_manager()
         registry = Registry.from_plugin_manager(pm)
-    monkeypatch.setattr("pipeline.plugins._manager", pm)
-    monkeypatch.setattr("pipeline.registry._registry", registry)
+    monkeypatch.setattr("pipeline.host.manager._manager", pm)
+    monkeypatch.setattr("pipeline.measures.registry._registry", registry)
     return pm, registry, [str(w.message) for w in warned if isinstance(w.message, PluginWarning)]
 
 

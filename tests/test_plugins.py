@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import plugins
-from pipeline.registry import Registry
+from pipeline.host import manager as plugins
+from pipeline.measures.registry import Registry
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "plugins" / "irpipe-judged"
 
@@ -39,7 +39,7 @@ def test_plugins_not_allowed_do_not_load(judged_entry_point, monkeypatch):
 
 def test_plugin_metric_evaluates_in_the_same_plan(judged_entry_point, monkeypatch, evaluate_trec):
     registry = Registry.from_plugin_manager(plugins.create_plugin_manager())
-    monkeypatch.setattr("pipeline.registry._registry", registry)
+    monkeypatch.setattr("pipeline.measures.registry._registry", registry)
     qrels, run = "1 0 a 1\n1 0 b -1", "1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t"
     per_query, _ = evaluate_trec(qrels, run, ["Assessed@2", "Assessed@10", "P@1"])
     assert (per_query["1", "Assessed@2"], per_query["1", "Assessed@10"]) == (1 / 2, 1 / 3)

@@ -1,5 +1,5 @@
 """Progress while `irpipe run` evaluates: the executor's steps (pipeline/progress.py), the bar drawn
-from them (pipeline/progress_bar.py), and the real CLI on a pseudo-terminal and on pipes.
+from them (pipeline/console/progress_bar.py), and the real CLI on a pseudo-terminal and on pipes.
 
 The bar appears only after `DELAY` (1 s) of evaluation; the CLI tests that want to see it set
 IRPIPE_PROGRESS_DELAY=0 instead of evaluating for seconds, and the in-process tests give the
@@ -28,12 +28,12 @@ import duckdb
 import pytest
 from rich.console import Console
 
-from pipeline import batches
 from pipeline.api import PythonMeasure
-from pipeline.evaluate import validate
-from pipeline.execute import _Steps, execute
+from pipeline.console.progress_bar import ProgressBar, progress_bar
+from pipeline.engines.duckdb.executor import _Steps, execute
+from pipeline.plan import batches
 from pipeline.progress import Progress, Step, Tally, current, observing
-from pipeline.progress_bar import ProgressBar, progress_bar
+from pipeline.run.evaluation import validate
 from pipeline.testing import installed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -469,8 +469,8 @@ def test_an_error_comes_after_the_bar_is_erased_and_carries_no_escape_code(quick
 # alone, takes minutes, so that the signal comes while the bar polls a running statement.
 SLOW_RANKING = """
 import sys
-from pipeline import execute
-from pipeline.readers import Statement
+from pipeline.engines.duckdb import executor as execute
+from pipeline.plan.inputs import Statement
 rank = execute._rank
 def slow(con, plan, ranking):
     execute._run(con, Statement("SELECT count(*) FROM range(20_000_000_000) t(i) WHERE i % 7 = 3"))

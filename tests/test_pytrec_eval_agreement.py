@@ -14,8 +14,8 @@ import pytest
 import pytrec_eval
 
 from pipeline import evaluate
+from pipeline.measures.trec_names import select
 from pipeline.synthetic import generate, write_qrels, write_run
-from pipeline.trec_eval.measures import select
 
 NOT_IN_PYTREC_EVAL = {"runid", "relstring", "rbp", "rbp_resid", "unj"}
 SELECTED = [s for s in select(["all_trec"]) if s.measure.name not in NOT_IN_PYTREC_EVAL]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pipeline import Measure, PluginError, RankedParams, SpecError
-from pipeline.naming import format_metric, parse_metric
-from pipeline.registry import Registry, get_registry
+from pipeline.contract.metric_names import format_metric, parse_metric
+from pipeline.measures.registry import Registry, get_registry
 
 
 @pytest.mark.parametrize(

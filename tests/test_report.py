@@ -1,4 +1,4 @@
-"""Reports (pipeline/report.py, pipeline/outputs/report.py): the table for a paper in Markdown,
+"""Reports (pipeline/compare/marks.py, pipeline/outputs/report.py): the table for a paper in Markdown,
 LaTeX and HTML, its bold and its marks checked against the comparison table, LaTeX compiled where
 a TeX engine is installed, and the same marks in the console summary."""
 
@@ -16,7 +16,7 @@ import yaml
 from rich.console import Console
 
 from pipeline import SpecError, evaluate
-from pipeline.console import print_results
+from pipeline.console.draw import print_results
 from pipeline.synthetic import generate, write_qrels, write_run
 
 # Names with every character LaTeX, Markdown and HTML treat specially.
@@ -236,9 +236,9 @@ def test_a_suffix_is_refused_at_a_level_it_does_not_write(tmp_path, suffix, leve
 def test_writers_share_a_suffix_by_level_and_only_by_level():
     """A plugin may write `.tex` at a level the report does not (its own LaTeX of the aggregate
     table); one writing `.md` at level report would take the report's suffix and fails."""
-    from pipeline import plugins
     from pipeline.api import Writer, hookimpl
     from pipeline.errors import PluginWarning
+    from pipeline.host import manager as plugins
 
     def plugin(suffix: str, level: str):
         class Plugged(Writer):

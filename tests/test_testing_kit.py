@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline import PluginError, SpecError
 from pipeline.api import Columns, Measure, PythonMeasure, RankedParams
+from pipeline.measures.registry import get_registry
 from pipeline.metrics.average_precision import AP, Bpref, GeometricAP
 from pipeline.metrics.counts import NumRet
 from pipeline.metrics.cumulative_gain import nDCG
@@ -23,7 +24,6 @@ from pipeline.metrics.precision import P, R, Success
 from pipeline.metrics.rank_biased import RBP
 from pipeline.metrics.reciprocal_rank import RR, SearchLength
 from pipeline.metrics.set_based import SetF
-from pipeline.registry import get_registry
 from pipeline.synthetic import generate
 from pipeline.testing import (
     check_judged_rows,

@@ -14,7 +14,7 @@ import pytest
 import pytrec_eval
 
 from pipeline.cli import main
-from pipeline.trec_eval.measures import atof, atol, select
+from pipeline.measures.trec_names import atof, atol, select
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = json.loads((GOLDEN / "cases.json").read_text())

@@ -11,9 +11,9 @@ import pytest
 
 from pipeline import evaluate
 from pipeline.cli import main
-from pipeline.registry import get_registry
+from pipeline.measures.registry import get_registry
+from pipeline.measures.trec_names import ORDER, select
 from pipeline.synthetic import generate, write_qrels, write_run
-from pipeline.trec_eval.measures import ORDER, select
 
 NAMES = [name for name in ORDER if name != "runid"]  # runid is the run's tag, not a metric
 README = Path(__file__).resolve().parents[1] / "README.md"

@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 from pipeline import evaluate
+from pipeline.measures.trec_names import ORDER
 from pipeline.synthetic import generate, write_qrels, write_run
-from pipeline.trec_eval.measures import ORDER
 
 
 def _irpipe(*args: str) -> subprocess.CompletedProcess:

@@ -15,8 +15,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from pipeline import interrupts
-from pipeline.errors import OutputError
 from pipeline.checks.outcome import CheckResult
+from pipeline.errors import OutputError
 
 __all__ = ["check_junit_path", "junit_xml", "write_junit"]
 

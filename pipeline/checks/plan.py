@@ -17,7 +17,7 @@ from pipeline.spec.compare import Compare
 from pipeline.spec.models import did_you_mean
 
 if TYPE_CHECKING:
-    from pipeline.registry import ResolvedMeasure
+    from pipeline.measures.registry import ResolvedMeasure
     from pipeline.spec import LoadedSpec
     from pipeline.spec.checks import Gate
 

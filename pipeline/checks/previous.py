@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from pipeline.checks.outcome import Significance
 from pipeline.compare.block import Block, compare_block
 from pipeline.compare.corrections import adjust
 from pipeline.errors import InputDataError, IrpipeError
-from pipeline.checks.outcome import Significance
 
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.compare.plan import ComparePlan
     from pipeline.checks.plan import GateRule
+    from pipeline.compare.plan import ComparePlan
 
 __all__ = ["previous_tests"]
 

@@ -18,14 +18,14 @@ import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pipeline.errors import IrpipeWarning
 from pipeline.checks.outcome import CheckResult, Significance, expected, gated, skipped
 from pipeline.checks.plan import CheckPlan, GateRule, resolve_checks
+from pipeline.errors import IrpipeWarning
 
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.compile import Plan
+    from pipeline.plan.compile import Plan
     from pipeline.spec import LoadedSpec
 
 __all__ = ["run_checks"]
@@ -105,7 +105,9 @@ def _against_previous(read: _Read, rule: GateRule) -> list[CheckResult]:
     found = {run: previous[run] for run in runs if run in (previous or {})}
     tested: dict = {}
     if rule.significant and found:
-        from pipeline.checks.previous import previous_tests  # numpy and scipy: only for significant gates
+        from pipeline.checks.previous import (
+            previous_tests,  # numpy and scipy: only for significant gates
+        )
 
         tested = previous_tests(read.con, rule, list(found), read.checks.tests, read.compare)
     _warn_missing(rule, [run for run in runs if run not in found], previous is None)

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.errors import InputDataError, SpecError
 from pipeline.compare import paired, resampling, streams
 from pipeline.compare.plan import EXACT_MAX_QUERIES, ComparePlan
+from pipeline.errors import InputDataError, SpecError
 
 __all__ = ["Block", "compare_block"]
 

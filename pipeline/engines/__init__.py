@@ -1,4 +1,4 @@
-"""Engines execute a plan: `duckdb` (the default, embedded: `pipeline.execute`) and `spark`
+"""Engines execute a plan: `duckdb` (the default, embedded: `pipeline.engines.duckdb.executor`) and `spark`
 (`pipeline.engines.spark`, an optional extra). Each leaves the same result tables, with the
 same values, in a DuckDB connection on this machine, which every later step reads."""
 
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.compile import Plan
+    from pipeline.plan.compile import Plan
     from pipeline.spec import LoadedSpec
 
 __all__ = ["ENGINES", "execute", "with_engine"]
@@ -22,12 +22,14 @@ def execute(
 ) -> duckdb.DuckDBPyConnection:
     """Evaluate `plan` on the engine the spec's settings name; the connection holding the
     result tables (`con`, or a new one)."""
-    from pipeline.execute import connect
-    from pipeline.execute import execute as on_duckdb
+    from pipeline.engines.duckdb.executor import connect
+    from pipeline.engines.duckdb.executor import execute as on_duckdb
 
     if loaded.spec.settings.engine == "duckdb":
         return on_duckdb(plan, con)
-    from pipeline.engines.spark import execute as on_spark  # pyspark only for a spec that asks for it
+    from pipeline.engines.spark import (
+        execute as on_spark,  # pyspark only for a spec that asks for it
+    )
 
     return on_spark(plan, loaded, con or connect(plan))
 

@@ -18,15 +18,15 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.provenance import digest_file, digest_text
 from pipeline.history.store import ALIAS, insert_rows
+from pipeline.run.provenance import digest_file, digest_text
 
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.compile import Plan
-    from pipeline.provenance import Input
-    from pipeline.registry import ResolvedMeasure
+    from pipeline.measures.registry import ResolvedMeasure
+    from pipeline.plan.compile import Plan
+    from pipeline.run.provenance import Input
     from pipeline.spec import LoadedSpec
 
 __all__ = ["KEY_FORMAT", "cached_keys", "load_cached", "run_keys"]

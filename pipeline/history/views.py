@@ -157,7 +157,7 @@ def recorded_metrics(metrics: list[dict[str, Any]]) -> tuple[list[RecordedMetric
     """The evaluation's metrics for `console.print_results`, whether higher or lower is better
     taken from the measure now installed; and the labels of those that no longer resolve (a
     plugin uninstalled): their values are printed without a best mark."""
-    from pipeline.registry import get_registry
+    from pipeline.measures.registry import get_registry
 
     registry = get_registry()
     recorded, lost = [], []

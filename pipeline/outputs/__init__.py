@@ -226,7 +226,7 @@ def writers_of(level: str) -> list[str]:
 
 
 def _writers() -> dict[str, list[Writer]]:
-    from pipeline.plugins import get_plugin_manager
+    from pipeline.host.manager import get_plugin_manager
 
     found: dict[str, list[Writer]] = {}
     for impl in get_plugin_manager().hook.register_writers.get_hookimpls():

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from pipeline.derived import is_curve_table
 from pipeline.errors import SpecError
 from pipeline.hookspecs import hookimpl
-from pipeline.sql import quote_identifier
 from pipeline.outputs import Writer
+from pipeline.plan.output_tables import is_curve_table
+from pipeline.sql import quote_identifier
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -4,8 +4,8 @@ each query's documents in the pool's judging order (assessment tools read this s
 from __future__ import annotations
 
 from pipeline.hookspecs import hookimpl
-from pipeline.sql import quote_identifier
 from pipeline.outputs import Writer
+from pipeline.sql import quote_identifier
 
 __all__ = ["PoolWriter"]
 

@@ -2,9 +2,9 @@
 
 One table per collection (values compare only on the same queries): one row per run, one column
 per metric, 4 decimals (counts as integers), each metric's best value in bold, and the marks of
-`pipeline.report` (†, ‡) after values that differ significantly from the reference run; a legend
+`pipeline.compare.marks` (†, ‡) after values that differ significantly from the reference run; a legend
 says what bold and each mark mean, with the test, the correction and alpha. They read the
-`report` table (`pipeline.report.report_table`) and the manifest.
+`report` table (`pipeline.compare.marks.report_table`) and the manifest.
 
 `.md` is also the pivot writer of the other levels: a writer names the levels it writes
 (`Writer.levels`), and one naming a level takes its suffixes at that level.
@@ -17,10 +17,10 @@ import re
 from abc import abstractmethod
 from dataclasses import dataclass, field
 
+from pipeline.compare.marks import DAGGER, DOUBLE_DAGGER, legend
 from pipeline.hookspecs import hookimpl
-from pipeline.report import DAGGER, DOUBLE_DAGGER, legend
-from pipeline.sql import quote_identifier
 from pipeline.outputs import Writer, format_value
+from pipeline.sql import quote_identifier
 
 __all__ = ["HtmlReport", "LatexReport", "MarkdownReport", "ReportWriter"]
 

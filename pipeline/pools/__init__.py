@@ -86,12 +86,12 @@ def _shown(path: Path) -> str:
 
 def build_pools(spec: str | Path | LoadedSpec, write: bool = True) -> Pooled:
     """Build every pool of the spec and write the pools' outputs (`irpipe pool`)."""
-    from pipeline.compile import resolve_metrics
     from pipeline.errors import SpecError
-    from pipeline.evaluate import check_pool_inputs, evaluate
+    from pipeline.measures.registry import get_registry
     from pipeline.outputs import write_outputs
-    from pipeline.provenance import inputs_of, now, record_metrics
-    from pipeline.registry import get_registry
+    from pipeline.plan.compile import resolve_metrics
+    from pipeline.run.evaluation import check_pool_inputs, evaluate
+    from pipeline.run.provenance import inputs_of, now, record_metrics
     from pipeline.spec import LoadedSpec, load_spec
 
     loaded = spec if isinstance(spec, LoadedSpec) else load_spec(spec)

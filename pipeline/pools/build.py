@@ -12,17 +12,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.batches import batched
 from pipeline.errors import InputDataError
-from pipeline.ranking import ordering
-from pipeline.readers import TABLES, Load, Statement, qrels_format, run_format
+from pipeline.plan.batches import batched
+from pipeline.plan.inputs import TABLES, Load, Statement, qrels_format, run_format
+from pipeline.plan.ranking import ordering
 from pipeline.pools.plan import PoolPlan
 from pipeline.pools.sql import pool_tables, pooled_rows, setup_tables
 
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.compile import Plan
+    from pipeline.plan.compile import Plan
     from pipeline.spec import LoadedSpec
 
 __all__ = ["finish_pools", "pool_pass", "with_pools"]
@@ -52,7 +52,7 @@ def with_pools(plan: Plan, loaded: LoadedSpec, plans: list[PoolPlan]) -> Plan:
 def pool_pass(loaded: LoadedSpec, plans: list[PoolPlan], sizes: dict[Path, int]):
     """A connection holding the pooled rows of every pooled run and the pools' qrels (where the
     collection has them), read batch by batch; nothing is evaluated."""
-    from pipeline.execute import connection, load_files, run_all
+    from pipeline.engines.duckdb.executor import connection, load_files, run_all
 
     settings = loaded.spec.settings
     con = connection(settings.memory_limit)
@@ -76,7 +76,7 @@ def finish_pools(
     con: duckdb.DuckDBPyConnection, loaded: LoadedSpec, plans: list[PoolPlan], metrics: list
 ) -> None:
     """Each pool's tables, once its runs are read (and evaluated, where it leaves runs out)."""
-    from pipeline.execute import run_all
+    from pipeline.engines.duckdb.executor import run_all
     from pipeline.pools.leave_out import leave_one_out
 
     level = loaded.spec.settings.relevance_level
@@ -89,7 +89,7 @@ def finish_pools(
 
 def _exclude(con: duckdb.DuckDBPyConnection, loaded: LoadedSpec, plan: PoolPlan) -> None:
     """The pool's `exclude` qrels into `excluded`; they must share a query with its runs."""
-    from pipeline.execute import load_files, run_all
+    from pipeline.engines.duckdb.executor import load_files, run_all
 
     if plan.exclude is None:
         return

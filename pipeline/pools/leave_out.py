@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.readers import Statement
-from pipeline.spec import Collection, LoadedSpec, Run
-from pipeline.tables import values_table
+from pipeline.plan.inputs import Statement
+from pipeline.plan.tables import values_table
 from pipeline.pools.plan import PoolPlan
+from pipeline.spec import Collection, LoadedSpec, Run
 
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.registry import ResolvedMeasure
+    from pipeline.measures.registry import ResolvedMeasure
 
 __all__ = ["leave_one_out", "reduced_spec"]
 
@@ -79,8 +79,8 @@ def _evaluate_reduced(
     con, schema: str, loaded: LoadedSpec, plan: PoolPlan, metrics: list[ResolvedMeasure]
 ) -> None:
     """`aggregate` in `schema`: every pooled run evaluated against its reduced qrels."""
-    from pipeline.compile import compile_plan
-    from pipeline.execute import execute
+    from pipeline.engines.duckdb.executor import execute
+    from pipeline.plan.compile import compile_plan
 
     spec = reduced_spec(loaded, plan)
     chosen = [m for m in metrics if m.label in plan.metrics]

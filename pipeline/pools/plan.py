@@ -18,7 +18,7 @@ from pipeline.errors import SpecError
 from pipeline.spec.models import did_you_mean
 
 if TYPE_CHECKING:
-    from pipeline.registry import ResolvedMeasure
+    from pipeline.measures.registry import ResolvedMeasure
     from pipeline.spec import LoadedSpec
     from pipeline.spec.pools import Pool
 

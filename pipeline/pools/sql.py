@@ -15,9 +15,9 @@ the same on every machine and DuckDB version, whatever the order of the rows.
 
 from __future__ import annotations
 
-from pipeline.ranking import order_by
-from pipeline.readers import Statement
-from pipeline.tables import values_table
+from pipeline.plan.inputs import Statement
+from pipeline.plan.ranking import order_by
+from pipeline.plan.tables import values_table
 from pipeline.pools.plan import RRF_K, PoolPlan
 
 __all__ = ["pool_tables", "pooled_rows", "setup_tables"]

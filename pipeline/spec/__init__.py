@@ -1,7 +1,17 @@
 """The spec: pydantic models of the YAML file and loading with errors that name file and key."""
 
 from pipeline.spec.loader import LoadedSpec, load_spec, parse_spec_text
-from pipeline.spec.models import Collection, Compare, Expect, Gate, MetricItem, Output, Run, Settings, Spec
+from pipeline.spec.models import (
+    Collection,
+    Compare,
+    Expect,
+    Gate,
+    MetricItem,
+    Output,
+    Run,
+    Settings,
+    Spec,
+)
 
 __all__ = [
     "Collection",

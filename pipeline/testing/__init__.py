@@ -42,9 +42,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import ExitStack
 
-from pipeline.measure import Measure
+from pipeline.contract.measure import Measure
 from pipeline.testing.bench import NUM_DOCS, Bench
-from pipeline.testing.data import Reference, check_data, check_judged_rows, check_missing, check_reference, check_ties
+from pipeline.testing.data import (
+    Reference,
+    check_data,
+    check_judged_rows,
+    check_missing,
+    check_reference,
+    check_ties,
+)
 from pipeline.testing.declarations import check_names, check_params
 from pipeline.testing.install import installed
 from pipeline.testing.metrics import resolve_metrics

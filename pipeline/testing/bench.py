@@ -4,7 +4,7 @@
 into one (each query id prefixed by its seed) and written once, as TREC files, in a temporary
 directory: one qrels file and each run twice, as generated and with the rows of every group of tied
 scores in reverse file order (ranks renumbered). Evaluations go through the real path (a YAML spec,
-`pipeline.evaluate.validate`, `pipeline.execute.execute`), so one evaluation covers every
+`pipeline.run.evaluation.validate`, `pipeline.engines.duckdb.executor.execute`), so one evaluation covers every
 collection; each is cached by (metrics, settings, plan).
 """
 
@@ -19,8 +19,8 @@ from typing import Any
 
 import yaml
 
-from pipeline.compile import Plan
-from pipeline.python_measure import Query
+from pipeline.contract.python_measure import Query
+from pipeline.plan.compile import Plan
 from pipeline.synthetic import generate, write_qrels, write_run
 
 __all__ = ["KIT_SHAPE", "NUM_DOCS", "TIES_REVERSED", "Bench", "Values"]
@@ -108,8 +108,8 @@ class Bench:
         return self._cache[key]
 
     def _evaluate(self, metrics: list[str], settings: dict[str, Any], plan: str) -> Values:
-        from pipeline.evaluate import validate
-        from pipeline.execute import execute
+        from pipeline.engines.duckdb.executor import execute
+        from pipeline.run.evaluation import validate
 
         con = execute(forced(validate(self._spec(metrics, settings)), plan))
         try:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pipeline.columns import Columns
-from pipeline.measure import Measure
-from pipeline.python_measure import Query
-from pipeline.registry import ResolvedMeasure
+from pipeline.contract.columns import Columns
+from pipeline.contract.measure import Measure
+from pipeline.contract.python_measure import Query
+from pipeline.measures.registry import ResolvedMeasure
 from pipeline.testing.bench import TIES_REVERSED, Bench, Values
 from pipeline.testing.install import installed
 from pipeline.testing.metrics import Metrics, resolve_metrics

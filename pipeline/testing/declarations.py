@@ -7,11 +7,11 @@ import typing
 from collections.abc import Sequence
 from typing import Any
 
-from pipeline.columns import Columns
-from pipeline.compile import declared_needs, measure_sql
+from pipeline.contract.columns import Columns
+from pipeline.contract.measure import Measure
 from pipeline.errors import SpecError
-from pipeline.measure import Measure
-from pipeline.registry import ResolvedMeasure, get_registry
+from pipeline.measures.registry import ResolvedMeasure, get_registry
+from pipeline.plan.compile import declared_needs, measure_sql
 from pipeline.testing.install import installed
 from pipeline.testing.metrics import resolve, resolve_metrics
 

@@ -1,6 +1,6 @@
 """`installed`: measures registered for the evaluations inside a block, as a plugin registers them.
 
-The block swaps the process-wide registry (`pipeline.registry.get_registry`) for one holding every
+The block swaps the process-wide registry (`pipeline.measures.registry.get_registry`) for one holding every
 measure already known plus the new ones, claimed under the same namespace rules (a clash raises
 PluginError naming both), and puts the previous registry back on the way out. Not thread-safe: it
 is meant for tests.
@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-from pipeline import registry as registry_module
+from pipeline.contract.measure import Measure
 from pipeline.errors import PluginError
-from pipeline.measure import Measure
-from pipeline.namespace import Owner
-from pipeline.plugin_checks import BrokenPlugin, checked
-from pipeline.registry import Registry, get_registry
+from pipeline.host.checks import BrokenPlugin, checked
+from pipeline.measures import registry as registry_module
+from pipeline.measures.namespace import Owner
+from pipeline.measures.registry import Registry, get_registry
 
 __all__ = ["installed", "is_registered", "registry_with"]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from pipeline.contract.measure import Measure
 from pipeline.errors import SpecError
-from pipeline.measure import Measure
-from pipeline.registry import ResolvedMeasure, get_registry
+from pipeline.measures.registry import ResolvedMeasure, get_registry
 
 __all__ = ["Metrics", "resolve", "resolve_metrics"]
 

@@ -16,10 +16,10 @@ from pathlib import Path
 from pipeline import __version__
 from pipeline.engines import ENGINES, execute
 from pipeline.errors import DuplicateError, InputDataError, SpecError
-from pipeline.evaluate import validate
+from pipeline.measures.trec_names import Selected, atol, select
 from pipeline.outputs.trec_eval import RUNID, Line, render, runid_of
+from pipeline.run.evaluation import validate
 from pipeline.spec import LoadedSpec, Spec
-from pipeline.trec_eval.measures import Selected, atol, select
 
 __all__ = ["main"]
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
-from pipeline.errors import InputDataError, SpecError
-from pipeline.readers import Format, Load, parsed_lines
 from pipeline.engines.spark.shard import ROW_SCHEMA, typed
+from pipeline.errors import InputDataError, SpecError
+from pipeline.plan.inputs import Format, Load, parsed_lines
 
 if TYPE_CHECKING:
     import pyarrow as pa

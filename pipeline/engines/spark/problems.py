@@ -3,7 +3,7 @@
 Bad lines and duplicates are found by counting on the shards, where line numbers are unknown
 (Spark splits files without counting lines). Once a file is known to be bad, its files are read
 again, each numbered in order (`zipWithIndex`), and the first problems are reported in the DuckDB
-engine's words (`pipeline.validation`): the file, the line, the problem and the line's text. A
+engine's words (`pipeline.plan.input_checks`): the file, the line, the problem and the line's text. A
 Parquet input has rows, not lines: its bad rows are shown by their values.
 """
 
@@ -14,16 +14,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline import validation as check
-from pipeline.readers import parsed_lines
 from pipeline.engines.spark.inputs import PARQUET_COLUMNS, files_of, uri_of
 from pipeline.engines.spark.shard import typed
+from pipeline.plan import input_checks as check
+from pipeline.plan.inputs import parsed_lines
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-    from pipeline.readers import Format, Load
+    from pipeline.plan.inputs import Format, Load
 
 __all__ = ["Reporter"]
 
@@ -31,7 +31,7 @@ _NUMBERED = "line_no bigint, qid string, docno string, ok boolean, problem strin
 
 
 class Reporter:
-    """The messages about one bad input (`load`), as `pipeline.validation` words them."""
+    """The messages about one bad input (`load`), as `pipeline.plan.input_checks` words them."""
 
     def __init__(self, spark: SparkSession, load: Load, parquet: bool) -> None:
         self.spark, self.load, self.parquet = spark, load, parquet

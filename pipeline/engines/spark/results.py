@@ -11,19 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from pipeline import validation as check
-from pipeline.derived import curve_names
 from pipeline.errors import DuplicateError, InputDataError
-from pipeline.tables import BOGUS_ROWS, aggregate_tables, name_tables
+from pipeline.plan import input_checks as check
+from pipeline.plan.output_tables import curve_names
+from pipeline.plan.tables import BOGUS_ROWS, aggregate_tables, name_tables
 
 if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
-    from pipeline.compile import Plan
-    from pipeline.readers import Load
-    from pipeline.spec import LoadedSpec
     from pipeline.engines.spark.problems import Reporter
+    from pipeline.plan.compile import Plan
+    from pipeline.plan.inputs import Load
+    from pipeline.spec import LoadedSpec
 
 __all__ = ["collect", "finish", "prepare"]
 

@@ -13,19 +13,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from pipeline.tables import BOGUS_ROWS, name_tables
 from pipeline.engines.spark.inputs import uri_of
 from pipeline.engines.spark.results import finish, prepare
-from pipeline.engines.spark.shard import AGGREGATE_SCHEMA, PER_QUERY_SCHEMA, RESULT_SCHEMA, aggregate_shard
+from pipeline.engines.spark.shard import (
+    AGGREGATE_SCHEMA,
+    PER_QUERY_SCHEMA,
+    RESULT_SCHEMA,
+    aggregate_shard,
+)
+from pipeline.plan.tables import BOGUS_ROWS, name_tables
 
 if TYPE_CHECKING:
     import duckdb
     from pyspark.sql import DataFrame
 
-    from pipeline.compile import Plan
-    from pipeline.readers import Load
-    from pipeline.spec import LoadedSpec
     from pipeline.engines.spark.problems import Reporter
+    from pipeline.plan.compile import Plan
+    from pipeline.plan.inputs import Load
+    from pipeline.spec import LoadedSpec
 
 __all__ = ["needs_per_query", "per_query_at_scale"]
 

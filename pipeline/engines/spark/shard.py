@@ -2,7 +2,7 @@
 
 Every measure is per query: a shard holds every run row and every qrels row of its queries (Spark
 partitions the rows by query id), and this module runs exactly the statements the DuckDB engine
-runs for one batch (`pipeline.execute`), so each number is computed by the same SQL, in the same
+runs for one batch (`pipeline.engines.duckdb.executor`), so each number is computed by the same SQL, in the same
 order, on the same rows: bit for bit the DuckDB engine's. What needs more than a shard (the
 checks of whole files, sums over every query) leaves as counts in the result, for the driver.
 
@@ -14,15 +14,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from pipeline.readers import TABLES, Statement
-from pipeline.tables import BOGUS_ROWS, bogus_rows
-from pipeline.validation import record_queries
+from pipeline.plan.input_checks import record_queries
+from pipeline.plan.inputs import TABLES, Statement
+from pipeline.plan.tables import BOGUS_ROWS, bogus_rows
 
 if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
-    from pipeline.compile import Plan
+    from pipeline.plan.compile import Plan
 
 __all__ = [
     "AGGREGATE_SCHEMA",
@@ -150,8 +150,8 @@ def _all_good(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
-    """The DuckDB engine's statements, for one batch holding every run (`pipeline.execute`)."""
-    from pipeline.python_step import python_values
+    """The DuckDB engine's statements, for one batch holding every run (`pipeline.engines.duckdb.executor`)."""
+    from pipeline.engines.duckdb.python_values import python_values
 
     _run(con, plan.statements)
     _run(con, [record_queries(), Statement(_PRESENCE)])
@@ -190,7 +190,7 @@ def aggregate_shard(
     -c's num_rel, when `bogus`)."""
     import duckdb
 
-    from pipeline.tables import aggregate_tables
+    from pipeline.plan.tables import aggregate_tables
 
     con = duckdb.connect(config={"threads": 1})
     try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import reference
 from irpipe_usermodels import ERR, Compat, Judged
+
 from pipeline.testing import check_measure
 
 # ERR's running product is exp of a running sum of logarithms: within about 1e-16 of the plain

@@ -14,8 +14,10 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from pipeline import evaluate, plugins, registry
+from pipeline import evaluate
 from pipeline.api import PythonMeasure, RankedParams, hookimpl
+from pipeline.host import manager as plugins
+from pipeline.measures import registry
 
 
 class PythonP(PythonMeasure):

@@ -10,9 +10,9 @@ import dataclasses
 import sys
 
 from pipeline import validate
-from pipeline.compile import Ranking
-from pipeline.execute import execute
-from pipeline.readers import Statement
+from pipeline.engines.duckdb.executor import execute
+from pipeline.plan.compile import Ranking
+from pipeline.plan.inputs import Statement
 
 
 def main(spec: str) -> None:

@@ -12,9 +12,9 @@ import sys
 import duckdb
 
 from pipeline import load_spec, validate
-from pipeline.execute import execute
+from pipeline.engines.duckdb.executor import execute
 from pipeline.outputs import write_outputs
-from pipeline.provenance import manifest
+from pipeline.run.provenance import manifest
 
 TABLES = {"query": "per_query", "aggregate": "aggregate"}
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.readers import Load
+from pipeline.plan.inputs import Load
 
 __all__ = ["BATCH_BYTES", "GZIP_RATIO", "batched", "text_size"]
 

@@ -10,14 +10,14 @@ from pathlib import Path
 import duckdb
 
 from pipeline import interrupts
-from pipeline import validation as check
-from pipeline.batches import text_size
-from pipeline.compile import Plan
+from pipeline.engines.duckdb.python_values import python_values
 from pipeline.errors import DuplicateError, InputDataError, PluginError, SpecError
+from pipeline.plan import input_checks as check
+from pipeline.plan.batches import text_size
+from pipeline.plan.compile import Plan
+from pipeline.plan.inputs import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
+from pipeline.plan.ranking import PUT_BACK, SET_ASIDE, slice_rows
 from pipeline.progress import Progress, Step, current
-from pipeline.python_step import python_values
-from pipeline.ranking import PUT_BACK, SET_ASIDE, slice_rows
-from pipeline.readers import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
 
 __all__ = ["connect", "connection", "execute", "load_files", "run_all"]
 

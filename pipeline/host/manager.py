@@ -5,8 +5,8 @@ the tests set it to empty so that plugins installed on the machine never change 
 
 A broken plugin does not take the others down. One that fails to import, implements a hook irpipe
 does not have (or none), whose hook raises or returns anything but valid measure or writer classes
-(`pipeline.plugin_checks`), whose writer takes a suffix already taken, or whose metric names clash
-with the built-ins' or among its own (`pipeline.registry`) is marked failed with a one-line reason
+(`pipeline.host.checks`), whose writer takes a suffix already taken, or whose metric names clash
+with the built-ins' or among its own (`pipeline.measures.registry`) is marked failed with a one-line reason
 and fix, unregistered (none of its measures or writers is used), and reported once as a
 `PluginWarning` naming its distribution and version. A built-in plugin that fails is a bug in
 irpipe and raises. Two plugins whose metrics clash with each other stay loaded: the clashing
@@ -196,7 +196,7 @@ class PluginManager(pluggy.PluginManager):
     def contributions(self, hook: str) -> list[tuple[str, list[type]]]:
         """(plugin name, classes) from each registered plugin's `hook`: each implementation is
         called once and its result checked; a plugin whose hook raises or returns anything but
-        the classes the hook promises fails (see `pipeline.plugin_checks`)."""
+        the classes the hook promises fails (see `pipeline.host.checks`)."""
         found = []
         for impl in getattr(self.hook, hook).get_hookimpls():
             key = (hook, impl.plugin_name, impl.function)
@@ -207,7 +207,7 @@ class PluginManager(pluggy.PluginManager):
         return found
 
     def _called(self, hook: str, impl: pluggy.HookImpl) -> list[type]:
-        from pipeline.plugin_checks import BrokenPlugin, checked, one_line
+        from pipeline.host.checks import BrokenPlugin, checked, one_line
 
         try:
             return checked(hook, impl.function())
@@ -221,7 +221,7 @@ class PluginManager(pluggy.PluginManager):
         """Fail each plugin that implements a hook irpipe does not have, or none; whose hooks
         raise or return anything but the promised classes; or whose writers claim a suffix
         that another writer claims too."""
-        from pipeline.plugin_checks import check_hook_names, check_suffixes
+        from pipeline.host.checks import check_hook_names, check_suffixes
 
         check_hook_names(self)
         for hook in HOOKS:
@@ -293,7 +293,7 @@ def _state_of(ep: EntryPoint) -> PluginState:
 
 def _load(pm: PluginManager, ep: EntryPoint, state: PluginState) -> None:
     """Import and register one entry point; any failure fails its plugin alone."""
-    from pipeline.plugin_checks import one_line
+    from pipeline.host.checks import one_line
 
     if pm.get_plugin(ep.name) is not None:
         other = pm.distribution(ep.name) or ep.name
@@ -316,7 +316,7 @@ def _load(pm: PluginManager, ep: EntryPoint, state: PluginState) -> None:
 
 def _registration_problem(pm: PluginManager, name: str, plugin: object) -> tuple | None:
     """Register `plugin`; (reason, fix, exception) if pluggy refused it."""
-    from pipeline.plugin_checks import one_line
+    from pipeline.host.checks import one_line
 
     other = pm.get_name(plugin)
     if other is not None:

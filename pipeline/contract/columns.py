@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pipeline.contract.needs import IdealAtRank, IdealTotals, Need, NeedKind, Requirements, flatten
 from pipeline.errors import PluginError
-from pipeline.needs import IdealAtRank, IdealTotals, Need, NeedKind, Requirements, flatten
 
 __all__ = [
     "Columns",

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     if junit is not None:
         write_junit(results, junit, evaluation.loaded.path)
     if results:  # rich is imported only to print something (a nightly --quiet run prints nothing)
-        from pipeline.console import print_checks
+        from pipeline.console.draw import print_checks
 
         print_checks(results, args.quiet)
     return ExitCode.CHECKS if any(r.status == "failed" for r in results) else ExitCode.OK
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_summary(evaluation) -> None:
     """The aggregate table, its marks, the files written and what the history reused."""
-    from pipeline.console import print_results
+    from pipeline.console.draw import print_results
 
     spec = evaluation.loaded.spec
     outputs = [output.path for output in spec.outputs]
@@ -62,13 +62,13 @@ def _print_summary(evaluation) -> None:
 
 def _evaluate(args: argparse.Namespace):
     """The evaluation of `irpipe run`. On a terminal, a long one shows a progress bar on stderr
-    (`pipeline.progress_bar`)."""
-    from pipeline.evaluate import evaluate
+    (`pipeline.console.progress_bar`)."""
     from pipeline.progress import Progress, observing
+    from pipeline.run.evaluation import evaluate
 
     progress = Progress()  # shows nothing: a pipe or --quiet never needs rich
     if not args.quiet and sys.stderr.isatty():
-        from pipeline.progress_bar import progress_bar
+        from pipeline.console.progress_bar import progress_bar
 
         progress = progress_bar()
     try:
@@ -94,7 +94,7 @@ def pool(args: argparse.Namespace) -> int:
 def validate(args: argparse.Namespace) -> int:
     """`irpipe validate [--no-data] SPEC`: everything short of reading data (with --no-data,
     without touching the input files at all)."""
-    from pipeline.evaluate import validate as validate_spec
+    from pipeline.run.evaluation import validate as validate_spec
 
     plan = validate_spec(args.spec, data=not args.no_data)
     if args.no_data:
@@ -107,7 +107,7 @@ def validate(args: argparse.Namespace) -> int:
 
 def compile(args: argparse.Namespace) -> int:  # noqa: A001 -- the command's name
     """`irpipe compile SPEC`: print the plan's SQL; the input files need not exist."""
-    from pipeline.evaluate import compile_spec
+    from pipeline.run.evaluation import compile_spec
 
     print(compile_spec(args.spec).sql_text(), end="")
     return ExitCode.OK
@@ -130,9 +130,9 @@ def schema(args: argparse.Namespace) -> int:
 def metrics(args: argparse.Namespace) -> int:
     """`irpipe metrics`: every registered metric, from the registry, with its trec_eval names and
     the distribution that provides it."""
-    from pipeline.console import print_metrics
-    from pipeline.registry import get_registry
-    from pipeline.trec_eval.measures import trec_names
+    from pipeline.console.draw import print_metrics
+    from pipeline.measures.registry import get_registry
+    from pipeline.measures.trec_names import trec_names
 
     trec = trec_names()
     registry = get_registry()
@@ -153,8 +153,8 @@ def metrics(args: argparse.Namespace) -> int:
 def plugins(args: argparse.Namespace) -> int:
     """`irpipe plugins [--json]`: every plugin (the built-ins, then each entry point) with its
     distribution, version, metrics, writers and state (loaded, failed with why, or skipped)."""
-    from pipeline.plugins import get_plugin_manager
-    from pipeline.registry import get_registry
+    from pipeline.host.manager import get_plugin_manager
+    from pipeline.measures.registry import get_registry
 
     registry = get_registry()  # first: a plugin whose metric names clash fails here
     rows = get_plugin_manager().listing(registry.providers)
@@ -163,7 +163,7 @@ def plugins(args: argparse.Namespace) -> int:
 
         print(json.dumps(rows, indent=2))
     else:
-        from pipeline.console import print_plugins
+        from pipeline.console.draw import print_plugins
 
         print_plugins(rows)
     return ExitCode.OK
@@ -180,7 +180,7 @@ def new_plugin(args: argparse.Namespace) -> int:
     """`irpipe new-plugin NAME [--dir DIR]`: a plugin package from irpipe's template."""
     from pathlib import Path
 
-    from pipeline.plugin_template import create_plugin
+    from pipeline.cli.new_plugin import create_plugin
 
     path = create_plugin(args.name, Path(args.dir))
     print(f"created {path}; next: cd {path} && pip install -e '.[test]' && python -m pytest")
@@ -190,7 +190,7 @@ def new_plugin(args: argparse.Namespace) -> int:
 def history(args: argparse.Namespace) -> int:
     """`irpipe history [SPEC] [--history PATH] [--last N] [--json]`: the evaluations, oldest
     first, each with what changed since the previous evaluation of its spec."""
-    from pipeline.history.reports import history_document, locate
+    from pipeline.history.documents import history_document, locate
     from pipeline.history.views import history_text
 
     document = history_document(locate(args.spec, args.history), args.last)
@@ -200,13 +200,13 @@ def history(args: argparse.Namespace) -> int:
 
 def show(args: argparse.Namespace) -> int:
     """`irpipe show ID [SPEC] [--history PATH] [--json]`: one evaluation and its aggregates."""
-    from pipeline.history.reports import locate, show_document
+    from pipeline.history.documents import locate, show_document
     from pipeline.history.views import recorded_metrics, show_text
 
     document = show_document(locate(args.spec, args.history), args.id)
     if _print(document, args.json, show_text):
         return ExitCode.OK
-    from pipeline.console import print_results
+    from pipeline.console.draw import print_results
 
     metrics, lost = recorded_metrics(document["evaluation"]["metrics"])
     rows = [tuple(row.values()) for row in document["aggregates"]]
@@ -218,7 +218,7 @@ def show(args: argparse.Namespace) -> int:
 def diff(args: argparse.Namespace) -> int:
     """`irpipe diff ID_A ID_B [SPEC] [--history PATH] [--json]`: the values that changed from
     A to B, and what differs between them that can change values."""
-    from pipeline.history.reports import diff_document, locate
+    from pipeline.history.documents import diff_document, locate
     from pipeline.history.views import diff_text
 
     document = diff_document(locate(args.spec, args.history), args.a, args.b)
@@ -229,11 +229,11 @@ def diff(args: argparse.Namespace) -> int:
 def _print(document: dict, as_json: bool, text) -> bool:
     """The document as JSON (then True: nothing else to print), or drawn by `text`."""
     if as_json:
-        from pipeline.history.reports import dumps
+        from pipeline.history.documents import dumps
 
         print(dumps(document))
         return True
-    from pipeline.console import print_blocks
+    from pipeline.console.draw import print_blocks
 
     print_blocks(text(document))
     return False

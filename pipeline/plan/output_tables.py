@@ -15,12 +15,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pipeline.errors import SpecError
-from pipeline.readers import Statement
+from pipeline.plan.inputs import Statement
+from pipeline.plan.tables import values_table
 from pipeline.spec.models import CURVE_LEVELS, DIFF_LEVELS, did_you_mean
-from pipeline.tables import values_table
 
 if TYPE_CHECKING:
-    from pipeline.registry import Registry, ResolvedMeasure
+    from pipeline.measures.registry import Registry, ResolvedMeasure
     from pipeline.spec import LoadedSpec, Output, Spec
 
 __all__ = [
@@ -146,7 +146,7 @@ def _find_metric(metrics: list[ResolvedMeasure], name: str | None) -> ResolvedMe
 
 def _canonical(name: str | None) -> str | None:
     """The canonical form of a metric string naming one metric, else None."""
-    from pipeline.registry import get_registry
+    from pipeline.measures.registry import get_registry
 
     try:
         found = get_registry().resolve(name) if name else []

@@ -77,7 +77,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _history_commands(commands) -> None:
-    """`irpipe history`, `show` and `diff`: reading the history (see pipeline.history.reports)."""
+    """`irpipe history`, `show` and `diff`: reading the history (see pipeline.history.documents)."""
     history = commands.add_parser("history", help="list the evaluations a history holds")
     show = commands.add_parser("show", help="one evaluation of a history and its results")
     show.add_argument("id", type=int, help="the evaluation's id (irpipe history lists them)")
@@ -197,7 +197,7 @@ def _internal(exc: Exception, debug: bool) -> str:
 def _fail(
     args: argparse.Namespace, message: str, code: int, exc: BaseException | None = None
 ) -> int:
-    from pipeline.console import print_error
+    from pipeline.console.draw import print_error
 
     if args.debug and exc is not None:
         traceback.print_exception(exc)
@@ -206,7 +206,7 @@ def _fail(
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None, debug=False) -> None:
-    from pipeline.console import print_plugin_warning, print_warning
+    from pipeline.console.draw import print_plugin_warning, print_warning
 
     if not isinstance(message, PluginWarning):
         print_warning(str(message))
@@ -217,7 +217,8 @@ def _show_warning(message, category, filename, lineno, file=None, line=None, deb
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    from pipeline import __version__, commands
+    from pipeline import __version__
+    from pipeline.cli import commands
 
     if args.version:
         print(f"irpipe {__version__}")
@@ -227,6 +228,3 @@ def _dispatch(args: argparse.Namespace) -> int:
         return ExitCode.SPEC
     return getattr(commands, args.command)(args)
 
-
-if __name__ == "__main__":  # pragma: no cover
-    irpipe()

@@ -21,9 +21,9 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from pipeline.contract.measure import Measure
 from pipeline.errors import PluginError
-from pipeline.measure import Measure
-from pipeline.trec_eval.measures import BY_NAME, trec_names
+from pipeline.measures.trec_names import BY_NAME, trec_names
 
 __all__ = ["Contest", "Namespace", "Owner", "admitted", "names_of"]
 

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pipeline.columns import Columns, Need
+from pipeline.contract.columns import Columns, Need
 
 __all__ = ["LevelParams", "Measure", "MeasureParams", "RankedParams"]
 

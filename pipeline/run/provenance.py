@@ -25,8 +25,8 @@ from pipeline.compare import compare_plan
 from pipeline.pools.plan import pool_plans
 
 if TYPE_CHECKING:
-    from pipeline.compile import Plan
-    from pipeline.registry import ResolvedMeasure
+    from pipeline.measures.registry import ResolvedMeasure
+    from pipeline.plan.compile import Plan
     from pipeline.spec import LoadedSpec
 
 __all__ = [
@@ -101,7 +101,7 @@ def _describe(path: Path | str, describe) -> tuple[int, str]:
 def versions(engine: str = "duckdb") -> dict[str, Any]:
     """irpipe's, DuckDB's and Python's versions, every loaded plugin distribution's, and with
     `engine` spark, pyspark's (the Spark that evaluates is the one pyspark drives)."""
-    from pipeline.plugins import get_plugin_manager
+    from pipeline.host.manager import get_plugin_manager
 
     plugins = {
         state.distribution: state.version or _installed_version(state.distribution)

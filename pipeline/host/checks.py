@@ -5,7 +5,7 @@ returns a list of classes; each is checked for what irpipe reads from it (a meas
 description and pydantic `Params`; a writer's `suffixes`) and created, as the registry and the
 writers create it (`checked`, raising `BrokenPlugin`); and a suffix has one writer
 (`check_suffixes`). So a broken plugin is reported by its distribution when plugins load, and
-never fails an evaluation halfway. `pipeline.plugins` fails the plugin; the others work.
+never fails an evaluation halfway. `pipeline.host.manager` fails the plugin; the others work.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING, Any
 
-from pipeline.plugins import DEFAULT_PLUGINS, HOOKS
+from pipeline.host.manager import DEFAULT_PLUGINS, HOOKS
 
 if TYPE_CHECKING:
-    from pipeline.plugins import PluginManager
+    from pipeline.host.manager import PluginManager
 
 __all__ = ["BrokenPlugin", "check_hook_names", "check_suffixes", "checked", "one_line"]
 
@@ -115,7 +115,7 @@ def _share_level(one: tuple[str, type], other: tuple[str, type]) -> bool:
 def _check_measure(cls: type, fix: str) -> None:
     from pydantic import BaseModel
 
-    from pipeline.measure import Measure
+    from pipeline.contract.measure import Measure
 
     where = f"measure class {_name(cls)}"
     if not issubclass(cls, Measure):
@@ -133,7 +133,7 @@ def _check_measure(cls: type, fix: str) -> None:
 
 def _check_python_path(cls: type, where: str, fix: str) -> None:
     """A PythonMeasure must compute something: `compute` (one query) or `compute_batch` (many)."""
-    from pipeline.python_measure import PythonMeasure
+    from pipeline.contract.python_measure import PythonMeasure
 
     if not issubclass(cls, PythonMeasure):
         return
@@ -142,8 +142,8 @@ def _check_python_path(cls: type, where: str, fix: str) -> None:
 
 
 def _check_metric_name(cls: type, where: str, fix: str) -> None:
+    from pipeline.contract.metric_names import parse_metric
     from pipeline.errors import SpecError
-    from pipeline.naming import parse_metric
 
     name = getattr(cls, "name", None)
     if not _text(name):

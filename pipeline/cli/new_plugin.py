@@ -88,8 +88,8 @@ def _write_files(root: Path, names: PluginNames) -> None:
 
 def _check_metric_name(names: PluginNames) -> None:
     """The template's measure must be registrable beside every metric installed now."""
-    from pipeline.measure import Measure
-    from pipeline.namespace import Owner
+    from pipeline.contract.measure import Measure
+    from pipeline.measures.namespace import Owner
     from pipeline.testing.install import registry_with
 
     attributes = {"name": names.Measure, "per_query": None, "__module__": names.package}

@@ -1,4 +1,4 @@
-"""Result tables, metric listings and error lines. With `pipeline.progress_bar` (the progress bar
+"""Result tables, metric listings and error lines. With `pipeline.console.progress_bar` (the progress bar
 of `irpipe run`), the only module that imports rich."""
 
 from __future__ import annotations
@@ -56,12 +56,12 @@ def print_results(
     significance: Any = None,
     notes: list[str] = (),
 ) -> None:
-    """The aggregate summary of `irpipe run`, laid out by `pipeline.summary` to fit the terminal,
+    """The aggregate summary of `irpipe run`, laid out by `pipeline.console.layout` to fit the terminal,
     then which files were written. `metrics` are the plan's resolved metrics, in spec order;
-    `significance` (a `pipeline.report.Significance`) adds its marks and legend; `notes` are
+    `significance` (a `pipeline.compare.marks.Significance`) adds its marks and legend; `notes` are
     printed last (what the history reused). With `outputs=None` nothing is said about files
     (`irpipe show`)."""
-    from pipeline.summary import grids
+    from pipeline.console.layout import grids
 
     console = console or _console()
     marks = significance.marks if significance is not None else {}
@@ -83,7 +83,7 @@ def print_results(
 
 
 def _tables(grid, console: Console) -> list[Table]:
-    from pipeline.summary import split_columns
+    from pipeline.console.layout import split_columns
 
     names = max(cell_len(row[0]) for row in [[grid.key], *grid.rows])
     columns = [
@@ -113,7 +113,7 @@ def _value(cell: str, width: int, best: bool) -> Text:
 
 
 def _legend(metrics: list[Any]) -> str:
-    from pipeline.summary import MARK
+    from pipeline.console.layout import MARK
 
     lower = [m.label for m in metrics if m.measure.better == "lower"]
     unmarked = [m.label for m in metrics if m.measure.better is None]
@@ -154,7 +154,7 @@ def print_checks(results: list[Any], quiet: bool = False, console: Console | Non
     """The checks of `irpipe run` (`pipeline.checks.CheckResult`s): when any failed, a table of the
     failed ones and a count on stderr (whatever `quiet` says: they are why the exit code is 5);
     otherwise one line of counts on stdout, unless `quiet`."""
-    from pipeline.checks.report import tally
+    from pipeline.checks.rows import tally
 
     failed = [r for r in results if r.status == "failed"]
     if not results or (quiet and not failed):
@@ -171,7 +171,7 @@ def print_checks(results: list[Any], quiet: bool = False, console: Console | Non
 
 def _checks_table(failed: list[Any], terminal: bool) -> Table:
     """The table of failed checks; on a narrow terminal names fold, numbers never do."""
-    from pipeline.checks.report import COLUMNS, NUMBERS, table_rows
+    from pipeline.checks.rows import COLUMNS, NUMBERS, table_rows
 
     table = Table(box=box.SIMPLE_HEAD if terminal else ASCII_HEAD, show_edge=False,
                   pad_edge=False, header_style="bold")  # fmt: skip

@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 
 from pipeline.checks import check_checks
 from pipeline.compare import ComparePlan, check_compare, compare_plan
-from pipeline.compile import Plan, compile_plan, resolve_metrics
-from pipeline.derived import check_diff_outputs, curve_measures, output_table
+from pipeline.compare.marks import Significance, report_table, significance
 from pipeline.errors import SpecError
+from pipeline.measures.registry import get_registry
 from pipeline.outputs import write_outputs, writer_for, writers_of
+from pipeline.plan.compile import Plan, compile_plan, resolve_metrics
+from pipeline.plan.output_tables import check_diff_outputs, curve_measures, output_table
 from pipeline.pools import finish_pools, pool_outputs, pool_plans, with_pools
-from pipeline.provenance import inputs_of, now, record, versions
-from pipeline.registry import get_registry
-from pipeline.report import Significance, report_table, significance
+from pipeline.run.provenance import inputs_of, now, record, versions
 from pipeline.spec import LoadedSpec, load_spec
 from pipeline.spec.history import History as SpecHistory
 from pipeline.spec.models import is_uri
@@ -219,7 +219,9 @@ def evaluate(
     started = now()
     loaded = with_engine(spec if isinstance(spec, LoadedSpec) else load_spec(spec), engine)
     plan = validate(loaded)
-    from pipeline.execute import connect  # DuckDB is imported only when data is evaluated
+    from pipeline.engines.duckdb.executor import (
+        connect,  # DuckDB is imported only when data is evaluated
+    )
 
     con = connect(plan)
     spark = loaded.spec.settings.engine == "spark"
@@ -234,7 +236,9 @@ def evaluate(
         finish_pools(con, loaded, pools, plan.metrics)
     comparing = compare_plan(loaded, plan.metrics)
     if comparing is not None:
-        from pipeline.compare.table import compare_runs  # numpy and scipy: only for specs that compare
+        from pipeline.compare.table import (
+            compare_runs,  # numpy and scipy: only for specs that compare
+        )
 
         compare_runs(con, comparing, loaded.where("compare"))
     recorded = record(loaded, plan, inputs, started, software)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pipeline.summary import best_runs
+from pipeline.console.layout import best_runs
 
 if TYPE_CHECKING:
     import duckdb

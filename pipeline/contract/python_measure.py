@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
-from pipeline.columns import Columns, Need
+from pipeline.contract.columns import Columns, Need
+from pipeline.contract.measure import Measure
 from pipeline.errors import PluginError
-from pipeline.measure import Measure
 
 if TYPE_CHECKING:
     import numpy as np

@@ -1,5 +1,5 @@
 """The checks as `irpipe run` prints them: a row per failed check and a line of counts. Pure
-(`pipeline.console` draws them with rich)."""
+(`pipeline.console.draw` draws them with rich)."""
 
 from __future__ import annotations
 

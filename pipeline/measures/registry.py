@@ -13,13 +13,19 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pipeline.contract.measure import Measure, MeasureParams
+from pipeline.contract.metric_names import format_metric, parse_metric
 from pipeline.errors import SpecError
-from pipeline.measure import Measure, MeasureParams
-from pipeline.namespace import Contest, Namespace, Owner, admitted, names_of
-from pipeline.naming import format_metric, parse_metric
-from pipeline.plugins import CONTESTED_FIX, DEFAULT_PLUGINS, PluginManager, PluginState, get_plugin_manager
-from pipeline.trec_eval.measures import ORDER as TREC_NAMES
-from pipeline.trec_eval.measures import default_cutoffs, translate
+from pipeline.host.manager import (
+    CONTESTED_FIX,
+    DEFAULT_PLUGINS,
+    PluginManager,
+    PluginState,
+    get_plugin_manager,
+)
+from pipeline.measures.namespace import Contest, Namespace, Owner, admitted, names_of
+from pipeline.measures.trec_names import ORDER as TREC_NAMES
+from pipeline.measures.trec_names import default_cutoffs, translate
 
 __all__ = ["Registry", "ResolvedMeasure", "get_registry"]
 
@@ -43,7 +49,7 @@ class _Entry:
 
 
 class Registry:
-    """Every measure known to the plugin manager, by name and alias (see `pipeline.namespace`:
+    """Every measure known to the plugin manager, by name and alias (see `pipeline.measures.namespace`:
     built-ins claim their names first, and no plugin can take or shadow a name)."""
 
     def __init__(

@@ -11,15 +11,15 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pipeline import interrupts
+from pipeline.contract.python_measure import RankedQueries
 from pipeline.errors import PluginError
-from pipeline.python_measure import RankedQueries
 
 if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
-    from pipeline.compile import Plan
-    from pipeline.registry import ResolvedMeasure
+    from pipeline.measures.registry import ResolvedMeasure
+    from pipeline.plan.compile import Plan
 
 __all__ = ["BATCH_QUERIES", "python_values"]
 

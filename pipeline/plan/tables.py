@@ -17,13 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pipeline.columns import Requirements
-from pipeline.ranking import ranked_sql, ranking_length, select_list
-from pipeline.readers import Statement
+from pipeline.contract.columns import Requirements
+from pipeline.plan.inputs import Statement
+from pipeline.plan.ranking import ranked_sql, ranking_length, select_list
 
 if TYPE_CHECKING:
-    from pipeline.compile import MeasureSql
-    from pipeline.registry import ResolvedMeasure
+    from pipeline.measures.registry import ResolvedMeasure
+    from pipeline.plan.compile import MeasureSql
     from pipeline.spec import LoadedSpec, Settings
 
 __all__ = [

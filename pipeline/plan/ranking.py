@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipeline.columns import IdealAtRank, Requirements
+from pipeline.contract.columns import IdealAtRank, Requirements
 from pipeline.spec import Settings
 
 __all__ = [

@@ -15,16 +15,39 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pipeline.batches import batched
-from pipeline.columns import Columns, Need, Requirements, flatten
-from pipeline.derived import curve_names, output_tables
+from pipeline.contract.columns import Columns, Need, Requirements, flatten
+from pipeline.contract.python_measure import PythonMeasure
 from pipeline.errors import PluginError, SpecError
-from pipeline.python_measure import PythonMeasure
-from pipeline.ranking import PUT_BACK, SET_ASIDE, SLICE_ROWS, mostly_judged, ranked_sql, slice_bounds, slice_rows
-from pipeline.readers import TABLES, Load, Statement, general_lines, insert_lines, qrels_format, run_format
-from pipeline.registry import Registry, ResolvedMeasure
+from pipeline.measures.registry import Registry, ResolvedMeasure
+from pipeline.plan.batches import batched
+from pipeline.plan.inputs import (
+    TABLES,
+    Load,
+    Statement,
+    general_lines,
+    insert_lines,
+    qrels_format,
+    run_format,
+)
+from pipeline.plan.output_tables import curve_names, output_tables
+from pipeline.plan.ranking import (
+    PUT_BACK,
+    SET_ASIDE,
+    SLICE_ROWS,
+    mostly_judged,
+    ranked_sql,
+    slice_bounds,
+    slice_rows,
+)
+from pipeline.plan.tables import (
+    BOGUS_ROWS,
+    name_tables,
+    probes,
+    result_tables,
+    setup_tables,
+    wide_sql,
+)
 from pipeline.spec import LoadedSpec, Settings
-from pipeline.tables import BOGUS_ROWS, name_tables, probes, result_tables, setup_tables, wide_sql
 
 __all__ = [
     "Plan",
