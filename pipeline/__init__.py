@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from pipeline._version import __version__
 
 # Where each public name lives. They are imported on first use (PEP 562), so that `irpipe --help`
 # and `irpipe validate` do not pay for DuckDB, and a command imports only what it uses.

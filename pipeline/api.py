@@ -37,9 +37,9 @@ from pipeline.contract.columns import (
 )
 from pipeline.contract.measure import LevelParams, Measure, MeasureParams, RankedParams
 from pipeline.contract.python_measure import PythonMeasure, Query, RankedQueries
+from pipeline.contract.writer import Writer
 from pipeline.errors import PluginError
 from pipeline.hookspecs import hookimpl
-from pipeline.outputs import Writer
 from pipeline.sql import quote_identifier
 
 __all__ = [

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import pluggy
 
-__all__ = ["hookimpl", "hookspec"]
+__all__ = [
+    "HOOKS",
+    "hookimpl",
+    "hookspec",
+]
 
 hookspec = pluggy.HookspecMarker("irpipe")
 hookimpl = pluggy.HookimplMarker("irpipe")
@@ -36,3 +40,7 @@ def register_writers() -> list[type]:
     Results of all plugins are combined; a plugin whose writer claims a suffix another writer has
     fails (with a warning naming both), as does one returning something that is not a Writer.
     """
+
+
+#: every hook of this contract, by name (the host checks that a plugin implements only these)
+HOOKS = ("register_metrics", "register_writers")

@@ -15,7 +15,7 @@ from rich.console import Console
 from pipeline import evaluate
 from pipeline.console.draw import print_results
 from pipeline.console.layout import HEADER_FOLD, split_columns
-from pipeline.outputs import format_value
+from pipeline.formatting import format_value
 from pipeline.synthetic import generate, write_qrels, write_run
 
 LONG = [

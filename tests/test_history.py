@@ -206,7 +206,7 @@ def test_the_manifest_and_the_history_hold_the_same_record(collection, write_spe
     assert {k: v for k, v in manifest.items() if k != "table"} == recorded
     assert recorded["evaluation_id"] == 1 and recorded["history"] == str(history)
     assert recorded["versions"]["duckdb"] == duckdb.__version__
-    from pipeline.run.provenance import digest_file
+    from pipeline.digest import digest_file
 
     digest = digest_file(tmp_path / "run0.txt")
     assert ("run", "run0", (tmp_path / "run0.txt").stat().st_size, digest) in inputs

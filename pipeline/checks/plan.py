@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from pipeline.compare.plan import ComparePlan, check_extra, compare_plan
 from pipeline.errors import SpecError
 from pipeline.spec.compare import Compare
-from pipeline.spec.models import did_you_mean
+from pipeline.spec.base import did_you_mean
 
 if TYPE_CHECKING:
     from pipeline.measures.registry import ResolvedMeasure

@@ -217,7 +217,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None, deb
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    from pipeline import __version__
+    from pipeline._version import __version__
     from pipeline.cli import commands
 
     if args.version:

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from importlib.resources import files
 from pathlib import Path
 
-from pipeline import __version__
+from pipeline._version import __version__
 from pipeline.errors import OutputError, PluginError, SpecError
 
 __all__ = ["FILES", "PluginNames", "create_plugin", "plugin_names", "render"]

@@ -13,17 +13,26 @@ which the report writers lay out (`outputs/report.py`) and any table writer can 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pipeline.console.layout import best_runs
+from pipeline.formatting import format_value
 
 if TYPE_CHECKING:
     import duckdb
 
     from pipeline.compare import ComparePlan
 
-__all__ = ["DAGGER", "DOUBLE_DAGGER", "Significance", "legend", "report_table", "significance"]
+__all__ = [
+    "DAGGER",
+    "DOUBLE_DAGGER",
+    "Significance",
+    "best_runs",
+    "legend",
+    "report_table",
+    "significance",
+]
 
 DAGGER, DOUBLE_DAGGER = "†", "‡"
 TEST_NAMES = {
@@ -134,3 +143,16 @@ def _best(rows: list[tuple], metrics: list[Any]) -> set[tuple[str, str, str]]:
         for (collection, metric), scored in values.items()
         for run in best_runs(scored, counts[collection, metric], better[metric])
     }
+
+
+def best_runs(scored: dict[str, Any], counts: dict[str, Any], better: str | None) -> list[str]:
+    """Of runs' values of one metric in one collection (and the queries each averaged), the runs
+    holding the best printed value; none when the metric marks none (see the module's docstring).
+    The report's bold follows the same rule."""
+    scored = {r: v for r, v in scored.items() if isinstance(v, int | float) and not math.isnan(v)}
+    same_queries = len({counts[r] for r in scored}) == 1
+    if better is None or len(scored) < 2 or not same_queries:
+        return []
+    top = (max if better == "higher" else min)(scored.values())
+    winners = [r for r, v in scored.items() if format_value(v) == format_value(top)]
+    return winners if len(winners) < len(scored) else []

@@ -14,7 +14,7 @@ from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
 from pipeline.errors import IrpipeWarning, SpecError
-from pipeline.spec.models import did_you_mean
+from pipeline.spec.base import did_you_mean
 
 if TYPE_CHECKING:
     from pipeline.measures.registry import ResolvedMeasure

@@ -17,11 +17,11 @@ run ties (values are compared as printed, to 4 decimals).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.outputs import format_value
+from pipeline.compare.marks import best_runs
+from pipeline.formatting import format_value
 
 __all__ = ["MARK", "Grid", "best_runs", "grids", "split_columns"]
 
@@ -113,19 +113,6 @@ def _best_runs(c: _Collection, metric: Any) -> list[str]:
     scored = {r: c.values.get((r, metric.label)) for r in c.runs}
     counts = {r: c.counts.get((r, metric.label)) for r in c.runs}
     return best_runs(scored, counts, metric.measure.better)
-
-
-def best_runs(scored: dict[str, Any], counts: dict[str, Any], better: str | None) -> list[str]:
-    """Of runs' values of one metric in one collection (and the queries each averaged), the runs
-    holding the best printed value; none when the metric marks none (see the module's docstring).
-    The report's bold follows the same rule."""
-    scored = {r: v for r, v in scored.items() if isinstance(v, int | float) and not math.isnan(v)}
-    same_queries = len({counts[r] for r in scored}) == 1
-    if better is None or len(scored) < 2 or not same_queries:
-        return []
-    top = (max if better == "higher" else min)(scored.values())
-    winners = [r for r, v in scored.items() if format_value(v) == format_value(top)]
-    return winners if len(winners) < len(scored) else []
 
 
 def _table(title, key, row_keys, column_keys, cell_key, cells, marked) -> Grid:

@@ -18,8 +18,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pipeline.digest import digest_file, digest_text
 from pipeline.history.store import ALIAS, insert_rows
-from pipeline.run.provenance import digest_file, digest_text
 
 if TYPE_CHECKING:
     import duckdb

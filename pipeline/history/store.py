@@ -128,7 +128,7 @@ def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 
 
 def _create(con: duckdb.DuckDBPyConnection) -> None:
-    from pipeline import __version__
+    from pipeline._version import __version__
 
     con.execute("BEGIN TRANSACTION")
     for statement in (*TABLES, *VIEWS):

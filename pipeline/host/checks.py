@@ -13,7 +13,13 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING, Any
 
-from pipeline.host.manager import DEFAULT_PLUGINS, HOOKS
+from pydantic import BaseModel
+
+from pipeline.contract.measure import Measure
+from pipeline.contract.python_measure import PythonMeasure
+from pipeline.contract.writer import Writer
+from pipeline.hookspecs import HOOKS
+from pipeline.host.builtin import DEFAULT_PLUGINS
 
 if TYPE_CHECKING:
     from pipeline.host.manager import PluginManager
@@ -113,10 +119,6 @@ def _share_level(one: tuple[str, type], other: tuple[str, type]) -> bool:
 
 
 def _check_measure(cls: type, fix: str) -> None:
-    from pydantic import BaseModel
-
-    from pipeline.contract.measure import Measure
-
     where = f"measure class {_name(cls)}"
     if not issubclass(cls, Measure):
         raise BrokenPlugin(f"class {_name(cls)} is not a subclass of pipeline.api.Measure", fix)
@@ -133,8 +135,6 @@ def _check_measure(cls: type, fix: str) -> None:
 
 def _check_python_path(cls: type, where: str, fix: str) -> None:
     """A PythonMeasure must compute something: `compute` (one query) or `compute_batch` (many)."""
-    from pipeline.contract.python_measure import PythonMeasure
-
     if not issubclass(cls, PythonMeasure):
         return
     if cls.compute is PythonMeasure.compute and cls.compute_batch is PythonMeasure.compute_batch:
@@ -171,7 +171,7 @@ def _check_parameter_names(cls: type, where: str, fix: str) -> None:
 
 
 def _check_writer(cls: type, fix: str) -> None:
-    from pipeline.outputs import Writer
+
 
     where = f"writer class {_name(cls)}"
     if not issubclass(cls, Writer):

@@ -25,36 +25,20 @@ from typing import Any, Literal
 
 import pluggy
 
-from pipeline import __version__, hookspecs
+from pipeline import hookspecs
+from pipeline._version import __version__
 from pipeline.errors import IrpipeWarning, PluginError, PluginWarning
+from pipeline.hookspecs import HOOKS
+from pipeline.host.builtin import DEFAULT_PLUGINS
 
 __all__ = [
     "CONTESTED_FIX",
-    "DEFAULT_PLUGINS",
-    "HOOKS",
     "PluginManager",
     "PluginState",
     "create_plugin_manager",
     "get_plugin_manager",
 ]
 
-DEFAULT_PLUGINS = (
-    "pipeline.metrics.counts",
-    "pipeline.metrics.precision",
-    "pipeline.metrics.set_based",
-    "pipeline.metrics.average_precision",
-    "pipeline.metrics.reciprocal_rank",
-    "pipeline.metrics.cumulative_gain",
-    "pipeline.metrics.gain_experimental",
-    "pipeline.metrics.rank_biased",
-    "pipeline.metrics.relstring",
-    "pipeline.outputs",
-    "pipeline.outputs.trec_eval",
-    "pipeline.outputs.report",
-    "pipeline.outputs.plots",
-    "pipeline.outputs.pool",
-)
-HOOKS = ("register_metrics", "register_writers")  # every hook of pipeline.hookspecs
 _BUG = "a bug in the plugin: upgrade it, or report it to its authors"
 #: What a user can do about two plugins' metrics whose names clash: both are withheld.
 CONTESTED_FIX = (

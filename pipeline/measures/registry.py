@@ -16,13 +16,8 @@ from pydantic import ValidationError
 from pipeline.contract.measure import Measure, MeasureParams
 from pipeline.contract.metric_names import format_metric, parse_metric
 from pipeline.errors import SpecError
-from pipeline.host.manager import (
-    CONTESTED_FIX,
-    DEFAULT_PLUGINS,
-    PluginManager,
-    PluginState,
-    get_plugin_manager,
-)
+from pipeline.host.manager import CONTESTED_FIX, PluginManager, PluginState, get_plugin_manager
+from pipeline.host.builtin import DEFAULT_PLUGINS
 from pipeline.measures.namespace import Contest, Namespace, Owner, admitted, names_of
 from pipeline.measures.trec_names import ORDER as TREC_NAMES
 from pipeline.measures.trec_names import default_cutoffs, translate

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from pipeline.api import Columns, LevelParams, Measure, RankedParams, Rounding, double, hookimpl
+from ..api import Columns, LevelParams, Measure, RankedParams, Rounding, double, hookimpl
 
 ELEVEN_POINTS = tuple(i / 10 for i in range(11))
 

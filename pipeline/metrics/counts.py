@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.api import Columns, LevelParams, Measure, RankedParams, hookimpl
+from ..api import Columns, LevelParams, Measure, RankedParams, hookimpl
 
 
 class NumRet(Measure):

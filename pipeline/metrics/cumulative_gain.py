@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from pipeline.api import Columns, Gain, Measure, MeasureParams, dcg, hookimpl
+from ..api import Columns, Gain, Measure, MeasureParams, dcg, hookimpl
 
 
 class GainParams(MeasureParams):

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import Field
 
-from pipeline.api import Columns, Gain, LevelParams, Measure, MeasureParams, dcg, hookimpl
+from ..api import Columns, Gain, LevelParams, Measure, MeasureParams, dcg, hookimpl
 
 
 class GainOnlyParams(MeasureParams):

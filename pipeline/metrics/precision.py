@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from pipeline.api import Columns, LevelParams, Measure, RankedParams, double, hookimpl, ratio
+from ..api import Columns, LevelParams, Measure, RankedParams, double, hookimpl, ratio
 
 
 class P(Measure):

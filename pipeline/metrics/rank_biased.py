@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from pipeline.api import Columns, Measure, MeasureParams, double, hookimpl
+from ..api import Columns, Measure, MeasureParams, double, hookimpl
 
 
 class RBPParams(MeasureParams):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.api import Columns, Measure, RankedParams, hookimpl
+from ..api import Columns, Measure, RankedParams, hookimpl
 
 
 def _first_relevant_rank(p: Any, c: Columns) -> str:

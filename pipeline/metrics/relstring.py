@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from pipeline.api import Columns, Measure, MeasureParams, hookimpl
+from ..api import Columns, Measure, MeasureParams, hookimpl
 
 
 class RelStringParams(MeasureParams):

@@ -13,12 +13,13 @@ import json
 import os
 import re
 import tempfile
-from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pipeline import interrupts
+from pipeline.contract.writer import Writer
 from pipeline.errors import OutputError, SpecError
+from pipeline.formatting import format_value
 from pipeline.hookspecs import hookimpl
 from pipeline.spec.pools import POOL_LEVELS
 from pipeline.sql import quote_identifier
@@ -26,7 +27,7 @@ from pipeline.sql import quote_identifier
 if TYPE_CHECKING:  # DuckDB is imported where a table is written: validating a spec needs none
     import duckdb
 
-__all__ = ["TABLE_LEVELS", "Writer", "format_value", "write_outputs", "writer_for", "writers_of"]
+__all__ = ["TABLE_LEVELS", "write_outputs", "writer_for", "writers_of"]
 
 #: the output levels whose data is a table of results (plots are levels too, but not tables)
 TABLE_LEVELS = (
@@ -37,34 +38,6 @@ TABLE_LEVELS = (
     "report",
     *POOL_LEVELS,
 )
-
-
-class Writer(ABC):
-    """Writes a DuckDB table to a file of one format."""
-
-    suffixes: ClassVar[tuple[str, ...]]
-    #: the output levels (the spec's `level`) this writer can write; a writer written for the
-    #: per_query and aggregate tables is not handed a table of another shape. Writers of one
-    #: suffix may share it between them by level (`.md`: a pivot, and at level report the report)
-    levels: ClassVar[tuple[str, ...]] = ("query", "aggregate")
-
-    @abstractmethod
-    def write(self, con: duckdb.DuckDBPyConnection, table: str, path: Path, manifest: dict) -> None:
-        """Write `table` (ordered as it should appear) to `path`."""
-
-    def check_target(self, con: duckdb.DuckDBPyConnection, path: Path) -> None:
-        """Raise OutputError if the existing file at `path` must not be replaced.
-
-        Called for every output before anything is written; the default accepts any file.
-        """
-        return None  # most formats are plain files that nothing holds open
-
-    def check_available(self) -> None:
-        """Raise SpecError if something this writer needs is not installed (an optional extra).
-
-        Called when a spec is validated, before any data is read; the default needs nothing.
-        """
-        return None
 
 
 class CopyWriter(Writer):
@@ -192,15 +165,6 @@ def pivot(con: duckdb.DuckDBPyConnection, table: str, metrics: list[str]):
 
 def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
     return [row[0] for row in con.execute(f"DESCRIBE {quote_identifier(table)}").fetchall()]
-
-
-def format_value(value: Any, integral: bool = False) -> str:
-    """4 decimals (trec_eval's %.4f), counts as integers, and empty for no value."""
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:.0f}" if integral and value.is_integer() else f"{value:.4f}"
-    return str(value)
 
 
 @hookimpl

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from pipeline.contract.writer import Writer
 from pipeline.errors import SpecError
 from pipeline.hookspecs import hookimpl
-from pipeline.outputs import Writer
 from pipeline.plan.output_tables import is_curve_table
 from pipeline.sql import quote_identifier
 

@@ -3,8 +3,8 @@ each query's documents in the pool's judging order (assessment tools read this s
 
 from __future__ import annotations
 
+from pipeline.contract.writer import Writer
 from pipeline.hookspecs import hookimpl
-from pipeline.outputs import Writer
 from pipeline.sql import quote_identifier
 
 __all__ = ["PoolWriter"]

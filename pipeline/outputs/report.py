@@ -18,8 +18,9 @@ from abc import abstractmethod
 from dataclasses import dataclass, field
 
 from pipeline.compare.marks import DAGGER, DOUBLE_DAGGER, legend
+from pipeline.contract.writer import Writer
+from pipeline.formatting import format_value
 from pipeline.hookspecs import hookimpl
-from pipeline.outputs import Writer, format_value
 from pipeline.sql import quote_identifier
 
 __all__ = ["HtmlReport", "LatexReport", "MarkdownReport", "ReportWriter"]

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.contract.writer import Writer
 from pipeline.hookspecs import hookimpl
-from pipeline.outputs import Writer
 
 __all__ = ["Line", "TrecEvalWriter", "layout", "render", "runid_of"]
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.compare.plan import per_query_numbers
 from pipeline.errors import SpecError
-from pipeline.spec.models import did_you_mean
+from pipeline.spec.base import did_you_mean
 
 if TYPE_CHECKING:
     from pipeline.measures.registry import ResolvedMeasure

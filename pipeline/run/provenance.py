@@ -1,15 +1,12 @@
 """What an evaluation was: its inputs by content, its software by version, its definitions.
 
 One record serves three readers: every output's manifest, the history (`pipeline.history`), and the
-cache key of each run's results. Files are identified by an xxh3-128 digest of their bytes, always
-re-read: 0.06 s for the benchmark's 240 MB (7M-line) run from the page cache on the 2-core test
-machine, where sha256 takes 1.3 s; cheaper than any shortcut by size and mtime would be worth, and
-those can lie after a copy or a `touch`.
+cache key of each run's results. Files are identified by the digest of their bytes
+(`pipeline.digest`).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import socket
@@ -20,8 +17,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pipeline import __version__
+from pipeline._version import __version__
 from pipeline.compare import compare_plan
+from pipeline.digest import digest_file, digest_text
 from pipeline.pools.plan import pool_plans
 
 if TYPE_CHECKING:
@@ -32,36 +30,12 @@ if TYPE_CHECKING:
 __all__ = [
     "Input",
     "definitions",
-    "digest_file",
-    "digest_text",
     "inputs_of",
     "manifest",
     "now",
     "record",
     "versions",
 ]
-
-DIGEST = "xxh3_128"
-_BLOCK = 1 << 22
-
-
-def digest_file(path: Path) -> str:
-    """`xxh3_128:<hex>` of the file's bytes (compressed files as stored)."""
-    import xxhash
-
-    state = xxhash.xxh3_128()
-    with path.open("rb") as handle:
-        while block := handle.read(_BLOCK):
-            state.update(block)
-    return f"{DIGEST}:{state.hexdigest()}"
-
-
-def digest_text(value: Any) -> str:
-    """The digest of a JSON-able value in canonical form (sorted keys, no spaces)."""
-    import xxhash
-
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return f"{DIGEST}:{xxhash.xxh3_128_hexdigest(text.encode('utf-8'))}"
 
 
 @dataclass(frozen=True)

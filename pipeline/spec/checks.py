@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from pipeline.spec.models import StrictModel, unknown_key_error
+from pipeline.spec.base import StrictModel, unknown_key_error
 
 __all__ = ["DEFAULT_TOLERANCE", "AgainstRun", "Expect", "Gate"]
 

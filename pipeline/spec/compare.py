@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from pipeline.spec.models import StrictModel, did_you_mean
+from pipeline.spec.base import StrictModel, did_you_mean
 
 __all__ = ["CORRECTIONS", "TESTS", "Compare"]
 

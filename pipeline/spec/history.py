@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from pipeline.spec.models import StrictModel, resolve_path, string_or_mapping
+from pipeline.spec.base import StrictModel, resolve_path, string_or_mapping
 
 
 class History(StrictModel):

@@ -13,8 +13,9 @@ from pydantic import ValidationError
 
 from pipeline.errors import IrpipeWarning, SpecError
 from pipeline.spec import models
+from pipeline.spec.base import did_you_mean
 from pipeline.spec.globs import expand_run_globs
-from pipeline.spec.models import Spec, did_you_mean
+from pipeline.spec.models import Spec
 
 __all__ = ["LoadedSpec", "load_spec", "parse_spec_text"]
 

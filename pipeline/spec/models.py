@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import difflib
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -20,8 +18,13 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from pipeline.spec.base import StrictModel, resolve_path, string_or_mapping
+from pipeline.spec.checks import Expect, Gate
+from pipeline.spec.compare import Compare
+from pipeline.spec.history import History
+from pipeline.spec.pools import Pool
+
 __all__ = [
-    "did_you_mean",
     "is_uri",
     "Collection",
     "Compare",
@@ -34,39 +37,7 @@ __all__ = [
     "Run",
     "Settings",
     "Spec",
-    "StrictModel",
 ]
-
-
-class StrictModel(BaseModel):
-    """Frozen, strict, and unknown keys are reported with the allowed ones."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _reject_unknown_keys(cls, data: Any) -> Any:
-        if isinstance(data, dict) and cls.model_config.get("extra") == "forbid":
-            allowed = list(cls.model_fields)
-            for key in data:
-                if key not in allowed:
-                    raise unknown_key_error(key, allowed)
-        return data
-
-
-def unknown_key_error(key: Any, allowed: list[str]) -> PydanticCustomError:
-    """The error for a key the model does not know, with a "did you mean" and the allowed keys."""
-    return PydanticCustomError(
-        "unknown_key",
-        "unknown key; {hint}allowed: {allowed}",
-        {"key": key, "hint": did_you_mean(str(key), allowed), "allowed": ", ".join(allowed)},
-    )
-
-
-def resolve_path(path: Path, info: ValidationInfo) -> Path:
-    """`path` relative to the spec's directory (the validation context's `base_dir`)."""
-    base = (info.context or {}).get("base_dir")
-    return path if path.is_absolute() or base is None else Path(base) / path
 
 
 #: `scheme://...`: an input the Spark engine reads where it lives (hdfs://, s3a://, file://)
@@ -182,19 +153,6 @@ class Settings(StrictModel):
     def resolved(self) -> dict[str, Any]:
         """Every setting with defaults filled in, as recorded in outputs."""
         return {**self.model_dump(), "queries": self.query_set}
-
-
-def string_or_mapping(short: str) -> Callable[[dict[str, Any]], None]:
-    """A JSON Schema hook for a model also written as a string, its short form (`short` describes
-    it): the schema says "a string or the mapping", as the model's validator accepts."""
-
-    def hook(schema: dict[str, Any]) -> None:
-        mapping = dict(schema)
-        schema.clear()
-        schema["title"], schema["description"] = mapping.pop("title"), mapping.pop("description")
-        schema["anyOf"] = [{"type": "string", "description": short}, mapping]
-
-    return hook
 
 
 # A metric entry is a string (`nDCG@10`) or a mapping.
@@ -371,20 +329,3 @@ class SparkSection(StrictModel):
         "partitioned by collection and run; the driver then collects it only if the spec needs "
         "it there (query-level outputs, compare, history, expect, gates)",
     )
-
-
-def did_you_mean(word: str, options: list[str]) -> str:
-    """A "did you mean 'x'? " hint, or an empty string when nothing is close."""
-    close = difflib.get_close_matches(word, options, n=1)
-    return f"did you mean '{close[0]}'? " if close else ""
-
-
-# The compare, expect and gates sections have modules of their own (compare.py, checks.py); they
-# build on StrictModel, so they are imported once this module is complete, and Spec, which names
-# them, is completed then.
-from pipeline.spec.checks import Expect, Gate  # noqa: E402
-from pipeline.spec.compare import Compare  # noqa: E402
-from pipeline.spec.history import History  # noqa: E402
-from pipeline.spec.pools import Pool  # noqa: E402
-
-Spec.model_rebuild()

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from pipeline.spec.models import StrictModel, resolve_path
+from pipeline.spec.base import StrictModel, resolve_path
 
 __all__ = ["METHODS", "POOL_LEVELS", "Pool", "PoolOutput"]
 

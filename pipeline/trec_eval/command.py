@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline import __version__
+from pipeline._version import __version__
 from pipeline.engines import ENGINES, execute
 from pipeline.errors import DuplicateError, InputDataError, SpecError
 from pipeline.measures.trec_names import Selected, atol, select

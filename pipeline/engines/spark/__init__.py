@@ -106,8 +106,8 @@ def describe_input(loaded: LoadedSpec):
     """`(size, digest)` of an input that is not one local file (a directory, a URI), from its
     files' listing: paths, sizes and modification times (reading a data lake's runs on the
     driver to digest them would cost what the evaluation does)."""
+    from pipeline.digest import digest_text
     from pipeline.engines.spark.inputs import files_of
-    from pipeline.run.provenance import digest_text
 
     spark = session(loaded.spec.spark)
 
