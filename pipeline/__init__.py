@@ -23,7 +23,7 @@ _EXPORTS = {
     "evaluate": "run.evaluation",
     "hookimpl": "hookspecs",
     "load_spec": "spec",
-    "validate": "run.evaluation",
+    "validate": "run.preflight",
 }
 
 __all__ = [
@@ -49,7 +49,8 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
     from pipeline.contract.measure import Measure, MeasureParams, RankedParams
     from pipeline.errors import InputDataError, IrpipeError, OutputError, PluginError, SpecError
     from pipeline.hookspecs import hookimpl
-    from pipeline.run.evaluation import Evaluation, evaluate, validate
+    from pipeline.run.evaluation import Evaluation, evaluate
+    from pipeline.run.preflight import validate
     from pipeline.spec import load_spec
 
 

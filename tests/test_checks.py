@@ -172,7 +172,7 @@ def test_a_significant_gate_fails_only_where_the_comparison_is_significant(
     gate = {"metric": "AP", "against": {"run": "run2"}, "significant": True}
     spec = spec_file(tmp_path, data, compare=compare, gates=[gate])
     evaluation = evaluate(spec)
-    results = {r.run: r for r in run_checks(evaluation.con, evaluation.loaded, evaluation.plan)}
+    results = {r.run: r for r in run_checks(evaluation.con, evaluation.loaded, evaluation.plan.checks)}
     rows = evaluation.con.execute(
         "SELECT run, significant, p_adjusted FROM comparison WHERE metric = 'AP' AND test = 't'"
     ).fetchall()
@@ -211,7 +211,7 @@ def remember(monkeypatch, aggregate: str, per_query: str | None = None) -> None:
 def checked(spec: Path, aggregate: str, per_query: str | None = None):
     """The evaluation of `spec` with those previous tables, and its checks' results."""
     evaluation = with_previous(evaluate(spec), aggregate, per_query)
-    return evaluation, run_checks(evaluation.con, evaluation.loaded, evaluation.plan)
+    return evaluation, run_checks(evaluation.con, evaluation.loaded, evaluation.plan.checks)
 
 
 PREVIOUS = "SELECT run, collection, metric, value + {shift} AS value, 41::BIGINT AS evaluation_id FROM aggregate"  # fmt: skip

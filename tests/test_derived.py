@@ -167,7 +167,7 @@ def test_the_specs_tables_hold_only_its_metrics(tmp_path, write_spec):
 
 def test_a_spec_without_curves_compiles_no_curve_tables(tmp_path, write_spec):
     _collection(tmp_path, seed=5, runs=1)
-    plan = validate(write_spec(_spec(["run0"], ["AP"], [{"path": "a.csv"}])))
+    plan = validate(write_spec(_spec(["run0"], ["AP"], [{"path": "a.csv"}]))).sql
     assert plan.curves == () and "curve_" not in plan.sql_text()
 
 
@@ -310,7 +310,7 @@ def test_a_baseline_from_an_unexpanded_pattern_is_checked_once_expanded(tmp_path
     }
     path = write_spec(spec)
     assert validate(path, data=False).metrics  # the pattern's runs are not listed without data
-    assert len(validate(path).loads) == 3
+    assert len(validate(path).sql.loads) == 3
     spec["outputs"] = [_diff(baseline="sys/run7")]
     with pytest.raises(SpecError, match=r"outputs.0.baseline: unknown run 'sys/run7'"):
         validate(write_spec(spec))
@@ -319,5 +319,5 @@ def test_a_baseline_from_an_unexpanded_pattern_is_checked_once_expanded(tmp_path
 @pytest.mark.parametrize("name", ["nDCG@10", "ndcg_cut_10", "nDCG(k=10)"])
 def test_a_diff_plot_names_its_metric_by_label_or_by_any_name_of_it(write_spec, garbage, name):
     garbage["outputs"] = [_diff(metric=name)]
-    plan = validate(write_spec(garbage), data=False)
+    plan = validate(write_spec(garbage), data=False).sql
     assert "p.metric = ?" in plan.sql_text() and "'nDCG@10'" in plan.sql_text()

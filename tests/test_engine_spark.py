@@ -379,7 +379,7 @@ def test_a_spec_of_uris_validates_without_data_or_spark(tmp_path):
         "settings": {"engine": "spark"},
         "spark": {"master": "yarn", "partitions": 400, "per_query": "s3a://lake/out/pq"},
     }
-    plan = validate(_written(tmp_path / "spec.yaml", spec), data=False)
+    plan = validate(_written(tmp_path / "spec.yaml", spec), data=False).sql
     assert [load.path for load in plan.loads] == [
         "s3a://lake/qrels/",
         "hdfs://namenode/runs/r/*.parquet",

@@ -341,7 +341,7 @@ def test_an_interrupted_spilling_evaluation_removes_the_spill_files(big_run, tmp
     _, spec = big_run
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
     monkeypatch.chdir(tmp_path)  # DuckDB spills to .tmp in the working directory
-    plan = validate(tmp_path / "spec.yaml")
+    plan = validate(tmp_path / "spec.yaml").sql
     spill = tmp_path / ".tmp"
     # Two threads whatever the machine, so that 60 MB spills rather than runs out of memory.
     con = duckdb.connect(config={"memory_limit": "60MB", "threads": 2})

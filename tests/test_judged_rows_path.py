@@ -11,7 +11,8 @@ import pytest
 from pipeline import evaluate
 from pipeline.measures.registry import get_registry
 from pipeline.measures.trec_names import select
-from pipeline.plan.compile import compile_plan, resolve_metrics
+from pipeline.plan.compile import compile_plan
+from pipeline.measures.resolve import resolve_metrics
 from pipeline.plan.ranking import slice_rows
 from pipeline.spec import load_spec
 from pipeline.synthetic import generate, write_qrels, write_run
@@ -140,5 +141,5 @@ def test_a_batch_takes_the_dense_form_when_its_queries_are_mostly_judged(
         "metrics": ["AP", "nDCG@10"],
     }
     evaluation = evaluate(write_spec(spec), write=False)
-    test = evaluation.plan.ranking.test(evaluation.plan.batches[0])
+    test = evaluation.sql.ranking.test(evaluation.sql.batches[0])
     assert evaluation.con.execute(test.sql, test.params).fetchone()[0] is dense

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from conftest import collection_spec
 
-from pipeline.pools import build_pools
+from pipeline.run.pool import build_pools
 from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, write_qrels
 

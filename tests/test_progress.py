@@ -120,7 +120,7 @@ def three_runs(tmp_path, write_spec) -> Path:
 
 def test_the_executor_reports_each_step_with_its_share_of_the_work(three_runs, monkeypatch):
     monkeypatch.setattr(batches, "BATCH_BYTES", 250)  # a, b in one batch (2 x 107 bytes), c alone
-    plan = validate(three_runs)
+    plan = validate(three_runs).sql
     recorder = Recorder()
     execute(plan, progress=recorder)
     assert [step.describe() for step in recorder.steps] == [
@@ -158,7 +158,7 @@ def test_python_metrics_are_a_step_of_their_own(three_runs):
     three_runs.write_text(three_runs.read_text().replace("- P@5", "- ProgressJudged"))
     recorder = Recorder()
     with installed(Judged):
-        plan = validate(three_runs)
+        plan = validate(three_runs).sql
         assert plan.python
         execute(plan, progress=recorder)
     assert [s.describe() for s in recorder.steps][-2:] == [
@@ -171,14 +171,14 @@ def test_a_failed_evaluation_still_finishes_its_progress(three_runs):
     (three_runs.parent / "b.trec").write_text("q0 Q0 d1 1 not-a-score b\n")
     recorder = Recorder()
     with pytest.raises(Exception, match="b.trec"):
-        execute(validate(three_runs), progress=recorder)
+        execute(validate(three_runs).sql, progress=recorder)
     assert recorder.calls[-1] == ("finished",)
     assert recorder.steps[-1].describe() == "loading 3 runs"
 
 
 def test_the_installed_observer_is_used_without_an_argument(three_runs):
     recorder = Recorder()
-    plan = validate(three_runs)
+    plan = validate(three_runs).sql
     with observing(recorder):
         assert current() is recorder
         execute(plan)
@@ -193,7 +193,7 @@ def test_duckdb_tracks_progress_only_for_an_observer_that_polls_and_never_prints
     three_runs, polls, capfd
 ):
     recorder = Recorder(polls=polls)
-    con = execute(validate(three_runs), progress=recorder)
+    con = execute(validate(three_runs).sql, progress=recorder)
     setting = con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0]
     assert setting is polls
     if polls:
@@ -209,7 +209,7 @@ def test_duckdb_tracks_progress_only_for_an_observer_that_polls_and_never_prints
 def test_the_fraction_polled_from_another_thread_moves_during_one_long_statement(three_runs, capfd):
     recorder = Recorder(polls=True)
     con = duckdb.connect()
-    _Steps(validate(three_runs), recorder).start(con)
+    _Steps(validate(three_runs).sql, recorder).start(con)
     # Alone, this statement takes minutes; it is stopped once a fraction between 0 and 1 is seen.
     query = "SELECT count(*) FROM range(20_000_000_000) t(i) WHERE i % 7 = 3"
     worker = threading.Thread(target=lambda: _stopped(con, query), daemon=True)

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pipeline.compare.plan import ComparePlan, check_extra, compare_plan
+from pipeline.compare.plan import ComparePlan, check_extra
 from pipeline.errors import SpecError
-from pipeline.spec.compare import Compare
 from pipeline.spec.base import did_you_mean
+from pipeline.spec.compare import Compare
 
 if TYPE_CHECKING:
     from pipeline.measures.registry import ResolvedMeasure
@@ -70,23 +70,33 @@ class CheckPlan:
     tests: ComparePlan
 
 
-def check_checks(loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool = True) -> None:
-    """Raise SpecError, naming the key, for anything in `expect:` or `gates:` that cannot be
-    checked; with `data`, also when a significant gate needs irpipe[compare] and it is missing."""
-    resolve_checks(loaded, metrics, data)
+def check_checks(
+    loaded: LoadedSpec,
+    metrics: list[ResolvedMeasure],
+    comparing: ComparePlan | None,
+    data: bool = True,
+) -> CheckPlan:
+    """The checks of the spec, resolved (`resolve_checks`); SpecError, naming the key, for
+    anything in `expect:` or `gates:` that cannot be checked; with `data`, also when a
+    significant gate needs irpipe[compare] and it is missing."""
+    checks = resolve_checks(loaded, metrics, comparing, data)
     first = next((i for i, gate in enumerate(loaded.spec.gates) if gate.significant), None)
     if data and first is not None:
         check_extra(loaded.where("gates", first, "significant"), "a significance test needs")
+    return checks
 
 
 def resolve_checks(
-    loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool = True
+    loaded: LoadedSpec,
+    metrics: list[ResolvedMeasure],
+    comparing: ComparePlan | None,
+    data: bool = True,
 ) -> CheckPlan:
-    """The checks of the spec, resolved; `data=False`: run patterns were not expanded, so a run
+    """The checks of the spec, resolved against its metrics and its comparisons (`comparing`,
+    the resolved compare section); `data=False`: run patterns were not expanded, so a run
     `<key>/<name>` of a pattern is taken on trust."""
     spec = loaded.spec
     targets = {m.label: m for m in metrics}
-    comparing = compare_plan(loaded, metrics, data)
     expect = tuple(_expectation(loaded, i, targets, data) for i in range(len(spec.expect)))
     gates = tuple(_gate(loaded, i, targets, comparing, data) for i in range(len(spec.gates)))
     return CheckPlan(expect, gates, comparing or _default_tests())

@@ -19,13 +19,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pipeline.checks.outcome import CheckResult, Significance, expected, gated, skipped
-from pipeline.checks.plan import CheckPlan, GateRule, resolve_checks
+from pipeline.checks.plan import CheckPlan, GateRule
 from pipeline.errors import IrpipeWarning
 
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.plan.compile import Plan
     from pipeline.spec import LoadedSpec
 
 __all__ = ["run_checks"]
@@ -53,15 +52,17 @@ class _Read:
         return self.values.get((run, metric))
 
 
-def run_checks(con: duckdb.DuckDBPyConnection, loaded: LoadedSpec, plan: Plan) -> list[CheckResult]:
-    """Every check of the spec, expected values first, then gates, each in spec order (a gate's
-    runs in spec order too)."""
-    if not (loaded.spec.expect or loaded.spec.gates):
+def run_checks(
+    con: duckdb.DuckDBPyConnection, loaded: LoadedSpec, checks: CheckPlan
+) -> list[CheckResult]:
+    """Every check of the spec (`checks`, resolved when it was validated), expected values
+    first, then gates, each in spec order (a gate's runs in spec order too)."""
+    if not (checks.expect or checks.gates):
         return []
     rows = con.execute("SELECT run, metric, value FROM aggregate").fetchall()
     read = _Read(con, {(run, metric): value for run, metric, value in rows},
                  {name: run.collection for name, run in loaded.spec.runs.items()},
-                 resolve_checks(loaded, plan.metrics), loaded.where("compare"))  # fmt: skip
+                 checks, loaded.where("compare"))  # fmt: skip
     results = [
         expected(e, read.collection[e.run], read.value(e.run, e.metric.label))
         for e in read.checks.expect

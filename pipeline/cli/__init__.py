@@ -227,4 +227,3 @@ def _dispatch(args: argparse.Namespace) -> int:
         _parser().print_help(sys.stderr)
         return ExitCode.SPEC
     return getattr(commands, args.command)(args)
-

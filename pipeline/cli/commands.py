@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         _print_summary(evaluation)
     # After the summary: a warning of the checks (a gate skipped) follows the table it is about.
-    results = run_checks(evaluation.con, evaluation.loaded, evaluation.plan)
+    results = run_checks(evaluation.con, evaluation.loaded, evaluation.plan.checks)
     if junit is not None:
         write_junit(results, junit, evaluation.loaded.path)
     if results:  # rich is imported only to print something (a nightly --quiet run prints nothing)
@@ -83,7 +83,7 @@ def _evaluate(args: argparse.Namespace):
 def pool(args: argparse.Namespace) -> int:
     """`irpipe pool SPEC`: build every pool of the spec, write the pools' outputs (and nothing
     else), and say what each holds."""
-    from pipeline.pools import build_pools
+    from pipeline.run.pool import build_pools
 
     pooled = build_pools(args.spec)
     for line in pooled.summary():
@@ -94,22 +94,24 @@ def pool(args: argparse.Namespace) -> int:
 def validate(args: argparse.Namespace) -> int:
     """`irpipe validate [--no-data] SPEC`: everything short of reading data (with --no-data,
     without touching the input files at all)."""
-    from pipeline.run.evaluation import validate as validate_spec
+    from pipeline.run.preflight import validate as validate_spec
 
     plan = validate_spec(args.spec, data=not args.no_data)
+    loads = plan.sql.loads
     if args.no_data:
-        runs = sum(load.collection is not None for load in plan.loads)
+        runs = sum(load.collection is not None for load in loads)
         print(f"{args.spec}: valid without data ({len(plan.metrics)} metrics, {runs} runs)")
     else:
-        print(f"{args.spec}: valid ({len(plan.metrics)} metrics, {len(plan.loads)} input files)")
+        print(f"{args.spec}: valid ({len(plan.metrics)} metrics, {len(loads)} input files)")
     return ExitCode.OK
 
 
 def compile(args: argparse.Namespace) -> int:  # noqa: A001 -- the command's name
-    """`irpipe compile SPEC`: print the plan's SQL; the input files need not exist."""
-    from pipeline.run.evaluation import compile_spec
+    """`irpipe compile SPEC`: print the evaluation's plan, its SQL first; the input files need
+    not exist."""
+    from pipeline.run.preflight import compile_spec
 
-    print(compile_spec(args.spec).sql_text(), end="")
+    print(compile_spec(args.spec).text(), end="")
     return ExitCode.OK
 
 

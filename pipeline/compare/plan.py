@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pipeline.measures.registry import ResolvedMeasure
     from pipeline.spec import LoadedSpec
 
-__all__ = ["ComparePlan", "check_compare", "check_extra", "compare_plan", "per_query_numbers"]
+__all__ = ["ComparePlan", "check_compare", "check_extra", "compare_plan"]
 
 #: fewer samples than this make a p-value too coarse to correct for many comparisons
 FEW_SAMPLES = 1000
@@ -96,13 +96,16 @@ def compare_plan(
     )
 
 
-def check_compare(loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool) -> None:
-    """Everything about comparisons that can be checked before data is read, with warnings for
-    what is allowed but doubtful; with `data`, also that irpipe[compare] is installed."""
+def check_compare(
+    loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool
+) -> ComparePlan | None:
+    """The spec's `compare:` resolved (`compare_plan`), once everything about comparisons that
+    can be checked before data is read is checked, with warnings for what is allowed but
+    doubtful; with `data`, also that irpipe[compare] is installed."""
     _check_levels(loaded)
     plan = compare_plan(loaded, metrics, data)
     if plan is None:
-        return
+        return None
     if data:
         check_extra(loaded.where("compare"))
     if isinstance(plan.samples, int) and plan.samples < FEW_SAMPLES:
@@ -111,6 +114,7 @@ def check_compare(loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool
             f"finer than 1/{plan.samples + 1}; use at least {FEW_SAMPLES} (100000 is usual)"
         )
     _warn_uncompared(loaded, plan)
+    return plan
 
 
 def _check_levels(loaded: LoadedSpec) -> None:
@@ -163,7 +167,7 @@ def _metrics(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> tuple[tuple[
     by_label = {m.label: m for m in metrics}
     named = loaded.spec.compare.metrics
     if named is None:
-        chosen = [m for m in metrics if per_query_numbers(m)]
+        chosen = [m for m in metrics if m.averaged]
         if not chosen:
             raise SpecError(
                 f"{loaded.where('compare')}: no metric of the spec has per-query numbers to "
@@ -186,14 +190,9 @@ def _check_metric(loaded, i: int, label: str, by_label: dict, earlier: list[str]
     if label in earlier:
         raise SpecError(f"{where}: '{label}' is listed twice; list each metric once")
     measure = by_label[label].measure
-    if not per_query_numbers(by_label[label]):
+    if not by_label[label].averaged:
         why = "a text metric" if measure.kind == "text" else "it is not aggregated over queries"
         raise SpecError(f"{where}: '{label}' has no per-query numbers to compare ({why})")
-
-
-def per_query_numbers(m: ResolvedMeasure) -> bool:
-    """A metric whose per-query numbers are averaged (or summed) into its value."""
-    return m.measure.kind == "number" and m.measure.aggregator != "none"
 
 
 def _collections(loaded: LoadedSpec, data: bool) -> tuple[tuple[str, tuple[str, ...]], ...]:

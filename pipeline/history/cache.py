@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     import duckdb
 
     from pipeline.measures.registry import ResolvedMeasure
-    from pipeline.plan.compile import Plan
+    from pipeline.plan.compile import SqlPlan
     from pipeline.run.provenance import Input
     from pipeline.spec import LoadedSpec
 
@@ -34,7 +34,9 @@ __all__ = ["KEY_FORMAT", "cached_keys", "load_cached", "run_keys"]
 KEY_FORMAT = 1  # changes when what a key covers changes: older keys then simply never match
 
 
-def run_keys(loaded: LoadedSpec, plan: Plan, inputs: list[Input], versions: dict) -> dict[str, str]:
+def run_keys(
+    loaded: LoadedSpec, plan: SqlPlan, inputs: list[Input], versions: dict
+) -> dict[str, str]:
     """Each run's result key."""
     spec = loaded.spec
     common = digest_text(
@@ -82,7 +84,7 @@ def _source_digest(kind: type) -> str | None:
         return None
 
 
-def _plan_sql(plan: Plan) -> str:
+def _plan_sql(plan: SqlPlan) -> str:
     """The SQL text (not the bound names) of the ranking, the result tables and each measure."""
     ranking = [plan.ranking.statement, *([plan.ranking.dense] if plan.ranking.dense else [])]
     statements = [*ranking, *plan.finish, *(probe for _, probe in plan.probes)]

@@ -172,7 +172,6 @@ def _check_parameter_names(cls: type, where: str, fix: str) -> None:
 
 def _check_writer(cls: type, fix: str) -> None:
 
-
     where = f"writer class {_name(cls)}"
     if not issubclass(cls, Writer):
         raise BrokenPlugin(f"class {_name(cls)} is not a subclass of pipeline.api.Writer", fix)

@@ -16,8 +16,8 @@ from pydantic import ValidationError
 from pipeline.contract.measure import Measure, MeasureParams
 from pipeline.contract.metric_names import format_metric, parse_metric
 from pipeline.errors import SpecError
-from pipeline.host.manager import CONTESTED_FIX, PluginManager, PluginState, get_plugin_manager
 from pipeline.host.builtin import DEFAULT_PLUGINS
+from pipeline.host.manager import CONTESTED_FIX, PluginManager, PluginState, get_plugin_manager
 from pipeline.measures.namespace import Contest, Namespace, Owner, admitted, names_of
 from pipeline.measures.trec_names import ORDER as TREC_NAMES
 from pipeline.measures.trec_names import default_cutoffs, translate
@@ -34,6 +34,12 @@ class ResolvedMeasure:
     canonical: str
     label: str
     provider: str = "irpipe"  # who provides the measure, as messages name it
+
+    @property
+    def averaged(self) -> bool:
+        """Whether its per-query numbers are averaged (or summed) into its value: what a
+        comparison tests and a pool's leave-one-out analysis measures."""
+        return self.measure.kind == "number" and self.measure.aggregator != "none"
 
 
 @dataclass(frozen=True)

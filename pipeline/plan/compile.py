@@ -1,4 +1,4 @@
-"""Spec + registry -> Plan: the SQL that loads the files and computes every measure. Pure, no I/O.
+"""Spec + registry -> SqlPlan: the SQL that loads the files and computes every measure. Pure, no I/O.
 
 Each measure declares the derived columns it reads (`Measure.needs`); the compiler builds each once
 and asks every measure for its SQL over columns bound to what it declared. The plan is, for every
@@ -12,13 +12,14 @@ the same pass and get tables of their own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
-from pipeline.contract.columns import Columns, Need, Requirements, flatten
+from pipeline.contract.columns import Columns, Requirements, flatten
 from pipeline.contract.python_measure import PythonMeasure
-from pipeline.errors import PluginError, SpecError
-from pipeline.measures.registry import Registry, ResolvedMeasure
+from pipeline.measures.registry import ResolvedMeasure
+from pipeline.measures.resolve import columns_of, declared_needs
 from pipeline.plan.batches import batched
 from pipeline.plan.inputs import (
     TABLES,
@@ -50,21 +51,23 @@ from pipeline.plan.tables import (
 from pipeline.spec import LoadedSpec, Settings
 
 __all__ = [
-    "Plan",
+    "SqlPlan",
     "Ranking",
     "compile_plan",
-    "resolve_metrics",
 ]
 
 
 @dataclass(frozen=True)
-class Plan:
+class SqlPlan:
     """Everything needed to evaluate a spec, in order: the `qrels` loads and `statements` (tables
     of names, query facts); then, one batch of runs at a time, its loads, `per_batch` and its
     `ranking` (rank it into `wide`, then drop its rows, so memory holds one batch); then `finish`
     (per-query and aggregate tables) and `outputs` (the tables that outputs read beside those).
     Runs in `cached` are not loaded: their per-query values are read from the table
-    `cached_values` (filled from the history before the plan runs) into the per-query tables."""
+    `cached_values` (filled from the history before the plan runs) into the per-query tables
+    (`reusing`). `missing_rankings` states trec_eval -c's mode: each run gets an empty ranking for
+    every qrels query it lacks (`per_batch` adds those rows, which trec_eval calls bogus), so an
+    engine that splits the work adds them per shard without reading the plan's SQL."""
 
     qrels: list[Load]
     batches: list[list[Load]]
@@ -85,6 +88,20 @@ class Plan:
     curves: tuple[ResolvedMeasure, ...] = ()
     outputs: tuple[Statement, ...] = ()  # curve and difference tables, from the result tables
     cached: frozenset[str] = frozenset()  # runs whose per-query values come from the history
+    missing_rankings: bool = False  # trec_eval -c: an empty ranking for each query a run lacks
+    #: bytes of each input file, which decide how runs are batched (`reusing` batches again)
+    sizes: dict[Path, int] = field(default_factory=dict)
+    #: `finish` when some runs' values come from the history (`reusing`)
+    finish_reusing: tuple[Statement, ...] = ()
+
+    def reusing(self, cached: frozenset[str]) -> SqlPlan:
+        """The plan without loading the `cached` runs, whose per-query values the history
+        holds: the other runs batched as before, and the result tables reading `cached_values`."""
+        if not cached:
+            return self
+        runs = [load for batch in self.batches for load in batch if load.name not in cached]
+        batches = batched(runs, self.sizes)
+        return replace(self, batches=batches, finish=list(self.finish_reusing), cached=cached)
 
     @property
     def loads(self) -> list[Load]:
@@ -174,62 +191,6 @@ def _show(statement: Statement) -> str:
     return f"{params}{sql};"
 
 
-def resolve_metrics(loaded: LoadedSpec, registry: Registry) -> list[ResolvedMeasure]:
-    """Every metric entry of the spec, resolved and expanded, with errors naming file and key."""
-    resolved: list[ResolvedMeasure] = []
-    for i, item in enumerate(loaded.spec.metrics):
-        try:
-            found = registry.resolve(item.metric, item.params, item.label)
-            resolved += [replace(m, provider=_provider(registry, m)) for m in found]
-        except SpecError as exc:
-            raise SpecError(f"{loaded.where('metrics', i)}: {exc}") from None
-    _check_labels(loaded, resolved)
-    _check_needs(loaded, resolved)
-    return resolved
-
-
-def _provider(registry: Registry, m: ResolvedMeasure) -> str:
-    owner = registry.providers.get(m.measure.name)
-    return owner.describe() if owner is not None else "irpipe"
-
-
-def _check_labels(loaded: LoadedSpec, resolved: list[ResolvedMeasure]) -> None:
-    seen: set[str] = set()
-    for m in resolved:
-        if m.label in seen:
-            raise SpecError(
-                f"{loaded.where('metrics')}: metric '{m.label}' is listed twice; "
-                "remove one or give it a different label"
-            )
-        seen.add(m.label)
-
-
-def _check_needs(loaded: LoadedSpec, resolved: list[ResolvedMeasure]) -> None:
-    used = {run.collection for run in loaded.spec.runs.values()}
-    c = columns_of(loaded.spec.settings)
-    for m in resolved:
-        for need in Requirements(declared_needs(m, c)).fields:
-            for name in sorted(used):
-                if getattr(loaded.spec.collections[name], need) is None:
-                    raise SpecError(
-                        f"{loaded.where('collections', name)}: {m.label} needs '{need}' "
-                        f"for collection '{name}'; add {need}: <value> to it"
-                    )
-
-
-def columns_of(settings: Settings) -> Columns:
-    """The columns measures are compiled against, under these settings."""
-    return Columns(settings.relevance_level, settings.compatibility)
-
-
-def declared_needs(m: ResolvedMeasure, c: Columns) -> tuple[Need, ...]:
-    """What a measure declares it reads, with what those are built from."""
-    try:
-        return flatten(m.measure.needs(m.params, c))
-    except PluginError as exc:
-        raise PluginError(f"{m.label}: {exc}") from None
-
-
 def measure_sql(
     metrics: list[ResolvedMeasure], views: list[Columns], part: str
 ) -> list[tuple[str, str]]:
@@ -276,12 +237,10 @@ def compile_plan(
     metrics: list[ResolvedMeasure],
     sizes: dict[Path, int] | None = None,
     curves: list[ResolvedMeasure] | None = None,
-    cached: frozenset[str] = frozenset(),
-) -> Plan:
+) -> SqlPlan:
     """The plan for a validated spec and its resolved metrics; `sizes` (bytes of each input file,
     when known) decide how runs are batched; `curves`: the measures of its precision-recall
-    outputs (`derived.curve_measures`), computed after the metrics in the same pass; `cached`:
-    runs not evaluated, whose values the history holds."""
+    outputs (`output_tables.curve_measures`), computed after the metrics in the same pass."""
     spec, settings = loaded.spec, loaded.spec.settings
     curves = curves or []
     everything = [*metrics, *curves]
@@ -291,15 +250,14 @@ def compile_plan(
         if c.qrels is not None  # a collection not yet judged has runs only to pool
     ]
     runs_format = run_format(settings.input, settings.ordering == "rank")
-    runs = [
-        Load(r.path, n, runs_format, r.collection) for n, r in spec.runs.items() if n not in cached
-    ]
+    runs = [Load(r.path, n, runs_format, r.collection) for n, r in spec.runs.items()]
     sql = measures_sql(everything, settings)
     # When only judged documents' positions matter, only judged rows are ranked; a query with no
     # judged document retrieved then has its `missing` value (over the ranking's length).
     judged_rows = sql.empty is None and all(m.measure.judged_only_ok(m.params) for m in everything)
     bogus = settings.missing_queries == "trec_eval_c" and settings.query_set == "qrels"
-    return Plan(
+    results = partial(result_tables, sql, settings, judged_rows, bogus, len(metrics))
+    return SqlPlan(
         qrels,
         batched(runs, sizes or {}),
         [
@@ -309,14 +267,16 @@ def compile_plan(
         ],
         BOGUS_ROWS if bogus else [],
         _ranking(sql, settings, judged_rows),
-        result_tables(sql, settings, judged_rows, bogus, len(metrics), bool(cached)),
+        results(cached=False),
         metrics,
         settings.memory_limit,
         _python(everything, settings),
         tuple(zip(everything, probes(sql, settings), strict=True)),
         tuple(curves),
         tuple(output_tables(loaded, metrics)),
-        cached,
+        missing_rankings=bogus,
+        sizes=dict(sizes or {}),
+        finish_reusing=tuple(results(cached=True)),
     )
 
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from pipeline.errors import SpecError
 from pipeline.plan.inputs import Statement
 from pipeline.plan.tables import values_table
-from pipeline.spec.models import CURVE_LEVELS, DIFF_LEVELS
 from pipeline.spec.base import did_you_mean
+from pipeline.spec.models import CURVE_LEVELS, DIFF_LEVELS
 
 if TYPE_CHECKING:
     from pipeline.measures.registry import Registry, ResolvedMeasure

@@ -22,7 +22,7 @@ from pipeline.pools.sql import pool_tables, pooled_rows, setup_tables
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.plan.compile import Plan
+    from pipeline.plan.compile import SqlPlan
     from pipeline.spec import LoadedSpec
 
 __all__ = ["finish_pools", "pool_pass", "with_pools"]
@@ -38,7 +38,7 @@ def _statements(loaded: LoadedSpec, plans: list[PoolPlan]) -> tuple[list, list]:
     return setup_tables(plans), [pooled_rows(p, keys) for p in plans]
 
 
-def with_pools(plan: Plan, loaded: LoadedSpec, plans: list[PoolPlan]) -> Plan:
+def with_pools(plan: SqlPlan, loaded: LoadedSpec, plans: list[PoolPlan]) -> SqlPlan:
     """The evaluation's plan, also keeping each batch's pooled rows before its rows are dropped:
     one pass over the runs evaluates and pools them."""
     setup, per_batch = _statements(loaded, plans)

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.compare.plan import per_query_numbers
 from pipeline.errors import SpecError
 from pipeline.spec.base import did_you_mean
 
@@ -172,7 +171,7 @@ def _metrics(
     loaded: LoadedSpec, key: tuple, pool: Pool, metrics: list[ResolvedMeasure]
 ) -> tuple[str, ...]:
     """The labels leave-one-out reports: those named, or every metric with a number per query."""
-    numeric = [m.label for m in metrics if per_query_numbers(m)]
+    numeric = [m.label for m in metrics if m.averaged]
     if pool.metrics is None:
         return tuple(numeric)
     for i, label in enumerate(pool.metrics):

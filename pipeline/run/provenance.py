@@ -18,13 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipeline._version import __version__
-from pipeline.compare import compare_plan
 from pipeline.digest import digest_file, digest_text
-from pipeline.pools.plan import pool_plans
 
 if TYPE_CHECKING:
     from pipeline.measures.registry import ResolvedMeasure
-    from pipeline.plan.compile import Plan
+    from pipeline.pools.plan import PoolPlan
+    from pipeline.run.plan import EvaluationPlan
     from pipeline.spec import LoadedSpec
 
 __all__ = [
@@ -106,26 +105,25 @@ def now() -> str:
 
 
 def record(
-    loaded: LoadedSpec,
-    plan: Plan,
+    plan: EvaluationPlan,
     inputs: list[Input],
     started: str,
     software: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The provenance of an evaluation, as manifests and the history keep it; `software`: its
     `versions()`, when the caller has them already (the cache keys read them too)."""
-    recorded = record_metrics(loaded, plan.metrics, inputs, started, software)
-    if plan.curves:  # what a precision-recall curve's numbers are, beside the metrics'
-        recorded["pr_curve_metrics"] = definitions(plan.curves)
-    comparing = compare_plan(loaded, plan.metrics)
-    if comparing is not None:
-        recorded["compare"] = comparing.manifest()
+    recorded = record_metrics(plan.loaded, plan.metrics, plan.pools, inputs, started, software)
+    if plan.sql.curves:  # what a precision-recall curve's numbers are, beside the metrics'
+        recorded["pr_curve_metrics"] = definitions(plan.sql.curves)
+    if plan.comparing is not None:
+        recorded["compare"] = plan.comparing.manifest()
     return recorded
 
 
 def record_metrics(
     loaded: LoadedSpec,
     metrics: Sequence[ResolvedMeasure],
+    pools: Sequence[PoolPlan],
     inputs: list[Input],
     started: str,
     software: dict[str, Any] | None = None,
@@ -145,7 +143,6 @@ def record_metrics(
         "settings": spec.settings.resolved(),
         "metrics": definitions(metrics),
     }
-    pools = pool_plans(loaded, list(metrics))
     if pools:
         recorded["pools"] = [pool.manifest() for pool in pools]
     return recorded
@@ -166,9 +163,9 @@ def canonical_digest(loaded: LoadedSpec) -> str:
     return digest_text(relative(loaded.spec.model_dump(mode="json")))
 
 
-def manifest(loaded: LoadedSpec, plan: Plan) -> dict[str, Any]:
+def manifest(plan: EvaluationPlan) -> dict[str, Any]:
     """The record of an evaluation starting now, its inputs digested (outside `evaluate`)."""
-    return record(loaded, plan, inputs_of(loaded), now())
+    return record(plan, inputs_of(plan.loaded), now())
 
 
 def _spec_path(path: Path) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from pipeline.contract.python_measure import Query
-from pipeline.plan.compile import Plan
+from pipeline.plan.compile import SqlPlan
 from pipeline.synthetic import generate, write_qrels, write_run
 
 __all__ = ["KIT_SHAPE", "NUM_DOCS", "TIES_REVERSED", "Bench", "Values"]
@@ -109,9 +109,9 @@ class Bench:
 
     def _evaluate(self, metrics: list[str], settings: dict[str, Any], plan: str) -> Values:
         from pipeline.engines.duckdb.executor import execute
-        from pipeline.run.evaluation import validate
+        from pipeline.run.preflight import validate
 
-        con = execute(forced(validate(self._spec(metrics, settings)), plan))
+        con = execute(forced(validate(self._spec(metrics, settings)).sql, plan))
         try:
             rows = con.execute("SELECT run, qid, metric, value, text FROM per_query").fetchall()
             means = con.execute("SELECT run, metric, value, n_queries FROM aggregate").fetchall()
@@ -164,7 +164,7 @@ class Bench:
         return sum(grade >= 0 for _, _, grade in self.ranking(run, qid))
 
 
-def forced(plan: Plan, how: str) -> Plan:
+def forced(plan: SqlPlan, how: str) -> SqlPlan:
     """The plan as compiled ("chosen"), or with the judged-rows plan's ranking forced to one form:
     only judged rows ("judged_rows") or every row ("dense", for mostly judged batches)."""
     if how == "chosen":

@@ -11,7 +11,8 @@ from pipeline.contract.columns import Columns
 from pipeline.contract.measure import Measure
 from pipeline.errors import SpecError
 from pipeline.measures.registry import ResolvedMeasure, get_registry
-from pipeline.plan.compile import declared_needs, measure_sql
+from pipeline.measures.resolve import declared_needs
+from pipeline.plan.compile import measure_sql
 from pipeline.testing.install import installed
 from pipeline.testing.metrics import resolve, resolve_metrics
 

@@ -18,7 +18,7 @@ from pipeline.engines import ENGINES, execute
 from pipeline.errors import DuplicateError, InputDataError, SpecError
 from pipeline.measures.trec_names import Selected, atol, select
 from pipeline.outputs.trec_eval import RUNID, Line, render, runid_of
-from pipeline.run.evaluation import validate
+from pipeline.run.preflight import validate
 from pipeline.spec import LoadedSpec, Spec
 
 __all__ = ["main"]
@@ -119,7 +119,7 @@ def evaluate(options: Options) -> int:
         raise TrecEvalExit(str(exc), getattr(exc, "trec_eval_exit", 1)) from None
     loaded = _spec(options, selected)
     try:
-        con = execute(validate(loaded), loaded)
+        con = execute(validate(loaded).sql, loaded)
     except (SpecError, InputDataError) as exc:  # trec_eval stops duplicates with exit 4
         raise TrecEvalExit(str(exc), 4 if isinstance(exc, DuplicateError) else 2) from None
     missing = _missing_topics(con, options)

@@ -1,0 +1,40 @@
+"""The DuckDB engine (the default): the plan's statements in order on one embedded, in-memory
+DuckDB connection (`executor`), with the metrics computed in Python over arrays it hands out
+(`python_values`). Only the engines, the history and the DuckDB writer import duckdb.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from pipeline.plan.compile import SqlPlan
+    from pipeline.spec import LoadedSpec
+
+__all__ = ["ENGINE", "DuckDBEngine"]
+
+
+class DuckDBEngine:
+    """The `Engine` that evaluates on this machine, every run in batches that memory holds."""
+
+    reuses_results = True
+
+    def connect(self, plan: SqlPlan) -> duckdb.DuckDBPyConnection:
+        from pipeline.engines.duckdb.executor import connect  # duckdb only to evaluate
+
+        return connect(plan)
+
+    def describe(self, loaded: LoadedSpec) -> None:
+        return None  # every input is one local file, digested
+
+    def execute(
+        self, plan: SqlPlan, loaded: LoadedSpec, con: duckdb.DuckDBPyConnection
+    ) -> duckdb.DuckDBPyConnection:
+        from pipeline.engines.duckdb.executor import execute
+
+        return execute(plan, con)
+
+
+ENGINE = DuckDBEngine()

@@ -14,7 +14,7 @@ from pipeline.engines.duckdb.python_values import python_values
 from pipeline.errors import DuplicateError, InputDataError, PluginError, SpecError
 from pipeline.plan import input_checks as check
 from pipeline.plan.batches import text_size
-from pipeline.plan.compile import Plan
+from pipeline.plan.compile import SqlPlan
 from pipeline.plan.inputs import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
 from pipeline.plan.ranking import PUT_BACK, SET_ASIDE, slice_rows
 from pipeline.progress import Progress, Step, current
@@ -22,7 +22,7 @@ from pipeline.progress import Progress, Step, current
 __all__ = ["connect", "connection", "execute", "load_files", "run_all"]
 
 
-def connect(plan: Plan) -> duckdb.DuckDBPyConnection:
+def connect(plan: SqlPlan) -> duckdb.DuckDBPyConnection:
     """An in-memory connection configured for the plan."""
     return connection(plan.memory_limit)
 
@@ -36,7 +36,7 @@ def connection(memory_limit: str | None) -> duckdb.DuckDBPyConnection:
 
 
 def execute(
-    plan: Plan,
+    plan: SqlPlan,
     con: duckdb.DuckDBPyConnection | None = None,
     progress: Progress | None = None,
 ) -> duckdb.DuckDBPyConnection:
@@ -54,7 +54,7 @@ def execute(
     return con
 
 
-def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan, steps: _Steps) -> None:
+def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan, steps: _Steps) -> None:
     steps.start(con)
     for statement in TABLES:
         _run(con, statement)
@@ -95,7 +95,7 @@ class _Steps:
 
     SHARES = {"loading": 2, "checking": 1, "ranking": 1}  # in halves of the bytes
 
-    def __init__(self, plan: Plan, progress: Progress) -> None:
+    def __init__(self, plan: SqlPlan, progress: Progress) -> None:
         self.progress = progress
         self.sizes = {load.path: text_size(load, _file_size(load.path)) for load in plan.loads}
         self.batches = len(plan.batches)
@@ -147,7 +147,7 @@ _UNBOUND = (duckdb.BinderException, duckdb.ParserException, duckdb.CatalogExcept
 
 
 @contextmanager
-def _blaming(con: duckdb.DuckDBPyConnection, plan: Plan) -> Iterator[None]:
+def _blaming(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> Iterator[None]:
     """SQL that does not bind, as a PluginError naming the metric (and who provides it) whose
     SQL alone does not bind; an internal error if every metric's does."""
     try:
@@ -165,7 +165,7 @@ def _blaming(con: duckdb.DuckDBPyConnection, plan: Plan) -> Iterator[None]:
         raise exc
 
 
-def _out_of_memory(plan: Plan, message: str) -> str:
+def _out_of_memory(plan: SqlPlan, message: str) -> str:
     """DuckDB spills sorts and joins to disk, but each of its threads needs some memory."""
     what = _first_line(message)
     if plan.memory_limit:
@@ -239,7 +239,7 @@ def _load_generally(con: duckdb.DuckDBPyConnection, load: Load) -> int:
     return rows
 
 
-def _rank(con: duckdb.DuckDBPyConnection, plan: Plan, batch: list[Load]) -> None:
+def _rank(con: duckdb.DuckDBPyConnection, plan: SqlPlan, batch: list[Load]) -> None:
     """Rank the batch into `wide` by the plan's ranking, or its dense form if the batch is mostly
     judged; the full plan a large batch's slices of queries in turn. Then drop its rows."""
     test = plan.ranking.test(batch)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from pipeline.measures.registry import ResolvedMeasure
-    from pipeline.plan.compile import Plan
+    from pipeline.plan.compile import SqlPlan
 
 __all__ = ["BATCH_QUERIES", "python_values"]
 
@@ -33,7 +33,7 @@ FROM wide w JOIN runs USING (run)
 JOIN facts f ON f.collection = runs.collection AND f.qid = w.qid"""
 
 
-def python_values(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
+def python_values(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
     """Compute every Python metric of the plan into its column of `wide`."""
     pa = _arrow(plan)
     reader = con.sql(_RANKINGS).to_arrow_reader(BATCH_QUERIES)
@@ -52,7 +52,7 @@ def python_values(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
         con.unregister("python_values")
 
 
-def _batch_values(table: pa.Table, plan: Plan) -> pa.Table:
+def _batch_values(table: pa.Table, plan: SqlPlan) -> pa.Table:
     interrupts.checkpoint()
     queries = RankedQueries.from_arrow(table)
     values = {f"m{i}": _values(m, replace(queries, level=level)) for i, m, level in plan.python}
@@ -79,7 +79,7 @@ def _values(m: ResolvedMeasure, queries: RankedQueries):
     return values
 
 
-def _arrow(plan: Plan):
+def _arrow(plan: SqlPlan):
     try:
         import numpy  # noqa: F401
         import pyarrow as pa

@@ -18,10 +18,10 @@ from pipeline.engines.spark.session import quiet, require_pyspark, session, spar
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.plan.compile import Plan
+    from pipeline.plan.compile import SqlPlan
     from pipeline.spec import LoadedSpec
 
-__all__ = ["describe_input", "execute", "require_pyspark", "spark_version"]
+__all__ = ["ENGINE", "SparkEngine", "describe_input", "execute", "require_pyspark", "spark_version"]
 
 #: Bytes of input text per shard when the spec does not say (`spark.partitions`): Spark's own
 #: default split (128 MB) holds about 3.5M run lines, which DuckDB ranks in a couple of seconds.
@@ -29,7 +29,7 @@ SHARD_BYTES = 128 << 20
 
 
 def execute(
-    plan: Plan, loaded: LoadedSpec, con: duckdb.DuckDBPyConnection
+    plan: SqlPlan, loaded: LoadedSpec, con: duckdb.DuckDBPyConnection
 ) -> duckdb.DuckDBPyConnection:
     """Evaluate `plan` on Spark; `con` (on the driver) receives the DuckDB engine's result tables."""
     require_pyspark()
@@ -61,7 +61,7 @@ def _arrow_batches(spark) -> Iterator[None]:
         spark.conf.unset(_ARROW_KEY) if before is None else spark.conf.set(_ARROW_KEY, before)
 
 
-def _execute(spark, plan: Plan, loaded: LoadedSpec, con: duckdb.DuckDBPyConnection) -> None:
+def _execute(spark, plan: SqlPlan, loaded: LoadedSpec, con: duckdb.DuckDBPyConnection) -> None:
     from pipeline.engines.spark.inputs import files_of, input_rows, is_parquet
     from pipeline.engines.spark.results import collect
     from pipeline.engines.spark.shard import RESULT_SCHEMA, evaluate_shard
@@ -116,3 +116,26 @@ def describe_input(loaded: LoadedSpec):
         return sum(length for _, length, _ in found), "listing-" + digest_text(found)
 
     return describe
+
+
+class SparkEngine:
+    """The `Engine` that shards the plan by query id on a Spark cluster (or Spark in local mode).
+    It evaluates every run: its results are never taken from the history."""
+
+    reuses_results = False
+
+    def connect(self, plan: SqlPlan) -> duckdb.DuckDBPyConnection:
+        from pipeline.engines.duckdb.executor import connect
+
+        return connect(plan)
+
+    def describe(self, loaded: LoadedSpec):
+        return describe_input(loaded)
+
+    def execute(
+        self, plan: SqlPlan, loaded: LoadedSpec, con: duckdb.DuckDBPyConnection
+    ) -> duckdb.DuckDBPyConnection:
+        return execute(plan, loaded, con)
+
+
+ENGINE = SparkEngine()

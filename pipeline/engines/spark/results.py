@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 from pipeline.errors import DuplicateError, InputDataError
 from pipeline.plan import input_checks as check
 from pipeline.plan.output_tables import curve_names
-from pipeline.plan.tables import BOGUS_ROWS, aggregate_tables, name_tables
+from pipeline.plan.tables import aggregate_tables, name_tables
 
 if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
     from pipeline.engines.spark.problems import Reporter
-    from pipeline.plan.compile import Plan
+    from pipeline.plan.compile import SqlPlan
     from pipeline.plan.inputs import Load
     from pipeline.spec import LoadedSpec
 
@@ -49,7 +49,7 @@ ORDER BY runs.ordinal, r.qid, m.ordinal"""
 
 def collect(
     con: duckdb.DuckDBPyConnection,
-    plan: Plan,
+    plan: SqlPlan,
     loaded: LoadedSpec,
     results: pa.Table,
     reporter: Callable[[Load], Reporter],
@@ -62,7 +62,7 @@ def collect(
 
 def prepare(
     con: duckdb.DuckDBPyConnection,
-    plan: Plan,
+    plan: SqlPlan,
     loaded: LoadedSpec,
     results: pa.Table,
     reporter: Callable[[Load], Reporter],
@@ -84,7 +84,9 @@ def prepare(
         raise
 
 
-def finish(con: duckdb.DuckDBPyConnection, plan: Plan, aggregate: pa.Table | None = None) -> None:
+def finish(
+    con: duckdb.DuckDBPyConnection, plan: SqlPlan, aggregate: pa.Table | None = None
+) -> None:
     """The result tables: per-query tables in the DuckDB engine's order, then the aggregates
     from them; or, given the `aggregate` rows computed beside the per-query table (which then
     stays out of the driver: `per_query` is empty), those in the DuckDB engine's order."""
@@ -94,7 +96,7 @@ def finish(con: duckdb.DuckDBPyConnection, plan: Plan, aggregate: pa.Table | Non
         )
         for table, metrics in tables:
             con.execute(_PER_QUERY.format(table=table, rows=_RESULT.format(table), metrics=metrics))
-        aggregates = aggregate_tables(plan.per_batch == BOGUS_ROWS, bool(plan.curves))
+        aggregates = aggregate_tables(plan.missing_rankings, bool(plan.curves))
         if aggregate is not None:
             con.register("spark_aggregate", aggregate)
             con.execute(_AGGREGATE)
@@ -114,7 +116,7 @@ ORDER BY runs.ordinal, m.ordinal"""
 
 
 def _check(
-    con: duckdb.DuckDBPyConnection, plan: Plan, reporter: Callable[[Load], Reporter]
+    con: duckdb.DuckDBPyConnection, plan: SqlPlan, reporter: Callable[[Load], Reporter]
 ) -> None:
     """The DuckDB engine's checks, in its order: each qrels file's lines, then its duplicates;
     then every run's lines, every run's duplicates, and the queries each shares with its qrels."""

@@ -21,14 +21,14 @@ from pipeline.engines.spark.shard import (
     RESULT_SCHEMA,
     aggregate_shard,
 )
-from pipeline.plan.tables import BOGUS_ROWS, name_tables
+from pipeline.plan.tables import name_tables
 
 if TYPE_CHECKING:
     import duckdb
     from pyspark.sql import DataFrame
 
     from pipeline.engines.spark.problems import Reporter
-    from pipeline.plan.compile import Plan
+    from pipeline.plan.compile import SqlPlan
     from pipeline.plan.inputs import Load
     from pipeline.spec import LoadedSpec
 
@@ -44,7 +44,7 @@ def needs_per_query(loaded: LoadedSpec) -> bool:
 
 def per_query_at_scale(
     con: duckdb.DuckDBPyConnection,
-    plan: Plan,
+    plan: SqlPlan,
     loaded: LoadedSpec,
     shards: DataFrame,
     reporter: Callable[[Load], Reporter],
@@ -89,11 +89,11 @@ def _small(shards: DataFrame, keep: bool):
 _COUNTS = {"qid": "CAST(NULL AS STRING) AS qid", "text": "CAST(text AS STRING) AS text"}
 
 
-def _aggregate(con, plan: Plan, loaded: LoadedSpec, rows: DataFrame):
+def _aggregate(con, plan: SqlPlan, loaded: LoadedSpec, rows: DataFrame):
     """The aggregate rows, computed on the workers from each run's per-query rows."""
     names = name_tables(loaded, plan.metrics)
     positive = [tuple(row) for row in con.execute("SELECT * FROM positive_judgments").fetchall()]
-    bogus = plan.per_batch == BOGUS_ROWS
+    bogus = plan.missing_rankings
 
     def aggregate(batches):
         return aggregate_shard(names, positive, bogus, batches)

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 
 from pipeline.plan.input_checks import record_queries
 from pipeline.plan.inputs import TABLES, Statement
-from pipeline.plan.tables import BOGUS_ROWS, bogus_rows
+from pipeline.plan.tables import bogus_rows
 
 if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
-    from pipeline.plan.compile import Plan
+    from pipeline.plan.compile import SqlPlan
 
 __all__ = [
     "AGGREGATE_SCHEMA",
@@ -107,7 +107,7 @@ _POSITIVE = "UNION ALL SELECT 'positive_judgments', NULL, collection, NULL, NULL
 
 
 def evaluate_shard(
-    plan: Plan, batches: Iterable[pa.RecordBatch], threads: int = 1
+    plan: SqlPlan, batches: Iterable[pa.RecordBatch], threads: int = 1
 ) -> Iterator[pa.RecordBatch]:
     """The result rows (`RESULT_SCHEMA`) of one shard's input rows (`ROW_SCHEMA`)."""
     import duckdb
@@ -123,7 +123,7 @@ def evaluate_shard(
         con.close()
 
 
-def _config(plan: Plan, threads: int) -> dict:
+def _config(plan: SqlPlan, threads: int) -> dict:
     # One DuckDB thread per core Spark gives the task: tasks already run side by side.
     config: dict = {"threads": threads}
     if plan.memory_limit:
@@ -149,16 +149,14 @@ def _all_good(con: duckdb.DuckDBPyConnection) -> bool:
     return bad == 0
 
 
-def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
+def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
     """The DuckDB engine's statements, for one batch holding every run (`pipeline.engines.duckdb.executor`)."""
     from pipeline.engines.duckdb.python_values import python_values
 
     _run(con, plan.statements)
     _run(con, [record_queries(), Statement(_PRESENCE)])
     # trec_eval -c: every run lacks the shard's queries it has no row for, rows or not.
-    _run(
-        con, bogus_rows("SELECT run FROM runs") if plan.per_batch == BOGUS_ROWS else plan.per_batch
-    )
+    _run(con, bogus_rows("SELECT run FROM runs") if plan.missing_rankings else plan.per_batch)
     test = plan.ranking.test([load for batch in plan.batches for load in batch])
     dense = test is not None and con.execute(test.sql, test.params).fetchall()[0][0]
     _run(con, [plan.ranking.dense if dense else plan.ranking.statement, *plan.ranking.after])
@@ -167,7 +165,7 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
     _run(con, plan.finish)
 
 
-def _results(plan: Plan) -> str:
+def _results(plan: SqlPlan) -> str:
     curves = _CURVES if plan.curves else ""
     positive = _POSITIVE if plan.per_batch else ""
     return f"{_RESULTS}\n{curves}\n{positive}"

@@ -19,7 +19,7 @@ def main(spec: str) -> None:
     """Execute the spec's loads and nothing else; print the rows loaded."""
     # Keep the loads, their checks and the tables they read; drop the ranking and the measures.
     no_ranking = Ranking(Statement("SELECT 1"), after=())
-    plan = dataclasses.replace(validate(spec), ranking=no_ranking, finish=[])
+    plan = dataclasses.replace(validate(spec).sql, ranking=no_ranking, finish=[])
     con = execute(plan)
     rows = con.execute("SELECT count(*) FROM run_rows").fetchone()[0]
     print(f"loaded {rows} run rows")

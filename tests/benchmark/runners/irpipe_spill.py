@@ -24,12 +24,12 @@ def main(spec: str, limit: str, temp_dir: str) -> None:
     loaded = load_spec(spec)
     plan = validate(loaded)
     con = duckdb.connect(config={"memory_limit": limit, "temp_directory": temp_dir})
-    execute(plan, con)
+    execute(plan.sql, con)
     # Temporary files still held at the end (evicted table blocks) show that it spilled.
     spilled = con.execute("SELECT coalesce(sum(size), 0) FROM duckdb_temporary_files()").fetchone()
     print(f"temporary files at the end: {spilled[0] / 2**20:.0f} MB")
     jobs = [(TABLES[o.level], o.path) for o in loaded.spec.outputs]
-    write_outputs(con, jobs, manifest(loaded, plan))
+    write_outputs(con, jobs, manifest(plan))
 
 
 if __name__ == "__main__":

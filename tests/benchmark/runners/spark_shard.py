@@ -28,7 +28,7 @@ def _lines(path) -> pa.Table:
 
 
 def main(spec: str) -> None:
-    plan = validate(spec)
+    plan = validate(spec).sql
     qrels, run = plan.qrels[0], plan.batches[0][0]
     lines = _lines(run.path)
     started = time.perf_counter()

@@ -1,0 +1,86 @@
+"""The evaluation plan: every part of one evaluation, built once when its spec is validated.
+
+`pipeline.run.preflight.validate` checks a spec without reading data and returns this plan; each
+step of `pipeline.run.evaluation.evaluate` then reads the parts it needs, in order: the engine
+runs `sql`, the pools step reads `pools`, the comparing step `comparing`, the history `history`,
+the writers `outputs`, and `irpipe run` checks `checks` last. A new feature adds a part here, the
+check that builds it in the preflight, and a step.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pipeline.checks.plan import CheckPlan
+    from pipeline.compare.plan import ComparePlan
+    from pipeline.measures.registry import ResolvedMeasure
+    from pipeline.plan.compile import SqlPlan
+    from pipeline.pools.plan import PoolPlan
+    from pipeline.spec import LoadedSpec
+    from pipeline.spec.history import History
+
+__all__ = ["EvaluationPlan", "OutputJob"]
+
+
+@dataclass(frozen=True)
+class OutputJob:
+    """One file to write: the result table it holds, where, and at which level."""
+
+    table: str
+    path: Path
+    level: str
+
+
+@dataclass(frozen=True)
+class EvaluationPlan:
+    """Every part of an evaluation of `loaded`: the measures' SQL (`sql`, which an engine
+    executes), the resolved comparisons (None without a compare section), expected values and
+    gates, pools, the files to write (the spec's outputs, then its pools'), and the spec's
+    history (None without one)."""
+
+    loaded: LoadedSpec
+    sql: SqlPlan
+    comparing: ComparePlan | None
+    checks: CheckPlan
+    pools: tuple[PoolPlan, ...]
+    outputs: tuple[OutputJob, ...]
+    history: History | None
+
+    @property
+    def metrics(self) -> list[ResolvedMeasure]:
+        """The spec's metrics, resolved, in spec order."""
+        return self.sql.metrics
+
+    @property
+    def engine(self) -> str:
+        """The engine that executes `sql` (`settings.engine`)."""
+        return self.loaded.spec.settings.engine
+
+    def text(self) -> str:
+        """The whole plan (`irpipe compile`): the SQL, then every other part as SQL comments."""
+        parts = [f"-- {line}" for part in self._parts() for line in part.splitlines()]
+        return (
+            self.sql.sql_text() + "\n-- the evaluation's other parts:\n" + "\n".join(parts) + "\n"
+        )
+
+    def _parts(self) -> list[str]:
+        return [
+            f"engine: {self.engine}",
+            f"compare: {_shown(self.comparing.manifest() if self.comparing else None)}",
+            *(f"{e.key}: {e.run} {e.metric.label} = {e.value} ± {e.tolerance}"
+              f"{' (either way)' if e.two_sided else ''}" for e in self.checks.expect),
+            *(f"{g.key}: {g.metric.label} of {', '.join(g.runs)} drops at most {g.max_drop} "
+              f"against {g.against or 'the previous evaluation'}"
+              f"{' (significantly)' if g.significant else ''}" for g in self.checks.gates),
+            *(f"pool {_shown(pool.manifest())}" for pool in self.pools),
+            *(f"output {job.path} ({job.level}) <- table {job.table}" for job in self.outputs),
+            f"history: {self.history.path if self.history else None}",
+        ]  # fmt: skip
+
+
+def _shown(value: object) -> str:
+    return json.dumps(value, sort_keys=True, default=str)

@@ -1,0 +1,189 @@
+"""Everything checked before any data is read, and the evaluation plan it builds.
+
+`validate` is `irpipe validate` and the first step of every evaluation: keys, metrics and their
+parameters, comparisons, checks, pools, input files and outputs, each error naming the file and
+the key. What it resolves on the way is kept, once, in the `EvaluationPlan` it returns.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.checks.plan import check_checks
+from pipeline.compare.plan import check_compare
+from pipeline.errors import SpecError
+from pipeline.measures.registry import get_registry
+from pipeline.measures.resolve import resolve_metrics
+from pipeline.outputs import writer_for, writers_of
+from pipeline.plan.compile import compile_plan
+from pipeline.plan.output_tables import check_diff_outputs, curve_measures, output_table
+from pipeline.pools import pool_outputs, pool_plans
+from pipeline.run.plan import EvaluationPlan, OutputJob
+from pipeline.spec import LoadedSpec, load_spec
+from pipeline.spec.models import is_uri
+
+__all__ = ["check_history_directory", "check_pool_inputs", "compile_spec", "validate"]
+
+
+def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan:
+    """Check everything that can be checked without reading data; return the evaluation's plan.
+
+    With `data=False` no input file is touched, nor its directory listed: keys, metrics and their
+    parameters, labels, collections and outputs are checked; a run whose path is a glob pattern
+    stays one run named by its key (and runs are not batched by size).
+    """
+    if not isinstance(spec, LoadedSpec):
+        spec = load_spec(spec, patterns="expand" if data else "keep")
+    if spec.spec.settings.engine == "spark":
+        from pipeline.engines.spark.session import require_pyspark
+
+        require_pyspark(spec.where("settings", "engine"))
+    registry = get_registry()
+    metrics = resolve_metrics(spec, registry)
+    _check_judged(spec)
+    comparing = check_compare(spec, metrics, data)
+    checks = check_checks(spec, metrics, comparing, data)
+    sizes = _check_input_files(spec) if data else {}
+    _check_outputs(spec)
+    if spec.spec.history is not None:
+        check_history_directory(spec.spec.history.path, spec.where("history"))
+    check_diff_outputs(spec, metrics)
+    pools = tuple(pool_plans(spec, metrics))
+    sql = compile_plan(spec, metrics, sizes, curve_measures(spec, registry))
+    return EvaluationPlan(
+        spec, sql, comparing, checks, pools, _output_jobs(spec, pools), spec.spec.history
+    )
+
+
+def check_pool_inputs(loaded: LoadedSpec) -> dict[Path, int]:
+    """What building pools alone reads and writes (`irpipe pool`): every input file, every
+    output; the sizes of the inputs."""
+    sizes = _check_input_files(loaded)
+    _check_outputs(loaded)
+    return sizes
+
+
+def _check_judged(loaded: LoadedSpec) -> None:
+    """Every collection with runs to evaluate has qrels (one without is only pooled)."""
+    for name, collection in loaded.spec.collections.items():
+        runs = [r for r, run in loaded.spec.runs.items() if run.collection == name]
+        if collection.qrels is None and runs:
+            raise SpecError(
+                f"{loaded.where('collections', name)}: no qrels, but runs are evaluated against "
+                f"it ({', '.join(runs[:3])}{', ...' if len(runs) > 3 else ''}); add qrels: PATH "
+                "once judged (before judging, `irpipe pool SPEC` builds its pools)"
+            )
+
+
+def compile_spec(spec: str | Path) -> EvaluationPlan:
+    """The plan of a spec whose input files need not exist (`irpipe compile`): run patterns are
+    expanded where they match files, and stay one run named by their key where nothing matches."""
+    return validate(load_spec(spec, patterns="expand_or_keep"), data=False)
+
+
+def _check_input_files(loaded: LoadedSpec) -> dict[Path, int]:
+    """Every input is a regular file (with engine spark, also a directory of part files, or a
+    URI, which Spark checks); the sizes in bytes of the files (the plan batches runs by size)."""
+    spec = loaded.spec
+    spark = spec.settings.engine == "spark"
+    inputs = [(("collections", n, "qrels"), c.qrels) for n, c in spec.collections.items()]
+    inputs += [(("pools", n, "exclude"), p.exclude) for n, p in spec.pools.items()]
+    inputs = [(key, path) for key, path in inputs if path is not None]
+    inputs += [(("runs", n, "path"), r.path) for n, r in spec.runs.items()]
+    for key, path in inputs:
+        if is_uri(path):
+            if not spark:
+                raise SpecError(
+                    f"{loaded.where(*key)}: {path} is a URI, which only the Spark engine reads; "
+                    "set settings.engine: spark (or --engine spark), or give a local path"
+                )
+        elif not (path.is_file() or (spark and path.is_dir())):
+            problem = "does not exist" if not path.exists() else "is not a regular file"
+            problem = "is a directory" if path.is_dir() else problem
+            raise SpecError(f"{loaded.where(*key)}: {path} {problem}")
+    return {path: path.stat().st_size for _, path in inputs if not is_uri(path) and path.is_file()}
+
+
+def _check_outputs(loaded: LoadedSpec) -> None:
+    """A writer for every output, the spec's and its pools' (`_check_writer`), no output written
+    twice, and no output replacing an input."""
+    spec = loaded.spec
+    paths = [c.qrels for c in spec.collections.values() if c.qrels is not None]
+    paths += [r.path for r in spec.runs.values()]
+    paths += [p.exclude for p in spec.pools.values() if p.exclude is not None]
+    inputs = {path.resolve() for path in paths if not is_uri(path)}
+    seen: dict[Path, str] = {}
+    for key, output in _outputs(spec):
+        where = loaded.where(*key, "path")
+        _check_writer(loaded, key, output)
+        target = output.path.resolve()
+        if target in inputs or target.with_name(target.name + ".manifest.json") in inputs:
+            raise SpecError(
+                f"{where}: {output.path} is an input of this spec; writing it would replace the data"
+            )
+        if target in seen:
+            raise SpecError(f"{where}: {output.path} is also {seen[target]}; name each output once")
+        seen[target] = ".".join(map(str, key))
+
+
+def _outputs(spec) -> list[tuple[tuple, object]]:
+    """(key, output) of every output: the spec's, then each pool's."""
+    found: list[tuple[tuple, object]] = [(("outputs", i), o) for i, o in enumerate(spec.outputs)]
+    for name, pool in spec.pools.items():
+        found += [(("pools", name, "outputs", i), o) for i, o in enumerate(pool.outputs)]
+    return found
+
+
+def _check_writer(loaded: LoadedSpec, key: tuple, output) -> None:
+    """A writer for the output's suffix that writes its level, with what it needs installed
+    (a missing optional extra is found here, before any data is read)."""
+    where = loaded.where(*key, "path")
+    try:
+        writer = writer_for(output.path, output.level)
+    except SpecError as exc:
+        raise SpecError(f"{where}: {exc}") from None
+    if output.level not in writer.levels:
+        suffix = output.path.suffix.lower()
+        able = ", ".join(writers_of(output.level)) or "none installed"
+        raise SpecError(
+            f"{loaded.where(*key, 'level')}: a {suffix} output cannot be level "
+            f"'{output.level}' ({suffix} writes: {', '.join(writer.levels)}); level "
+            f"{output.level} is written to: {able}"
+        )
+    try:
+        writer.check_available()
+    except SpecError as exc:
+        raise SpecError(f"{where}: {exc}") from None
+
+
+def check_history_directory(path: Path, where: str) -> None:
+    """A history can be created at `path` (its directories are made, as outputs' are, unless a
+    file is in the way); `where` names the key or flag that gave it."""
+    for parent in path.resolve().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise SpecError(
+                    f"{where}: {parent} is a file, not a directory, so the history {path} "
+                    "cannot be made; give another path"
+                )
+            return
+
+
+def _output_jobs(loaded: LoadedSpec, pools: tuple) -> tuple[OutputJob, ...]:
+    """Every file to write: the spec's outputs, then its pools'."""
+    jobs = [OutputJob(_table(i, o), o.path, o.level) for i, o in enumerate(loaded.spec.outputs)]
+    return (*jobs, *(OutputJob(*job) for job in pool_outputs(list(pools))))
+
+
+#: the table each output level writes (curve and difference outputs have tables of their own)
+_LEVEL_TABLES = {
+    "query": "per_query",
+    "aggregate": "aggregate",
+    "comparison": "comparison",
+    "report": "report",
+}
+
+
+def _table(index: int, output) -> str:
+    """The table output `index` writes."""
+    return output_table(index, output) or _LEVEL_TABLES[output.level]
