@@ -48,15 +48,17 @@ class _State:
         self.signum: int | None = None
         self.armed = False  # a signal raises KeyboardInterrupt only inside the command itself
         self.committed = False
-        self.connections: weakref.WeakSet[Any] = weakref.WeakSet()
+        #: each watched connection, and the errors its interrupt() raises once it is closed
+        self.connections: weakref.WeakKeyDictionary[Any, tuple] = weakref.WeakKeyDictionary()
 
 
 _state = _State()
 
 
-def watch(con: Any) -> Any:
-    """Interrupt `con`'s running query when a signal comes; returns `con`."""
-    _state.connections.add(con)
+def watch(con: Any, closed: tuple[type[BaseException], ...] = ()) -> Any:
+    """Interrupt `con`'s running query (`con.interrupt()`) when a signal comes; returns `con`.
+    `closed`: the errors its interrupt raises once it is closed (then nothing runs on it)."""
+    _state.connections[con] = closed
     return con
 
 
@@ -115,8 +117,9 @@ def _stop(signum: int, frame: object) -> None:
     if _state.signum is not None:
         return  # already stopping: let the cleanup finish (it takes milliseconds)
     _state.signum = signum
-    for con in list(_state.connections):
-        _interrupt(con)
+    for con, closed in list(_state.connections.items()):
+        with suppress(*closed):
+            con.interrupt()
     if _state.armed and not _importing(frame):
         raise KeyboardInterrupt  # exactly this class: DuckDB stops its query for no other
 
@@ -134,13 +137,6 @@ def _importing(frame: Any) -> bool:
             return True
         frame = frame.f_back
     return False
-
-
-def _interrupt(con: Any) -> None:
-    import duckdb  # already imported: only DuckDB's connections are watched
-
-    with suppress(duckdb.ConnectionException):  # closed already: nothing runs on it
-        con.interrupt()
 
 
 @contextmanager

@@ -19,8 +19,8 @@ from pipeline.api import (
 from pipeline.contract.columns import flatten
 from pipeline.host import manager as plugins
 from pipeline.measures import registry
-from pipeline.plan.compile import compile_plan
 from pipeline.measures.resolve import resolve_metrics
+from pipeline.plan.compile import compile_plan
 from pipeline.spec import load_spec
 from pipeline.synthetic import generate, write_qrels, write_run
 

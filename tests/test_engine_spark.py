@@ -318,7 +318,7 @@ def test_manifests_and_the_history_record_the_engine_and_its_version(spark, tmp_
 
 
 def test_spark_submit_runs_a_spec(spark, tmp_path, capsys):
-    from pipeline.engines.spark_submit import main
+    from pipeline.cli.spark_submit import main
 
     data = generate(seed=9, queries=10, runs=2)
     spec = collection_spec(tmp_path, data, ["AP", "P@10"], outputs=[{"path": "out/a.csv"}])

@@ -16,8 +16,8 @@ from conftest import collection_spec, evaluate_with_plugin, install_scaled_plugi
 
 from pipeline import evaluate
 from pipeline.cli import main
-from pipeline.formatting import format_value
 from pipeline.digest import digest_file
+from pipeline.formatting import format_value
 from pipeline.synthetic import generate
 
 METRICS = ["AP", "nDCG@10", "P@5", "RR", "gmAP", "num_ret", "RelString@5"]

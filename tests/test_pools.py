@@ -11,8 +11,8 @@ import pytest
 import yaml
 from conftest import collection_spec
 
-from pipeline.run.pool import build_pools
 from pipeline.run.evaluation import evaluate
+from pipeline.run.pool import build_pools
 from pipeline.synthetic import generate, write_qrels
 
 METRICS = ["AP", "P@5", "nDCG@10", "RR", "R@20", "NumRelRet"]

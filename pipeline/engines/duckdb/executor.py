@@ -22,6 +22,10 @@ from pipeline.progress import Progress, Step, current
 __all__ = ["connect", "connection", "execute", "load_files", "run_all"]
 
 
+#: what a closed connection's interrupt() raises: a signal then has nothing to stop
+_CLOSED = (duckdb.ConnectionException,)
+
+
 def connect(plan: SqlPlan) -> duckdb.DuckDBPyConnection:
     """An in-memory connection configured for the plan."""
     return connection(plan.memory_limit)
@@ -32,7 +36,7 @@ def connection(memory_limit: str | None) -> duckdb.DuckDBPyConnection:
     signal interrupts."""
     # A memory limit is connection configuration, given as a value: never SQL text.
     config = {"memory_limit": memory_limit} if memory_limit else {}
-    return interrupts.watch(duckdb.connect(config=config))
+    return interrupts.watch(duckdb.connect(config=config), _CLOSED)
 
 
 def execute(
@@ -43,7 +47,7 @@ def execute(
     """Load and check the files, compute every measure, and return the connection holding the
     tables `per_query` and `aggregate`. Each step is reported to `progress` (by default the one
     installed with `pipeline.progress.observing`, if any)."""
-    con = interrupts.watch(con or connect(plan))  # a signal stops its query
+    con = interrupts.watch(con or connect(plan), _CLOSED)  # a signal stops its query
     progress = progress or current()
     try:
         _evaluate(con, plan, _Steps(plan, progress))

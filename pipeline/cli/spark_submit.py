@@ -1,7 +1,7 @@
 """The driver program for spark-submit: `irpipe run --engine spark` with its arguments.
 
     spark-submit --master yarn --conf spark.executor.memory=8g \\
-        "$(python -c 'import pipeline.engines.spark_submit as m; print(m.__file__)')" spec.yaml
+        "$(python -c 'import pipeline.cli.spark_submit as m; print(m.__file__)')" spec.yaml
 
 spark-submit starts the JVM with its master and configuration, and the session irpipe then gets
 is that one (the spec's `spark:` section is ignored under spark-submit). The arguments are those
