@@ -7,6 +7,8 @@ before any data is read (`irpipe validate` runs it); after `evaluate()` returns,
 each check by the rules of `outcome`; a significant gate against the previous evaluation is tested
 by `previous` with the compare package (numpy and scipy are imported only then). `irpipe run`
 prints the failures and exits 5; `junit.write_junit` writes every check for CI.
+
+Imports: the layers below (compare for significant gates, the plan's types, the spec).
 """
 
 from pipeline.checks.outcome import CheckResult

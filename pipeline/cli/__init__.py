@@ -1,4 +1,7 @@
-"""The command line: parse arguments, call the library, map errors to exit codes. Thin by design."""
+"""The command line: parse arguments, call the library, map errors to exit codes. Thin by design.
+
+Imports: anything below it; nothing imports it (`irpipe` and `python -m pipeline.cli`).
+"""
 
 from __future__ import annotations
 

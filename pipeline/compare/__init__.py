@@ -7,6 +7,8 @@ descriptive statistics and each test per group of pairs; `paired`: t, Wilcoxon, 
 `resampling`: randomization and bootstrap over `streams`' keyed random draws), corrects each
 family (`corrections`) and writes the `comparison` table back. numpy and scipy come with the
 optional extra `irpipe[compare]`.
+
+Imports: the foundation, the spec and the measures' types; numpy and scipy only to compute.
 """
 
 from pipeline.compare.plan import ComparePlan, check_compare, compare_plan

@@ -3,6 +3,8 @@
 optional extra). Each leaves the same result tables, with the same values, in a DuckDB connection
 on this machine, which every later step reads. Nothing outside this package talks to a database
 engine or a cluster to evaluate; an engine imports the plan, never the steps after it.
+
+Imports: the plan, the foundation; duckdb, and pyspark for the Spark engine only.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ unchanged runs' results back (the cache), and answers "what was it last time" (t
 holds, copied into the evaluation's connection), `record` after (append the evaluation, and make
 the previous values available). See `schema` for the tables, `store` for locking and versions,
 `cache` for what a result key covers, `record` for the append.
+
+Imports: duckdb, the digests, and the layers below (the plan, for what a key covers).
 """
 
 from __future__ import annotations

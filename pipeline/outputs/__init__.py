@@ -5,6 +5,9 @@ DuckDB table to a path; `write_outputs` gives every writer a temporary file in t
 renames all of them only when all succeeded, so a failure leaves earlier outputs untouched.
 Every output gets a manifest beside it (`<file>.manifest.json`): settings, spec hash, input hashes,
 irpipe version.
+
+Imports: the contract's `Writer`, the spec, the foundation, and duckdb for the DuckDB writer;
+the writers are plugins that the host loads by name.
 """
 
 from __future__ import annotations

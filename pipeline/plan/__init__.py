@@ -1,0 +1,7 @@
+"""The SQL plan: a validated spec and its measures compiled into the SQL that loads the inputs
+(`inputs`, `input_checks`, `batches`), ranks every run once (`ranking`), computes every measure
+(`measure_sql` in `compile`, `tables`) and builds the tables outputs read (`output_tables`). Pure:
+it builds statements and reads no data; `irpipe compile` prints it.
+
+Imports: the foundation, the spec, the contract and the measures; never an engine.
+"""

@@ -4,6 +4,9 @@ test collections).
 `irpipe run` pools in the evaluation's own pass over the runs (`with_pools`, then
 `finish_pools`); `irpipe pool` (`pipeline.run.pool.build_pools`) writes only the pools' outputs,
 and reads the runs in a pass of its own unless a pool leaves runs out, which needs the evaluation.
+
+Imports: the plan's SQL building blocks, the spec and the measures; the DuckDB engine to read
+runs in a pass of its own.
 """
 
 from __future__ import annotations

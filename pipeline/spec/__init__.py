@@ -1,4 +1,7 @@
-"""The spec: pydantic models of the YAML file and loading with errors that name file and key."""
+"""The spec: pydantic models of the YAML file and loading with errors that name file and key.
+
+Imports: the foundation, pydantic and PyYAML.
+"""
 
 from pipeline.spec.loader import LoadedSpec, load_spec, parse_spec_text
 from pipeline.spec.models import (

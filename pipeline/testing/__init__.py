@@ -35,6 +35,8 @@ the collection's seed, the run, the query, its ranking, and both values.
 
 `installed(*classes)` registers measures for the evaluations inside a `with` block; the checks use
 it themselves, so a plugin's tests pass whether or not the plugin is installed.
+
+Imports: anything below the command line (it evaluates through the real path).
 """
 
 from __future__ import annotations

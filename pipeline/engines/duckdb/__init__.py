@@ -1,6 +1,8 @@
 """The DuckDB engine (the default): the plan's statements in order on one embedded, in-memory
 DuckDB connection (`executor`), with the metrics computed in Python over arrays it hands out
 (`python_values`). Only the engines, the history and the DuckDB writer import duckdb.
+
+Imports: duckdb, the plan and the foundation.
 """
 
 from __future__ import annotations

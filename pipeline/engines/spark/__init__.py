@@ -5,6 +5,8 @@ by query id, and each partition is evaluated on a worker by the plan's own SQL i
 DuckDB (`shard`). The per-query rows come back to the driver, where the aggregates are computed
 from them by the same SQL as on one machine (`results`): so every table, and every digit, is the
 DuckDB engine's. pyspark is imported only here, and only when a spec chooses the engine.
+
+Imports: pyspark and pyarrow, the DuckDB engine's SQL and the plan.
 """
 
 from __future__ import annotations
