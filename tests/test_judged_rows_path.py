@@ -123,7 +123,7 @@ def test_a_batch_ranked_in_slices_of_queries_gives_the_same_values(
     whole = _values(path)
     slices = []
     monkeypatch.setattr("pipeline.plan.ranking.SLICE_ROWS", 40)
-    monkeypatch.setattr("pipeline.engines.duckdb.executor.slice_rows", lambda last: slices.append(last) or slice_rows(last))  # fmt: skip
+    monkeypatch.setattr("pipeline.engines.duckdb.steps.slice_rows", lambda last: slices.append(last) or slice_rows(last))  # fmt: skip
     assert _values(path) == whole
     assert len(slices) > 5 and slices.count(True) == 1  # sliced indeed
 

@@ -38,10 +38,9 @@ def _cycles(graph: grimp.ImportGraph) -> list[set[str]]:
             elif imported in stack:
                 low[module] = min(low[module], index[imported])
         if low[module] == index[module]:
-            component = set()
-            while not component or member != module:
-                member = stack.pop()
-                component.add(member)
+            component = {stack.pop()}
+            while module not in component:
+                component.add(stack.pop())
             if len(component) > 1:
                 found.append(component)
 

@@ -469,13 +469,14 @@ def test_an_error_comes_after_the_bar_is_erased_and_carries_no_escape_code(quick
 # alone, takes minutes, so that the signal comes while the bar polls a running statement.
 SLOW_RANKING = """
 import sys
-from pipeline.engines.duckdb import executor as execute
+from pipeline.engines.duckdb import executor
+from pipeline.engines.duckdb.steps import run_all
 from pipeline.plan.inputs import Statement
-rank = execute._rank
-def slow(con, plan, ranking):
-    execute._run(con, Statement("SELECT count(*) FROM range(20_000_000_000) t(i) WHERE i % 7 = 3"))
-    rank(con, plan, ranking)
-execute._rank = slow
+rank = executor.rank
+def slow(con, plan, batch, per_batch=None):
+    run_all(con, [Statement("SELECT count(*) FROM range(20_000_000_000) t(i) WHERE i % 7 = 3")])
+    rank(con, plan, batch, per_batch)
+executor.rank = slow
 from pipeline.cli import main
 sys.exit(main(sys.argv[1:]))
 """

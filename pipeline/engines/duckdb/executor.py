@@ -10,13 +10,12 @@ from pathlib import Path
 import duckdb
 
 from pipeline import interrupts
-from pipeline.engines.duckdb.python_values import python_values
+from pipeline.engines.duckdb.steps import compute, one, rank, run_all
 from pipeline.errors import DuplicateError, InputDataError, PluginError, SpecError
 from pipeline.plan import input_checks as check
 from pipeline.plan.batches import text_size
 from pipeline.plan.compile import SqlPlan
 from pipeline.plan.inputs import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
-from pipeline.plan.ranking import PUT_BACK, SET_ASIDE, slice_rows
 from pipeline.progress import Progress, Step, current
 
 __all__ = ["connect", "connection", "execute", "load_files", "run_all"]
@@ -60,15 +59,13 @@ def execute(
 
 def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan, steps: _Steps) -> None:
     steps.start(con)
-    for statement in TABLES:
-        _run(con, statement)
+    run_all(con, TABLES)
     for load in plan.qrels:
         steps.report("loading", [load])
         load_files(con, [load])
     steps.report("preparing", plan.qrels)
     with _blaming(con, plan):
-        for statement in plan.statements:
-            _run(con, statement)
+        run_all(con, plan.statements)
     # Memory holds one batch of runs, not all of them. Each step is reported just before its
     # longest statement, whose progress a display polls.
     for i, batch in enumerate(plan.batches, 1):
@@ -77,19 +74,13 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan, steps: _Steps) -> N
         _check_lines(con, batch)
         steps.report("checking", batch, i)
         _check_duplicates(con, batch)
-        _run(con, check.record_queries())
+        run_all(con, [check.record_queries()])
         _check_shared_queries(con, batch)
-        for statement in plan.per_batch:
-            _run(con, statement)
         steps.report("ranking", batch, i)
-        _rank(con, plan, batch)
-    if plan.python:
-        steps.report("computing", kind="Python metrics")
-        python_values(con, plan)
-    steps.report("computing", kind="metrics")
+        rank(con, plan, batch)
     with _blaming(con, plan):
-        for statement in (*plan.finish, *plan.outputs):
-            _run(con, statement)
+        compute(con, plan, lambda kind: steps.report("computing", kind=kind))
+        run_all(con, plan.outputs)
 
 
 class _Steps:
@@ -206,7 +197,7 @@ def _check_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
 def _check_duplicates(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
     """No file of a batch holds a (qid, docno) twice; else the first such file in spec order is
     read again, with line numbers, for its report (only a file that truly holds one)."""
-    hashes = _one(con, check.colliding_hashes(loads))[0]
+    hashes = one(con, check.colliding_hashes(loads))[0]
     if not hashes:
         return
     duplicated = {name for (name,) in _all(con, check.duplicated_files(loads, hashes))}
@@ -218,7 +209,7 @@ def _check_duplicates(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None
 def _insert_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
     """One statement for all files; if DuckDB cannot read one, each file alone names it."""
     try:
-        _run(con, insert_lines(loads))
+        run_all(con, [insert_lines(loads)])
     except duckdb.Error:
         if interrupts.received() is not None:
             raise  # stopped by a signal: no file is to blame, and nothing more is read
@@ -227,63 +218,28 @@ def _insert_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
                 raise
         for load in loads:  # the failed statement inserted nothing
             with _reading(load):
-                _run(con, insert_lines([load]))
+                run_all(con, [insert_lines([load])])
         raise
 
 
 def _load_generally(con: duckdb.DuckDBPyConnection, load: Load) -> int:
     """Reload a file with the general split; its row count, or an error naming its bad lines."""
-    _run(con, check.discard(load))
+    run_all(con, [check.discard(load)])
     with _reading(load):
-        _run(con, general_lines(load))
-    _, rows, bad = _one(con, check.summary([load]))
+        run_all(con, [general_lines(load)])
+    _, rows, bad = one(con, check.summary([load]))
     if bad:
         found = _all(con, problem_lines(load))
         raise InputDataError(check.problems_message(load, found, bad))
     return rows
 
 
-def _rank(con: duckdb.DuckDBPyConnection, plan: SqlPlan, batch: list[Load]) -> None:
-    """Rank the batch into `wide` by the plan's ranking, or its dense form if the batch is mostly
-    judged; the full plan a large batch's slices of queries in turn. Then drop its rows."""
-    test = plan.ranking.test(batch)
-    ranking, full = plan.ranking.chosen(test is not None and _one(con, test)[0])
-    bounds = _one(con, plan.ranking.slices(batch))[0] if full else []
-    if len(bounds) < 2:
-        _run(con, ranking)
-    else:
-        _run(con, Statement(SET_ASIDE))
-        for first, after in zip(bounds, [*bounds[1:], None], strict=True):
-            last = after is None
-            _run(con, Statement(slice_rows(last), [first] if last else [first, after]))
-            _run(con, ranking)
-        _run(con, Statement(PUT_BACK))
-    for statement in plan.ranking.after:
-        _run(con, statement)
-
-
 def _check_shared_queries(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
     shared = dict(_all(con, check.shared_counts(loads)))
     for load in loads:
         if not shared.get(load.name):
-            row = _one(con, check.shared_queries(load))
+            row = one(con, check.shared_queries(load))
             raise InputDataError(check.no_shared_queries_message(load, row))
-
-
-def run_all(con: duckdb.DuckDBPyConnection, statements: Sequence[Statement]) -> None:
-    """Run statements in order, each one stopped by a signal like the executor's own."""
-    for statement in statements:
-        _run(con, statement)
-
-
-def _run(con: duckdb.DuckDBPyConnection, statement: Statement) -> None:
-    interrupts.checkpoint()
-    con.execute(statement.sql, statement.params)
-
-
-def _one(con: duckdb.DuckDBPyConnection, statement: Statement) -> tuple:
-    interrupts.checkpoint()
-    return con.execute(statement.sql, statement.params).fetchone()
 
 
 def _all(con: duckdb.DuckDBPyConnection, statement: Statement) -> list[tuple]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from pipeline.engines.duckdb.steps import compute, rank
 from pipeline.plan.input_checks import record_queries
 from pipeline.plan.inputs import TABLES, Statement
 from pipeline.plan.tables import bogus_rows
@@ -150,19 +151,14 @@ def _all_good(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
-    """The DuckDB engine's statements, for one batch holding every run (`pipeline.engines.duckdb.executor`)."""
-    from pipeline.engines.duckdb.python_values import python_values
-
+    """The DuckDB engine's steps (`pipeline.engines.duckdb.steps`), for one batch holding every
+    run; trec_eval -c's empty rankings for what each run lacks of the shard's queries, rows or
+    not (a run may have no row in a shard)."""
     _run(con, plan.statements)
     _run(con, [record_queries(), Statement(_PRESENCE)])
-    # trec_eval -c: every run lacks the shard's queries it has no row for, rows or not.
-    _run(con, bogus_rows("SELECT run FROM runs") if plan.missing_rankings else plan.per_batch)
-    test = plan.ranking.test([load for batch in plan.batches for load in batch])
-    dense = test is not None and con.execute(test.sql, test.params).fetchall()[0][0]
-    _run(con, [plan.ranking.dense if dense else plan.ranking.statement, *plan.ranking.after])
-    if plan.python:
-        python_values(con, plan)
-    _run(con, plan.finish)
+    missing = bogus_rows("SELECT run FROM runs") if plan.missing_rankings else None
+    rank(con, plan, [load for batch in plan.batches for load in batch], missing)
+    compute(con, plan)
 
 
 def _results(plan: SqlPlan) -> str:

@@ -1,0 +1,79 @@
+"""The order of an SQL plan's statements once a batch of runs is loaded, written once for both
+engines: the DuckDB engine runs it for each batch of runs (`executor`), the Spark engine for each
+shard of queries, every run at once (`pipeline.engines.spark.shard`).
+
+For a loaded batch (`rank`): the plan's per-batch statements (an engine may give its own form of
+them: a shard adds trec_eval -c's empty rankings for its own queries), then the ranking into
+`wide` (its dense form if the batch is mostly judged; the full plan a large batch's slices of
+queries in turn), then the batch's rows are dropped. Once every batch is ranked (`compute`): the
+metrics computed in Python, then the result tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from pipeline import interrupts
+from pipeline.engines.duckdb.python_values import python_values
+from pipeline.plan.inputs import Load, Statement
+from pipeline.plan.ranking import PUT_BACK, SET_ASIDE, slice_rows
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from pipeline.plan.compile import SqlPlan
+
+__all__ = ["compute", "one", "rank", "run_all"]
+
+
+def rank(
+    con: duckdb.DuckDBPyConnection,
+    plan: SqlPlan,
+    batch: list[Load],
+    per_batch: Sequence[Statement] | None = None,
+) -> None:
+    """Rank the loaded `batch` into `wide`, after the plan's per-batch statements (or
+    `per_batch`), then drop its rows."""
+    run_all(con, plan.per_batch if per_batch is None else per_batch)
+    test = plan.ranking.test(batch)
+    ranking, full = plan.ranking.chosen(test is not None and one(con, test)[0])
+    bounds = one(con, plan.ranking.slices(batch))[0] if full else []
+    if len(bounds) < 2:
+        run_all(con, [ranking])
+    else:
+        run_all(con, [Statement(SET_ASIDE)])
+        for first, after in zip(bounds, [*bounds[1:], None], strict=True):
+            last = after is None
+            run_all(
+                con, [Statement(slice_rows(last), [first] if last else [first, after]), ranking]
+            )
+        run_all(con, [Statement(PUT_BACK)])
+    run_all(con, plan.ranking.after)
+
+
+def compute(
+    con: duckdb.DuckDBPyConnection,
+    plan: SqlPlan,
+    report: Callable[[str], None] = lambda kind: None,
+) -> None:
+    """Once every batch is ranked: the metrics computed in Python, then the result tables;
+    `report` is told which ("Python metrics", "metrics") as each begins."""
+    if plan.python:
+        report("Python metrics")
+        python_values(con, plan)
+    report("metrics")
+    run_all(con, plan.finish)
+
+
+def run_all(con: duckdb.DuckDBPyConnection, statements: Sequence[Statement]) -> None:
+    """Run statements in order, each one stopped by a signal like the executor's own."""
+    for statement in statements:
+        interrupts.checkpoint()
+        con.execute(statement.sql, statement.params)
+
+
+def one(con: duckdb.DuckDBPyConnection, statement: Statement) -> tuple:
+    """The first row of a statement's result."""
+    interrupts.checkpoint()
+    return con.execute(statement.sql, statement.params).fetchone()
