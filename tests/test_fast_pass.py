@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from pipeline import InputDataError, evaluate
 from pipeline.plan.batches import BATCH_BYTES, batched
-from pipeline.plan.inputs import TABLES, Load, general_lines, insert_lines, run_format
+from pipeline.plan.inputs import INPUT_TABLES, Load, general_lines, insert_lines, run_format
 
 FIELDS = ["7", "Q0", "doc-1", "3", "2.5e-1", "tag"]
 # What real tools write between fields: a tab, a space, runs of either, a mix; \v and \f are C's too.
@@ -23,7 +23,7 @@ ODD_SEPARATOR = st.text(alphabet=" \t\v\f", min_size=1, max_size=12)
 def _rows(path: Path, statement_of) -> list[tuple]:
     """Load one run file with a pass and return its rows (run, qid, docno, rank, score, ok)."""
     con = duckdb.connect()
-    for statement in TABLES:
+    for statement in INPUT_TABLES:
         con.execute(statement.sql)
     statement = statement_of(Load(path, "r", run_format(), "c"))
     con.execute(statement.sql, statement.params)

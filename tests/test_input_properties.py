@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from pipeline import InputDataError, synthetic
 from pipeline.cli import main
 from pipeline.engines.duckdb.executor import load_files
-from pipeline.plan.inputs import TABLES, Load, qrels_format, run_format
+from pipeline.plan.inputs import INPUT_TABLES, Load, qrels_format, run_format
 
 # Bytes that matter to a TREC reader: separators, line ends, comments, signs, number syntax, NUL,
 # and bytes that are not UTF-8.
@@ -124,7 +124,7 @@ def lenient_values(tmp: Path, fields: list[str], qrels: bool) -> list:
         path.write_text("".join(f"1 Q0 d{i} 1 {f} t\n" for i, f in enumerate(fields)))
         load, column, table = Load(path, "r", run_format("lenient"), "c"), "score", "run_rows"
     con = duckdb.connect()
-    for statement in TABLES:
+    for statement in INPUT_TABLES:
         con.execute(statement.sql)
     load_files(con, [load])
     rows = con.execute(f"SELECT docno, {column} FROM {table}").fetchall()

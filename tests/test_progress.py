@@ -471,7 +471,7 @@ SLOW_RANKING = """
 import sys
 from pipeline.engines.duckdb import executor
 from pipeline.engines.duckdb.steps import run_all
-from pipeline.plan.inputs import Statement
+from pipeline.plan.statement import Statement
 rank = executor.rank
 def slow(con, plan, batch, per_batch=None):
     run_all(con, [Statement("SELECT count(*) FROM range(20_000_000_000) t(i) WHERE i % 7 = 3")])

@@ -11,12 +11,12 @@ that is not a history, is refused with a message rather than read as if it were 
 
 from __future__ import annotations
 
-__all__ = ["SCHEMA_VERSION", "TABLES", "VIEWS"]
+__all__ = ["SCHEMA_VERSION", "HISTORY_TABLES", "VIEWS"]
 
 SCHEMA_VERSION = 1
 
 #: CREATE statements for schema 1, in the attached database `{db}`
-TABLES = (
+HISTORY_TABLES = (
     "CREATE TABLE {db}.irpipe_history (key VARCHAR PRIMARY KEY, value VARCHAR)",
     """CREATE TABLE {db}.evaluations (
     id BIGINT PRIMARY KEY, started TIMESTAMP, finished TIMESTAMP, host VARCHAR,

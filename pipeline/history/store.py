@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.errors import HistoryError
-from pipeline.history.schema import SCHEMA_VERSION, TABLES, VIEWS
+from pipeline.history.schema import HISTORY_TABLES, SCHEMA_VERSION, VIEWS
 
 __all__ = ["ALIAS", "attached", "insert_rows", "tables_of"]
 
@@ -131,7 +131,7 @@ def _create(con: duckdb.DuckDBPyConnection) -> None:
     from pipeline._version import __version__
 
     con.execute("BEGIN TRANSACTION")
-    for statement in (*TABLES, *VIEWS):
+    for statement in (*HISTORY_TABLES, *VIEWS):
         con.execute(statement.format(db=ALIAS))
     con.execute(
         f"INSERT INTO {ALIAS}.irpipe_history VALUES ('schema_version', ?), ('created_by', ?)",

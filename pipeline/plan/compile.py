@@ -16,20 +16,20 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
-from pipeline.contract.columns import Columns, Requirements, flatten
 from pipeline.contract.python_measure import PythonMeasure
 from pipeline.measures.registry import ResolvedMeasure
-from pipeline.measures.resolve import columns_of, declared_needs
+from pipeline.measures.resolve import columns_of
 from pipeline.plan.batches import batched
 from pipeline.plan.inputs import (
-    TABLES,
+    INPUT_TABLES,
+    RUN_ROWS,
     Load,
-    Statement,
     general_lines,
     insert_lines,
     qrels_format,
     run_format,
 )
+from pipeline.plan.measure_sql import MeasureSql, measures_sql
 from pipeline.plan.output_tables import curve_names, output_tables
 from pipeline.plan.ranking import (
     PUT_BACK,
@@ -40,6 +40,7 @@ from pipeline.plan.ranking import (
     slice_bounds,
     slice_rows,
 )
+from pipeline.plan.statement import Statement
 from pipeline.plan.tables import (
     BOGUS_ROWS,
     name_tables,
@@ -110,7 +111,7 @@ class SqlPlan:
 
     def sql_text(self) -> str:
         """The whole plan as SQL text, parameters shown in comments (`irpipe compile`)."""
-        parts = [_show(s) for s in TABLES]
+        parts = [_show(s) for s in INPUT_TABLES]
         parts += [_show_load([load]) for load in self.qrels]
         parts += [_show(s) for s in self.statements]
         for batch in self.batches:
@@ -130,7 +131,7 @@ class Ranking:
 
     statement: Statement
     dense: Statement | None = None
-    after: tuple[Statement, ...] = (Statement("DROP TABLE run_rows"), TABLES[1])
+    after: tuple[Statement, ...] = (Statement("DROP TABLE run_rows"), RUN_ROWS)
     full: bool = False  # `statement` is the full plan
 
     def test(self, batch: list[Load]) -> Statement | None:
@@ -189,47 +190,6 @@ def _show(statement: Statement) -> str:
     sql = "\n".join(line.rstrip() for line in statement.sql.strip("\n").splitlines())
     params = f"-- parameters: {statement.params!r}\n" if statement.params else ""
     return f"{params}{sql};"
-
-
-def measure_sql(
-    metrics: list[ResolvedMeasure], views: list[Columns], part: str
-) -> list[tuple[str, str]]:
-    """(SQL, kind) of one part of each measure (`per_query`, `missing`, `empty`), each over its
-    view of the columns (bound to what it declared)."""
-    return [
-        (getattr(m.measure, part)(m.params, view), m.measure.kind)
-        for m, view in zip(metrics, views, strict=True)
-    ]
-
-
-@dataclass(frozen=True)
-class MeasureSql:
-    """The SQL of every measure, each part in spec order as (expression, kind), and what they
-    need built."""
-
-    values: list[tuple[str, str]]
-    missing: list[tuple[str, str]]
-    empty: list[tuple[str, str]] | None  # None: no ranking can be emptied (-J, -M 0)
-    req: Requirements
-
-
-def measures_sql(metrics: list[ResolvedMeasure], settings: Settings) -> MeasureSql:
-    """Every measure's SQL under these settings."""
-    c = columns_of(settings)
-    declared = [declared_needs(m, c) for m in metrics]
-    views = [
-        c.bound(needs, f"metric {m.label!r} ({type(m.measure).__name__})")
-        for m, needs in zip(metrics, declared, strict=True)
-    ]
-    # -J and -M 0 can empty a ranking the run did give; trec_eval evaluates it as empty.
-    can_empty = settings.judged_only or settings.max_docs == 0
-    empty = measure_sql(metrics, views, "empty") if can_empty else None
-    return MeasureSql(
-        measure_sql(metrics, views, "per_query"),
-        measure_sql(metrics, views, "missing"),
-        empty,
-        Requirements(flatten(declared)),
-    )
 
 
 def compile_plan(

@@ -10,7 +10,8 @@ statement over the loaded table for the whole batch. The reports with line numbe
 
 from __future__ import annotations
 
-from pipeline.plan.inputs import Load, Statement, literal_path, numbered_lines
+from pipeline.plan.inputs import Load, literal_path, numbered_lines
+from pipeline.plan.statement import Statement
 from pipeline.sql import quote_identifier
 
 __all__ = [

@@ -13,9 +13,10 @@ are not plainly numbers; `lenient` reads them as trec_eval's C `atof`/`atol` do 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.plan.statement import Statement
 from pipeline.sql import quote_identifier
 
 __all__ = [
@@ -23,8 +24,8 @@ __all__ = [
     "Format",
     "Load",
     "Rule",
-    "Statement",
-    "TABLES",
+    "INPUT_TABLES",
+    "RUN_ROWS",
     "general_lines",
     "insert_lines",
     "problem_lines",
@@ -35,14 +36,6 @@ __all__ = [
 ]
 
 INPUT_MODES = ("strict", "lenient")
-
-
-@dataclass(frozen=True)
-class Statement:
-    """One SQL statement and its bound parameters."""
-
-    sql: str
-    params: list = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -92,14 +85,17 @@ class Load:
         return self.format.key
 
 
-TABLES = [
+#: the table a batch of runs is loaded into (made again after each batch is ranked and dropped)
+RUN_ROWS = Statement(
+    "CREATE TABLE run_rows (run VARCHAR, qid VARCHAR, docno VARCHAR, rank BIGINT, "
+    "score DOUBLE, ok BOOLEAN)"
+)
+#: the tables the inputs are loaded into, made before anything is read
+INPUT_TABLES = [
     Statement(
         "CREATE TABLE qrels (collection VARCHAR, qid VARCHAR, docno VARCHAR, rel INTEGER, ok BOOLEAN)"
     ),
-    Statement(
-        "CREATE TABLE run_rows (run VARCHAR, qid VARCHAR, docno VARCHAR, rank BIGINT, "
-        "score DOUBLE, ok BOOLEAN)"
-    ),
+    RUN_ROWS,
     # The queries each run answers and how many documents each ranks, recorded as the run is
     # loaded (its rows are dropped once ranked).
     Statement("CREATE TABLE present (run VARCHAR, qid VARCHAR, retrieved BIGINT)"),

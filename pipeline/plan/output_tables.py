@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pipeline.errors import SpecError
-from pipeline.plan.inputs import Statement
+from pipeline.plan.statement import Statement
 from pipeline.plan.tables import values_table
 from pipeline.spec.base import did_you_mean
 from pipeline.spec.models import CURVE_LEVELS, DIFF_LEVELS

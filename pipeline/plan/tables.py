@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pipeline.contract.columns import Requirements
-from pipeline.plan.inputs import Statement
 from pipeline.plan.ranking import ranked_sql, ranking_length, select_list
+from pipeline.plan.statement import Statement
 
 if TYPE_CHECKING:
     from pipeline.measures.registry import ResolvedMeasure
-    from pipeline.plan.compile import MeasureSql
+    from pipeline.plan.measure_sql import MeasureSql
     from pipeline.spec import LoadedSpec, Settings
 
 __all__ = [

@@ -19,7 +19,7 @@ from pipeline.pools.plan import PoolPlan, pool_plans
 __all__ = ["PoolPlan", "finish_pools", "pool_outputs", "pool_pass", "pool_plans", "with_pools"]
 
 #: the table each pool output level writes, by the pool's index
-_TABLES = {
+_OUTPUT_TABLES = {
     "pool": "pool_{}",
     "contributions": "contributions_{}",
     "pool_stats": "pool_stats_{}",
@@ -30,7 +30,7 @@ _TABLES = {
 def pool_outputs(plans: list[PoolPlan]) -> list[tuple[str, Path, str]]:
     """(table, path, level) of every pool output, for `write_outputs`."""
     return [
-        (_TABLES[level].format(plan.index), path, level)
+        (_OUTPUT_TABLES[level].format(plan.index), path, level)
         for plan in plans
         for path, level in plan.outputs
     ]

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 
 from pipeline.errors import InputDataError
 from pipeline.plan.batches import batched
-from pipeline.plan.inputs import TABLES, Load, Statement, qrels_format, run_format
+from pipeline.plan.inputs import INPUT_TABLES, RUN_ROWS, Load, qrels_format, run_format
 from pipeline.plan.ranking import ordering
+from pipeline.plan.statement import Statement
 from pipeline.pools.plan import PoolPlan
 from pipeline.pools.sql import pool_tables, pooled_rows, setup_tables
 
@@ -56,7 +57,7 @@ def pool_pass(loaded: LoadedSpec, plans: list[PoolPlan], sizes: dict[Path, int])
 
     settings = loaded.spec.settings
     con = connection(settings.memory_limit)
-    run_all(con, TABLES)
+    run_all(con, INPUT_TABLES)
     for name in dict.fromkeys(p.collection for p in plans):
         qrels = loaded.spec.collections[name].qrels
         if qrels is not None:
@@ -68,7 +69,7 @@ def pool_pass(loaded: LoadedSpec, plans: list[PoolPlan], sizes: dict[Path, int])
     runs = [Load(loaded.spec.runs[r].path, r, fmt, loaded.spec.runs[r].collection) for r in pooled]
     for batch in batched(runs, sizes):
         load_files(con, batch)
-        run_all(con, [*per_batch, Statement("DROP TABLE run_rows"), TABLES[1]])
+        run_all(con, [*per_batch, Statement("DROP TABLE run_rows"), RUN_ROWS])
     return con
 
 

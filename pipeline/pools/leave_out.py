@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.plan.inputs import Statement
+from pipeline.plan.statement import Statement
 from pipeline.plan.tables import values_table
 from pipeline.pools.plan import PoolPlan
 from pipeline.spec import Collection, LoadedSpec, Run

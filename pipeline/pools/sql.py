@@ -15,14 +15,14 @@ the same on every machine and DuckDB version, whatever the order of the rows.
 
 from __future__ import annotations
 
-from pipeline.plan.inputs import Statement
 from pipeline.plan.ranking import order_by
+from pipeline.plan.statement import Statement
 from pipeline.plan.tables import values_table
 from pipeline.pools.plan import RRF_K, PoolPlan
 
 __all__ = ["pool_tables", "pooled_rows", "setup_tables"]
 
-TABLES = [
+POOL_TABLES = [
     Statement(
         "CREATE TABLE pool_rows (pool INTEGER, run VARCHAR, qid VARCHAR, docno VARCHAR, "
         "rank BIGINT, score DOUBLE, norm DOUBLE)"
@@ -43,7 +43,7 @@ def setup_tables(plans: list[PoolPlan]) -> list[Statement]:
         for i, (run, group) in enumerate(zip(p.runs, p.groups, strict=True))
     ]
     columns = "pool INTEGER, ordinal INTEGER, run VARCHAR, grp VARCHAR"
-    return [*TABLES, *values_table("pool_runs", columns, rows)]
+    return [*POOL_TABLES, *values_table("pool_runs", columns, rows)]
 
 
 def pooled_rows(plan: PoolPlan, keys) -> Statement:

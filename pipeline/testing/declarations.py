@@ -12,7 +12,7 @@ from pipeline.contract.measure import Measure
 from pipeline.errors import SpecError
 from pipeline.measures.registry import ResolvedMeasure, get_registry
 from pipeline.measures.resolve import declared_needs
-from pipeline.plan.compile import measure_sql
+from pipeline.plan.measure_sql import measure_sql
 from pipeline.testing.install import installed
 from pipeline.testing.metrics import resolve, resolve_metrics
 

@@ -15,7 +15,8 @@ from pipeline.errors import DuplicateError, InputDataError, PluginError, SpecErr
 from pipeline.plan import input_checks as check
 from pipeline.plan.batches import text_size
 from pipeline.plan.compile import SqlPlan
-from pipeline.plan.inputs import TABLES, Load, Statement, general_lines, insert_lines, problem_lines
+from pipeline.plan.inputs import INPUT_TABLES, Load, general_lines, insert_lines, problem_lines
+from pipeline.plan.statement import Statement
 from pipeline.progress import Progress, Step, current
 
 __all__ = ["connect", "connection", "execute", "load_files", "run_all"]
@@ -59,7 +60,7 @@ def execute(
 
 def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan, steps: _Steps) -> None:
     steps.start(con)
-    run_all(con, TABLES)
+    run_all(con, INPUT_TABLES)
     for load in plan.qrels:
         steps.report("loading", [load])
         load_files(con, [load])

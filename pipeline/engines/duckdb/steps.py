@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 
 from pipeline import interrupts
 from pipeline.engines.duckdb.python_values import python_values
-from pipeline.plan.inputs import Load, Statement
+from pipeline.plan.inputs import Load
 from pipeline.plan.ranking import PUT_BACK, SET_ASIDE, slice_rows
+from pipeline.plan.statement import Statement
 
 if TYPE_CHECKING:
     import duckdb

@@ -29,7 +29,7 @@ __all__ = ["collect", "finish", "prepare"]
 
 _RESULT = "SELECT * FROM shard_results WHERE tbl = '{}'"
 # What the driver keeps of the shards: the result tables, and what checks and trec-eval read.
-_TABLES = [
+_DRIVER_TABLES = [
     f"CREATE TABLE facts AS SELECT collection, qid FROM ({_RESULT.format('facts')}) ORDER BY ALL",
     "CREATE VIEW qrels AS SELECT collection, qid FROM facts",  # the qrels' queries, for checks
     # Which qrels queries each run answers (as `irpipe trec-eval` asks): the shards return the
@@ -76,7 +76,7 @@ def prepare(
             *curve_names(len(plan.metrics), list(plan.curves)),
         ]:
             con.execute(statement.sql, statement.params)
-        for sql in _TABLES:
+        for sql in _DRIVER_TABLES:
             con.execute(sql)
         _check(con, plan, reporter)
     except BaseException:

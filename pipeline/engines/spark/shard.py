@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from pipeline.engines.duckdb.steps import compute, rank
 from pipeline.plan.input_checks import record_queries
-from pipeline.plan.inputs import TABLES, Statement
+from pipeline.plan.inputs import INPUT_TABLES
+from pipeline.plan.statement import Statement
 from pipeline.plan.tables import bogus_rows
 
 if TYPE_CHECKING:
@@ -133,7 +134,7 @@ def _config(plan: SqlPlan, threads: int) -> dict:
 
 
 def _load(con: duckdb.DuckDBPyConnection, batches: Iterable[pa.RecordBatch]) -> None:
-    for statement in TABLES:
+    for statement in INPUT_TABLES:
         con.execute(statement.sql, statement.params)
     for batch in batches:
         con.register("rows", batch)

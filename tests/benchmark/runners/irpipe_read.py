@@ -12,7 +12,7 @@ import sys
 from pipeline import validate
 from pipeline.engines.duckdb.executor import execute
 from pipeline.plan.compile import Ranking
-from pipeline.plan.inputs import Statement
+from pipeline.plan.statement import Statement
 
 
 def main(spec: str) -> None:
