@@ -1,0 +1,124 @@
+"""The evaluation plan: every part built once by validation, read by each step, shown whole by
+`irpipe compile`; and the engines behind one protocol, told trec_eval -c's mode by the plan."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+import pipeline.checks.plan
+import pipeline.compare.plan
+import pipeline.run.preflight
+from pipeline import evaluate, validate
+from pipeline.engines import ENGINES, engine_named
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+
+
+@pytest.fixture
+def everything(tmp_path: Path) -> Path:
+    """The quickstart's data with comparisons, checks, a pool, outputs and a history."""
+    shutil.copytree(CONFIGS / "data", tmp_path / "data")
+    spec = yaml.safe_load((CONFIGS / "compare.yaml").read_text())
+    spec["outputs"] = [{"path": "out/summary.csv", "level": "aggregate"}]
+    spec["expect"] = [{"run": "bm25", "metric": "AP", "value": 0.2179}]
+    spec["gates"] = [{"metric": "nDCG@10", "max_drop": 0.005, "against": "previous"}]
+    spec["pools"] = {"round1": {"collection": "sample", "runs": ["dense"], "method": {"depth": 5}, "outputs": [
+        {"path": "out/pool.txt", "level": "pool"}]}}  # fmt: skip
+    spec["history"] = "out/history.duckdb"
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def _counting(monkeypatch, calls: list, module, name: str) -> None:
+    """Count the calls of `module.name` into `calls`."""
+    original = getattr(module, name)
+
+    def counted(*args, **kwargs):
+        calls.append(name)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+
+
+def test_each_part_of_an_evaluation_is_built_once(everything, monkeypatch):
+    calls: list[str] = []
+    _counting(monkeypatch, calls, pipeline.compare.plan, "compare_plan")
+    _counting(monkeypatch, calls, pipeline.checks.plan, "resolve_checks")
+    _counting(monkeypatch, calls, pipeline.run.preflight, "pool_plans")
+    _counting(monkeypatch, calls, pipeline.run.preflight, "compile_plan")
+    for _ in range(2):  # the second takes results from the history: nothing is compiled again
+        calls.clear()
+        evaluation = evaluate(everything)
+        assert sorted(calls) == ["compare_plan", "compile_plan", "pool_plans", "resolve_checks"]
+    # The pooled run is read again (the pool needs its rows); the other's values are the history's.
+    assert evaluation.sql.cached == {"bm25"}
+    assert [load.name for batch in evaluation.sql.batches for load in batch] == ["dense"]
+
+
+def test_the_plan_holds_every_part(everything):
+    plan = validate(everything)
+    assert plan.comparing.baseline == "bm25" and plan.comparing.tests == ("t", "randomization")
+    assert [e.run for e in plan.checks.expect] == ["bm25"]
+    assert [g.against for g in plan.checks.gates] == [None]
+    assert [p.name for p in plan.pools] == ["round1"]
+    assert [(job.table, job.level) for job in plan.outputs] == [
+        ("aggregate", "aggregate"),
+        ("pool_0", "pool"),
+    ]
+    assert plan.history.path == everything.parent / "out" / "history.duckdb"
+    assert plan.metrics == plan.sql.metrics and plan.engine == "duckdb"
+
+
+def test_compile_prints_the_sql_then_every_other_part(everything):
+    command = [sys.executable, "-m", "pipeline.cli", "compile", str(everything)]
+    shown = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    sql, parts = shown.split("\n-- the evaluation's other parts:\n")
+    assert sql == validate(everything, data=False).sql.sql_text()
+    lines = parts.splitlines()
+    assert lines[0] == "-- engine: duckdb"
+    assert lines[1].startswith('-- compare: {"alpha": 0.05, "baseline": "bm25"')
+    assert lines[2] == "-- expect.0: bm25 AP = 0.2179 ± 5e-05"
+    assert lines[3] == (
+        "-- gates.0: nDCG@10 of bm25, dense drops at most 0.005 against the previous evaluation"
+    )
+    assert lines[4].startswith('-- pool {"collection": "sample", "exclude": null')
+    assert lines[5].endswith("out/summary.csv (aggregate) <- table aggregate")
+    assert lines[6].endswith("out/pool.txt (pool) <- table pool_0")
+    assert lines[7].endswith("out/history.duckdb")
+
+
+@pytest.mark.parametrize(
+    ("settings", "stated"),
+    [
+        ({}, False),
+        ({"missing_queries": "trec_eval_c"}, True),
+        ({"missing_queries": "trec_eval_c", "queries": "intersection"}, False),
+    ],
+)
+def test_the_plan_states_trec_eval_c_mode(write_spec, tmp_path, settings, stated):
+    (tmp_path / "qrels.txt").write_text("1 0 a 1\n2 0 b 1\n")
+    (tmp_path / "run.txt").write_text("1 Q0 a 1 1.0 r\n")
+    spec = {
+        "collections": {"c": {"qrels": "qrels.txt"}},
+        "runs": {"r": {"path": "run.txt", "collection": "c"}},
+        "metrics": ["AP"],
+        "settings": settings,
+    }
+    plan = validate(write_spec(spec)).sql
+    assert plan.missing_rankings is stated
+    assert bool(plan.per_batch) is stated  # the DuckDB engine's own form of the mode
+
+
+def test_every_engine_is_an_engine():
+    for name in ENGINES:
+        engine = engine_named(name)
+        assert isinstance(engine.reuses_results, bool)
+        assert all(callable(getattr(engine, m)) for m in ("connect", "describe", "execute"))
+    assert engine_named("duckdb").reuses_results and not engine_named("spark").reuses_results
