@@ -30,6 +30,7 @@ from pipeline.plan.inputs import (
     run_format,
 )
 from pipeline.plan.measure_sql import MeasureSql, measures_sql
+from pipeline.plan.missing_rankings import BOGUS_ROWS
 from pipeline.plan.output_tables import curve_names, output_tables
 from pipeline.plan.ranking import (
     PUT_BACK,
@@ -41,14 +42,7 @@ from pipeline.plan.ranking import (
     slice_rows,
 )
 from pipeline.plan.statement import Statement
-from pipeline.plan.tables import (
-    BOGUS_ROWS,
-    name_tables,
-    probes,
-    result_tables,
-    setup_tables,
-    wide_sql,
-)
+from pipeline.plan.tables import name_tables, probes, result_tables, setup_tables, wide_sql
 from pipeline.spec import LoadedSpec, Settings
 
 __all__ = [

@@ -18,7 +18,7 @@ from pipeline.errors import SpecError
 from pipeline.plan.statement import Statement
 from pipeline.plan.tables import values_table
 from pipeline.spec.base import did_you_mean
-from pipeline.spec.models import CURVE_LEVELS, DIFF_LEVELS
+from pipeline.spec.outputs import CURVE_LEVELS, DIFF_LEVELS
 
 if TYPE_CHECKING:
     from pipeline.measures.registry import Registry, ResolvedMeasure

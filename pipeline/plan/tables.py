@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pipeline.contract.columns import Requirements
+from pipeline.plan.missing_rankings import BOGUS_FLAG, BOGUS_TABLES, reset_bogus
 from pipeline.plan.ranking import ranked_sql, ranking_length, select_list
 from pipeline.plan.statement import Statement
 
@@ -27,9 +28,6 @@ if TYPE_CHECKING:
     from pipeline.spec import LoadedSpec, Settings
 
 __all__ = [
-    "BOGUS_ROWS",
-    "BOGUS_TABLES",
-    "bogus_rows",
     "aggregate_sql",
     "aggregate_tables",
     "name_tables",
@@ -238,9 +236,9 @@ def _per_query_sql(
     # Both columns always: the table's shape never depends on which metrics a spec names.
     picks = {kind: _pick(missing, kind, names.ordinals) for kind in _COLUMN}
     if bogus:
-        picks = {kind: _reset_bogus(kind, pick) for kind, pick in picks.items()}
+        picks = {kind: reset_bogus(kind, pick) for kind, pick in picks.items()}
     cells = "".join(f",\n    {pick} AS {_COLUMN[kind]}" for kind, pick in picks.items())
-    flag = _BOGUS_FLAG if bogus else ""
+    flag = BOGUS_FLAG if bogus else ""
     evaluated = " WHERE runs.run NOT IN (SELECT run FROM cached_runs)" if cached else ""
     computed = f"""
 SELECT f.ordinal, m.ordinal AS metric_ordinal, f.run, f.collection, f.qid, m.metric{cells}
@@ -278,57 +276,6 @@ def _pick(missing: list[tuple[str, str]], kind: str, ordinals: range) -> str:
     """The column of each metric's ordinal, for the metrics of one kind among `ordinals`."""
     whens = " ".join(f"WHEN {i} THEN f.m{i}" for i in ordinals if missing[i][1] == kind)
     return f"CASE m.ordinal {whens} END" if whens else _typed("NULL", kind)
-
-
-#: trec_eval -c's bookkeeping: the bogus rankings made, and the qrels lines with a grade > 0 of
-#: each collection (its summary num_rel, whatever the relevance level)
-BOGUS_TABLES = [
-    Statement("CREATE TABLE bogus (run VARCHAR, qid VARCHAR)"),
-    Statement(
-        "CREATE TABLE positive_judgments AS SELECT collection, count(*) FILTER (WHERE rel > 0) "
-        "AS n FROM qrels GROUP BY collection"
-    ),
-]
-
-
-# trec_eval -c evaluates a query missing from the run as a one-document ranking that is not in
-# the pool; doing the same gives its values by construction. The batch's runs are in run_rows.
-BOGUS_DOCNO = "ceci_nest_pas_un_docno"
-
-
-def bogus_rows(runs: str = "SELECT DISTINCT run FROM run_rows") -> list[Statement]:
-    """trec_eval -c's one-document rankings for the queries that the runs `runs` (SQL; by default
-    the batch's, whose rows are in run_rows) lack. The Spark engine evaluates every run in each
-    shard of queries, where a run may have no row at all: it names the table `runs`."""
-    return [
-        Statement(f"""
-CREATE OR REPLACE TEMP TABLE batch_bogus AS
-SELECT r.run, f.qid
-FROM ({runs}) r JOIN runs USING (run) JOIN facts f USING (collection)
-ANTI JOIN present p ON p.run = r.run AND p.qid = f.qid"""),
-        Statement("INSERT INTO bogus SELECT * FROM batch_bogus"),
-        Statement(
-            "INSERT INTO run_rows SELECT run, qid, ?, 1, 1.0, true FROM batch_bogus", [BOGUS_DOCNO]
-        ),
-        # The bogus ranking makes the query answered, as trec_eval evaluates it (-J can empty it).
-        Statement("INSERT INTO present SELECT run, qid, 1 FROM batch_bogus"),
-    ]
-
-
-BOGUS_ROWS = bogus_rows()
-_BOGUS_FLAG = (
-    ",\n        EXISTS (SELECT 1 FROM bogus b WHERE b.run = e.run AND b.qid = e.qid) AS bogus"
-)
-#: trec_eval -c then resets these values of a bogus query, by exact name (a quirk it has)
-RESET_BY_NAME = ("num_ret", "utility", "rbp_resid")
-
-
-def _reset_bogus(kind: str, pick: str) -> str:
-    if kind == "text":
-        return f"CASE WHEN f.bogus AND m.metric = 'relstring' THEN '' ELSE {pick} END"
-    names = ", ".join(f"'{name}'" for name in RESET_BY_NAME)
-    reset = f"m.metric IN ({names}) OR starts_with(m.metric, 'unj')"
-    return f"CASE WHEN f.bogus AND ({reset}) THEN 0 ELSE {pick} END"
 
 
 def aggregate_sql(

@@ -4,17 +4,8 @@ Imports: the foundation, pydantic and PyYAML.
 """
 
 from pipeline.spec.loader import LoadedSpec, load_spec, parse_spec_text
-from pipeline.spec.models import (
-    Collection,
-    Compare,
-    Expect,
-    Gate,
-    MetricItem,
-    Output,
-    Run,
-    Settings,
-    Spec,
-)
+from pipeline.spec.models import Collection, Compare, Expect, Gate, MetricItem, Run, Settings, Spec
+from pipeline.spec.outputs import Output
 
 __all__ = [
     "Collection",

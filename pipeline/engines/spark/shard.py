@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from pipeline.engines.duckdb.steps import compute, rank
 from pipeline.plan.input_checks import record_queries
 from pipeline.plan.inputs import INPUT_TABLES
+from pipeline.plan.missing_rankings import bogus_rows
 from pipeline.plan.statement import Statement
-from pipeline.plan.tables import bogus_rows
 
 if TYPE_CHECKING:
     import duckdb

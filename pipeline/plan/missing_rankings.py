@@ -1,0 +1,70 @@
+"""trec_eval -c's mode in SQL: a run that lacks a qrels query is evaluated on a one-document ranking
+outside the qrels (the rows trec_eval calls bogus), so its values are trec_eval's by construction;
+then the values trec_eval resets by name for such a query, and its summary's num_rel."""
+
+from __future__ import annotations
+
+from pipeline.plan.statement import Statement
+
+__all__ = [
+    "BOGUS_DOCNO",
+    "BOGUS_FLAG",
+    "BOGUS_ROWS",
+    "BOGUS_TABLES",
+    "RESET_BY_NAME",
+    "bogus_rows",
+    "reset_bogus",
+]
+
+
+#: trec_eval -c's bookkeeping: the bogus rankings made, and the qrels lines with a grade > 0 of
+#: each collection (its summary num_rel, whatever the relevance level)
+BOGUS_TABLES = [
+    Statement("CREATE TABLE bogus (run VARCHAR, qid VARCHAR)"),
+    Statement(
+        "CREATE TABLE positive_judgments AS SELECT collection, count(*) FILTER (WHERE rel > 0) "
+        "AS n FROM qrels GROUP BY collection"
+    ),
+]
+
+# trec_eval -c evaluates a query missing from the run as a one-document ranking that is not in
+# the pool; doing the same gives its values by construction. The batch's runs are in run_rows.
+BOGUS_DOCNO = "ceci_nest_pas_un_docno"
+
+
+def bogus_rows(runs: str = "SELECT DISTINCT run FROM run_rows") -> list[Statement]:
+    """trec_eval -c's one-document rankings for the queries that the runs `runs` (SQL; by default
+    the batch's, whose rows are in run_rows) lack. The Spark engine evaluates every run in each
+    shard of queries, where a run may have no row at all: it names the table `runs`."""
+    return [
+        Statement(f"""
+CREATE OR REPLACE TEMP TABLE batch_bogus AS
+SELECT r.run, f.qid
+FROM ({runs}) r JOIN runs USING (run) JOIN facts f USING (collection)
+ANTI JOIN present p ON p.run = r.run AND p.qid = f.qid"""),
+        Statement("INSERT INTO bogus SELECT * FROM batch_bogus"),
+        Statement(
+            "INSERT INTO run_rows SELECT run, qid, ?, 1, 1.0, true FROM batch_bogus", [BOGUS_DOCNO]
+        ),
+        # The bogus ranking makes the query answered, as trec_eval evaluates it (-J can empty it).
+        Statement("INSERT INTO present SELECT run, qid, 1 FROM batch_bogus"),
+    ]
+
+
+BOGUS_ROWS = bogus_rows()
+
+BOGUS_FLAG = (
+    ",\n        EXISTS (SELECT 1 FROM bogus b WHERE b.run = e.run AND b.qid = e.qid) AS bogus"
+)
+
+#: trec_eval -c then resets these values of a bogus query, by exact name (a quirk it has)
+RESET_BY_NAME = ("num_ret", "utility", "rbp_resid")
+
+
+def reset_bogus(kind: str, pick: str) -> str:
+    """A value as trec_eval -c leaves it for a bogus ranking: reset by name, else `pick`."""
+    if kind == "text":
+        return f"CASE WHEN f.bogus AND m.metric = 'relstring' THEN '' ELSE {pick} END"
+    names = ", ".join(f"'{name}'" for name in RESET_BY_NAME)
+    reset = f"m.metric IN ({names}) OR starts_with(m.metric, 'unj')"
+    return f"CASE WHEN f.bogus AND ({reset}) THEN 0 ELSE {pick} END"
