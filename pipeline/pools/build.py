@@ -53,7 +53,8 @@ def with_pools(plan: SqlPlan, loaded: LoadedSpec, plans: list[PoolPlan]) -> SqlP
 def pool_pass(loaded: LoadedSpec, plans: list[PoolPlan], sizes: dict[Path, int]):
     """A connection holding the pooled rows of every pooled run and the pools' qrels (where the
     collection has them), read batch by batch; nothing is evaluated."""
-    from pipeline.engines.duckdb.executor import connection, load_files, run_all
+    from pipeline.engines.duckdb.executor import connection, load_files
+    from pipeline.engines.duckdb.steps import run_all
 
     settings = loaded.spec.settings
     con = connection(settings.memory_limit)
@@ -77,7 +78,7 @@ def finish_pools(
     con: duckdb.DuckDBPyConnection, loaded: LoadedSpec, plans: list[PoolPlan], metrics: list
 ) -> None:
     """Each pool's tables, once its runs are read (and evaluated, where it leaves runs out)."""
-    from pipeline.engines.duckdb.executor import run_all
+    from pipeline.engines.duckdb.steps import run_all
     from pipeline.pools.leave_out import leave_one_out
 
     level = loaded.spec.settings.relevance_level
@@ -90,7 +91,8 @@ def finish_pools(
 
 def _exclude(con: duckdb.DuckDBPyConnection, loaded: LoadedSpec, plan: PoolPlan) -> None:
     """The pool's `exclude` qrels into `excluded`; they must share a query with its runs."""
-    from pipeline.engines.duckdb.executor import load_files, run_all
+    from pipeline.engines.duckdb.executor import load_files
+    from pipeline.engines.duckdb.steps import run_all
 
     if plan.exclude is None:
         return

@@ -19,7 +19,7 @@ from pipeline.plan.inputs import INPUT_TABLES, Load, general_lines, insert_lines
 from pipeline.plan.statement import Statement
 from pipeline.progress import Progress, Step, current
 
-__all__ = ["connect", "connection", "execute", "load_files", "run_all"]
+__all__ = ["connect", "connection", "execute", "load_files"]
 
 
 #: what a closed connection's interrupt() raises: a signal then has nothing to stop
