@@ -202,6 +202,26 @@ def test_leave_one_run_out_equals_evaluating_the_reduced_qrels_by_hand(tmp_path,
             assert r["reduced_rank"] == 1 + sum(o > r["reduced"] for o in others)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_judged_at_k_is_the_mean_over_queries_summed_in_query_order(tmp_path, seed):
+    """Exactly Python's left-to-right sum in qid order: a sum in whatever order DuckDB's threads
+    finish could change the last digit from one evaluation to the next."""
+    data = generate(seed, queries=60, runs=3, extremes=True)
+    pooled = build_pools(pool_spec(tmp_path, data, {"method": {"depth": 8}}, ["leave_one_out"]))
+    k = pooled.plans[0].judged_at
+    for run, rankings in data.runs.items():
+        fractions = [
+            sum(data.qrels[q].get(d, -1) >= 0 for d in top) / len(top)
+            for q in sorted(rankings)
+            if q in data.qrels and (top := ranked(rankings)[q][:k])
+        ]
+        expected = 0.0
+        for fraction in fractions:
+            expected += fraction
+        found = {r["judged_full"] for r in table(pooled, "leave_one_out_0") if r["run"] == run}
+        assert found == {expected / len(fractions)}
+
+
 def test_a_group_is_left_out_together(tmp_path):
     data = generate(8, queries=8, runs=4, skill=(1.0, 0.5, 0.0, 0.3))
     pool = {"method": {"depth": 5}, "groups": "^(run)[01]", "metrics": ["AP"]}

@@ -150,7 +150,9 @@ removed AS (
     GROUP BY x.grp
 ),
 judged AS (  -- Judged@k: judged documents (grade >= 0) of the top k, per query of the qrels
-    SELECT run, avg(judged_full) AS judged_full, avg(judged_reduced) AS judged_reduced FROM (
+    -- summed in query order, as every mean irpipe reports is: the same bytes on every evaluation
+    SELECT run, sum(judged_full ORDER BY qid) / count(*) AS judged_full,
+        sum(judged_reduced ORDER BY qid) / count(*) AS judged_reduced FROM (
         SELECT r.run, r.qid, count(q.docno) FILTER (WHERE q.rel >= 0) / count(*) AS judged_full,
             count(q.docno) FILTER (WHERE q.rel >= 0 AND x.docno IS NULL) / count(*)
                 AS judged_reduced
