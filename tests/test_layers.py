@@ -88,4 +88,6 @@ def test_each_subpackage_says_what_it_is_and_what_it_may_import():
         if "templates" in init.parts:
             continue
         doc = ast.get_docstring(ast.parse(init.read_text())) or ""
-        assert "imports:" in doc.lower(), f"{init.relative_to(PACKAGE)}: say what it is and may import"
+        assert "imports:" in doc.lower(), (
+            f"{init.relative_to(PACKAGE)}: say what it is and may import"
+        )
