@@ -12,6 +12,7 @@ from pipeline._version import __version__
 _EXPORTS = {
     "Columns": "contract.columns",
     "Evaluation": "run.evaluation",
+    "Evaluator": "notebook",
     "InputDataError": "errors",
     "IrpipeError": "errors",
     "Measure": "contract.measure",
@@ -20,7 +21,8 @@ _EXPORTS = {
     "PluginError": "errors",
     "RankedParams": "contract.measure",
     "SpecError": "errors",
-    "evaluate": "run.evaluation",
+    "Results": "notebook",
+    "evaluate": "notebook",
     "hookimpl": "hookspecs",
     "load_spec": "spec",
     "validate": "run.preflight",
@@ -29,6 +31,7 @@ _EXPORTS = {
 __all__ = [
     "Columns",
     "Evaluation",
+    "Evaluator",
     "InputDataError",
     "IrpipeError",
     "Measure",
@@ -36,6 +39,7 @@ __all__ = [
     "OutputError",
     "PluginError",
     "RankedParams",
+    "Results",
     "SpecError",
     "__version__",
     "evaluate",
@@ -49,7 +53,8 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
     from pipeline.contract.measure import Measure, MeasureParams, RankedParams
     from pipeline.errors import InputDataError, IrpipeError, OutputError, PluginError, SpecError
     from pipeline.hookspecs import hookimpl
-    from pipeline.run.evaluation import Evaluation, evaluate
+    from pipeline.notebook import Evaluator, Results, evaluate
+    from pipeline.run.evaluation import Evaluation
     from pipeline.run.preflight import validate
     from pipeline.spec import load_spec
 

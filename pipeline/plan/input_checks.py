@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from pipeline.plan.inputs import Load, literal_path, numbered_lines
 from pipeline.plan.statement import Statement
+from pipeline.plan.table_inputs import MEMORY, is_table_input
 from pipeline.sql import quote_identifier
 
 __all__ = [
     "MAX_REPORTED",
+    "bad_rows_message",
+    "input_name",
     "colliding_hashes",
     "discard",
     "duplicated_files",
@@ -162,6 +165,26 @@ def _swapped(load: Load, problems: list[str]) -> str | None:
     return "qrels" if load.table == "run_rows" and counts == {4} else None
 
 
+def input_name(load: Load) -> str:
+    """How messages name an input: its path, or for a table given in Python its argument
+    (`runs['bm25']`, `qrels['robust']`)."""
+    path = str(load.path)
+    if not path.startswith(MEMORY):
+        return path
+    argument, _, name = path.removeprefix(MEMORY).partition("/")
+    return f"{argument}[{name!r}]"
+
+
+def bad_rows_message(load: Load, rows: list[tuple], bad_rows: int) -> str:
+    """One line per reported bad row of a table input (`input: row N: problem: values`)."""
+    where = input_name(load)
+    lines = [f"{where}: row {no}: {problem}: {_clip(text)!r}" for no, text, problem in rows]
+    more = bad_rows - len(rows)
+    if more:
+        lines.append(f"{where}: {more} more bad row{'s' * (more != 1)}")
+    return "\n".join(lines)
+
+
 def _clip(text: str, width: int = 160) -> str:
     return text if len(text) <= width else text[:width] + "..."
 
@@ -173,14 +196,17 @@ def _printable(text: str) -> str:
 
 def duplicates_message(load: Load, rows: list[tuple]) -> str:
     """Each duplicate pair at its first line, with the lines that repeat it."""
+    table = is_table_input(load.path)
+    where, unit = (input_name(load), "row") if table else (str(load.path), "line")
+    at = (lambda n: f"{where}: row {n}") if table else (lambda n: f"{where}:{n}")
     lines = [
-        f"{load.path}:{numbers[0]}: query {qid!r} has document {docno!r} again on "
-        f"line{'s' * (len(numbers) > 2)} {_numbers(numbers[1:])}"
+        f"{at(numbers[0])}: query {qid!r} has document {docno!r} again on "
+        f"{unit}{'s' * (len(numbers) > 2)} {_numbers(numbers[1:])}"
         for qid, docno, numbers, _ in rows
     ]
     total = rows[0][3]
     lines.append(
-        f"{load.path}: {total} duplicate (qid, docno) pair{'s' * (total != 1)}; "
+        f"{where}: {total} duplicate (qid, docno) pair{'s' * (total != 1)}; "
         "a document may appear once per query (trec_eval stops on duplicates too)"
     )
     return "\n".join(lines)
@@ -193,7 +219,9 @@ def _numbers(numbers: list[int]) -> str:
 
 
 def empty_message(load: Load) -> str:
-    """A file with no data line."""
+    """An input with no data line (or no row)."""
+    if str(load.path).startswith(MEMORY):
+        return f"{input_name(load)}: no data: the table has no row"
     return f"{load.path}: no data: the file is empty or holds only blank and comment lines"
 
 
@@ -201,7 +229,7 @@ def no_shared_queries_message(load: Load, row: tuple) -> str:
     """A run none of whose queries is judged in its collection: almost always the wrong file."""
     _, run_qids, qrels_qids = row
     return (
-        f"{load.path}: run '{load.name}' shares no query with collection '{load.collection}' "
+        f"{input_name(load)}: run '{load.name}' shares no query with collection '{load.collection}' "
         f"(run queries: {_examples(run_qids)}; qrels queries: {_examples(qrels_qids)}); "
         "is it the right run file, or the right collection?"
     )

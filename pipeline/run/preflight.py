@@ -17,6 +17,7 @@ from pipeline.measures.resolve import resolve_metrics
 from pipeline.outputs import writer_for, writers_of
 from pipeline.plan.compile import compile_plan
 from pipeline.plan.output_tables import check_diff_outputs, curve_measures, output_table
+from pipeline.plan.table_inputs import MEMORY
 from pipeline.pools import pool_outputs, pool_plans
 from pipeline.run.plan import EvaluationPlan, OutputJob
 from pipeline.spec import LoadedSpec, load_spec
@@ -91,7 +92,9 @@ def _check_input_files(loaded: LoadedSpec) -> dict[Path, int]:
     inputs = [(key, path) for key, path in inputs if path is not None]
     inputs += [(("runs", n, "path"), r.path) for n, r in spec.runs.items()]
     for key, path in inputs:
-        if is_uri(path):
+        if str(path).startswith(MEMORY):
+            _check_table(loaded, key, path)
+        elif is_uri(path):
             if not spark:
                 raise SpecError(
                     f"{loaded.where(*key)}: {path} is a URI, which only the Spark engine reads; "
@@ -101,7 +104,19 @@ def _check_input_files(loaded: LoadedSpec) -> dict[Path, int]:
             problem = "does not exist" if not path.exists() else "is not a regular file"
             problem = "is a directory" if path.is_dir() else problem
             raise SpecError(f"{loaded.where(*key)}: {path} {problem}")
-    return {path: path.stat().st_size for _, path in inputs if not is_uri(path) and path.is_file()}
+    sizes = {path: path.stat().st_size for _, path in inputs if not is_uri(path) and path.is_file()}
+    return {**sizes, **{path: table.nbytes for path, table in loaded.tables.items()}}
+
+
+def _check_table(loaded: LoadedSpec, key: tuple, path: str) -> None:
+    """An input held in memory (the Python door's) is given, and evaluated by DuckDB."""
+    if path not in loaded.tables:
+        raise SpecError(f"{loaded.where(*key)}: {path} names no table given to evaluate()")
+    if loaded.spec.settings.engine != "duckdb":
+        raise SpecError(
+            f"{loaded.where(*key)}: a table given in Python is evaluated by the duckdb engine, "
+            f"not {loaded.spec.settings.engine}; write it to a file (to_spec) for Spark"
+        )
 
 
 def _check_outputs(loaded: LoadedSpec) -> None:
@@ -111,7 +126,7 @@ def _check_outputs(loaded: LoadedSpec) -> None:
     paths = [c.qrels for c in spec.collections.values() if c.qrels is not None]
     paths += [r.path for r in spec.runs.values()]
     paths += [p.exclude for p in spec.pools.values() if p.exclude is not None]
-    inputs = {path.resolve() for path in paths if not is_uri(path)}
+    inputs = {path.resolve() for path in paths if not is_uri(path)}  # tables in memory are URIs
     seen: dict[Path, str] = {}
     for key, output in _outputs(spec):
         where = loaded.where(*key, "path")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipeline._version import __version__
-from pipeline.digest import digest_file, digest_text
+from pipeline.digest import digest_file, digest_table, digest_text
 
 if TYPE_CHECKING:
     from pipeline.measures.registry import ResolvedMeasure
@@ -62,10 +62,15 @@ def inputs_of(
     files = [("qrels", name, c.qrels) for name, c in spec.collections.items() if c.qrels]
     files += [("run", name, r.path) for name, r in spec.runs.items()]
     files += [("exclude", name, p.exclude) for name, p in spec.pools.items() if p.exclude]
-    return [Input(role, name, str(p), *_describe(p, describe)) for role, name, p in files]
+    described = [_describe(p, describe, loaded.tables) for _, _, p in files]
+    return [
+        Input(role, name, str(p), *d) for (role, name, p), d in zip(files, described, strict=True)
+    ]
 
 
-def _describe(path: Path | str, describe) -> tuple[int, str]:
+def _describe(path: Path | str, describe, tables: dict) -> tuple[int, str]:
+    if path in tables:  # a table given in Python: digested as its Arrow data
+        return tables[path].nbytes, digest_table(tables[path])
     if describe is not None and not (isinstance(path, Path) and path.is_file()):
         return describe(path)
     return path.stat().st_size, digest_file(path)

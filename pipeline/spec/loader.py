@@ -17,17 +17,20 @@ from pipeline.spec.base import did_you_mean
 from pipeline.spec.globs import expand_run_globs
 from pipeline.spec.models import Spec
 
-__all__ = ["LoadedSpec", "load_spec", "parse_spec_text"]
+__all__ = ["LoadedSpec", "load_spec", "parse_spec_text", "spec_from_mapping"]
 
 
 @dataclass(frozen=True)
 class LoadedSpec:
-    """A validated spec with where it came from: its file, its hash and a key -> line map."""
+    """A validated spec with where it came from: its file, its hash and a key -> line map; and
+    the inputs given as tables rather than files (the Python door's frames, by their
+    `memory://` path in the spec)."""
 
     spec: Spec
     path: Path
     sha256: str
     lines: dict[tuple, int] = field(default_factory=dict, compare=False)
+    tables: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def where(self, *key: str | int) -> str:
         """`file:line: dotted.key` for messages about a key of this spec."""
@@ -72,12 +75,25 @@ def parse_spec_text(
     base_dir = path.parent.resolve()
     if patterns != "keep":
         data = expand_run_globs(data, base_dir, lines, path, required=patterns == "expand")
+    return spec_from_mapping(data, path, sha256, lines)
+
+
+def spec_from_mapping(
+    data: dict[str, Any],
+    path: Path,
+    sha256: str,
+    lines: dict[tuple, int] | None = None,
+    tables: dict[str, Any] | None = None,
+) -> LoadedSpec:
+    """Validate a spec given as a mapping (a YAML file's, or the Python door's); `path` names
+    where it came from in messages, and relative paths resolve against its directory."""
+    lines = lines or {}
     loaded = LoadedSpec(spec=Spec.model_construct(), path=path, sha256=sha256, lines=lines)
     try:
-        spec = Spec.model_validate(data, context={"base_dir": base_dir})
+        spec = Spec.model_validate(data, context={"base_dir": path.parent.resolve()})
     except ValidationError as exc:
         raise SpecError(_first_error(exc, loaded)) from None
-    loaded = LoadedSpec(spec=spec, path=path, sha256=sha256, lines=lines)
+    loaded = LoadedSpec(spec=spec, path=path, sha256=sha256, lines=lines, tables=tables or {})
     _check_run_collections(loaded)
     _warn_unused_collections(loaded)
     return loaded

@@ -35,7 +35,10 @@ class DuckDBEngine:
         self, plan: SqlPlan, loaded: LoadedSpec, con: duckdb.DuckDBPyConnection
     ) -> duckdb.DuckDBPyConnection:
         from pipeline.engines.duckdb.executor import execute
+        from pipeline.plan.table_inputs import memory_view
 
+        for path, table in loaded.tables.items():  # the Python door's frames, as Arrow
+            con.register(memory_view(path), table)
         return execute(plan, con)
 
 

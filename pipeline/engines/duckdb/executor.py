@@ -10,13 +10,14 @@ from pathlib import Path
 import duckdb
 
 from pipeline import interrupts
-from pipeline.engines.duckdb.steps import compute, one, rank, run_all
+from pipeline.engines.duckdb.steps import compute, fetch_all, one, rank, run_all
+from pipeline.engines.duckdb.table_loads import insert_table, report_bad_rows, report_duplicates
 from pipeline.errors import DuplicateError, InputDataError, PluginError, SpecError
 from pipeline.plan import input_checks as check
 from pipeline.plan.batches import text_size
 from pipeline.plan.compile import SqlPlan
 from pipeline.plan.inputs import INPUT_TABLES, Load, general_lines, insert_lines, problem_lines
-from pipeline.plan.statement import Statement
+from pipeline.plan.table_inputs import is_table_input
 from pipeline.progress import Progress, Step, current
 
 __all__ = ["connect", "connection", "execute", "load_files"]
@@ -93,7 +94,7 @@ class _Steps:
 
     def __init__(self, plan: SqlPlan, progress: Progress) -> None:
         self.progress = progress
-        self.sizes = {load.path: text_size(load, _file_size(load.path)) for load in plan.loads}
+        self.sizes = {load.path: text_size(load, _size(plan, load.path)) for load in plan.loads}
         self.batches = len(plan.batches)
         self.total = sum(self._work("loading", [load]) for load in plan.qrels)
         for batch in plan.batches:
@@ -122,9 +123,12 @@ class _Steps:
         return sum(self.sizes[load.path] for load in loads) * self.SHARES.get(action, 0) // 2
 
 
-def _file_size(path: Path) -> int:
+def _size(plan: SqlPlan, path: Path | str) -> int:
+    """An input's bytes: as validated (a table's in memory), else the file's now."""
+    if path in plan.sizes:
+        return plan.sizes[path]
     try:
-        return path.stat().st_size
+        return Path(path).stat().st_size
     except OSError:  # gone since it was validated: loading it says so
         return 0
 
@@ -186,9 +190,11 @@ def load_files(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
 
 def _check_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
     """After the fast pass: the general pass for a file it flagged a line of; no file empty."""
-    counts = {name: (rows, bad) for name, rows, bad in _all(con, check.summary(loads))}
+    counts = {name: (rows, bad) for name, rows, bad in fetch_all(con, check.summary(loads))}
     for load in loads:
         rows, bad = counts.get(load.name, (0, 0))
+        if bad and is_table_input(load.path):
+            report_bad_rows(con, load, bad)
         if bad:
             rows = _load_generally(con, load)
         if rows == 0:
@@ -201,14 +207,26 @@ def _check_duplicates(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None
     hashes = one(con, check.colliding_hashes(loads))[0]
     if not hashes:
         return
-    duplicated = {name for (name,) in _all(con, check.duplicated_files(loads, hashes))}
+    duplicated = {name for (name,) in fetch_all(con, check.duplicated_files(loads, hashes))}
     for load in loads:
+        if load.name in duplicated and is_table_input(load.path):
+            report_duplicates(con, load)
         if load.name in duplicated:
-            raise DuplicateError(check.duplicates_message(load, _all(con, check.duplicates(load))))
+            raise DuplicateError(
+                check.duplicates_message(load, fetch_all(con, check.duplicates(load)))
+            )
 
 
 def _insert_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
-    """One statement for all files; if DuckDB cannot read one, each file alone names it."""
+    """Every table input alone; then one statement for all text files, and if DuckDB cannot read
+    one, each file alone names it."""
+    for load in loads:
+        if is_table_input(load.path):
+            with _reading(load):
+                insert_table(con, load)
+    loads = [load for load in loads if not is_table_input(load.path)]
+    if not loads:
+        return
     try:
         run_all(con, [insert_lines(loads)])
     except duckdb.Error:
@@ -230,22 +248,17 @@ def _load_generally(con: duckdb.DuckDBPyConnection, load: Load) -> int:
         run_all(con, [general_lines(load)])
     _, rows, bad = one(con, check.summary([load]))
     if bad:
-        found = _all(con, problem_lines(load))
+        found = fetch_all(con, problem_lines(load))
         raise InputDataError(check.problems_message(load, found, bad))
     return rows
 
 
 def _check_shared_queries(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
-    shared = dict(_all(con, check.shared_counts(loads)))
+    shared = dict(fetch_all(con, check.shared_counts(loads)))
     for load in loads:
         if not shared.get(load.name):
             row = one(con, check.shared_queries(load))
             raise InputDataError(check.no_shared_queries_message(load, row))
-
-
-def _all(con: duckdb.DuckDBPyConnection, statement: Statement) -> list[tuple]:
-    interrupts.checkpoint()
-    return con.execute(statement.sql, statement.params).fetchall()
 
 
 @contextmanager

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from pipeline.plan.compile import SqlPlan
 
-__all__ = ["compute", "one", "rank", "run_all"]
+__all__ = ["compute", "fetch_all", "one", "rank", "run_all"]
 
 
 def rank(
@@ -78,3 +78,9 @@ def one(con: duckdb.DuckDBPyConnection, statement: Statement) -> tuple:
     """The first row of a statement's result."""
     interrupts.checkpoint()
     return con.execute(statement.sql, statement.params).fetchone()
+
+
+def fetch_all(con: duckdb.DuckDBPyConnection, statement: Statement) -> list[tuple]:
+    """Every row of a statement's result."""
+    interrupts.checkpoint()
+    return con.execute(statement.sql, statement.params).fetchall()

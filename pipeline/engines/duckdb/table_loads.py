@@ -1,0 +1,56 @@
+"""Table inputs on the DuckDB engine: Parquet files and the Python door's frames (registered on
+the connection as Arrow), read by `pipeline.plan.table_inputs`' SQL into the same tables as text,
+with the same checks and reports naming the input and the row."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pipeline.engines.duckdb.steps import fetch_all, run_all
+from pipeline.errors import DuplicateError, InputDataError
+from pipeline.plan import input_checks as check
+from pipeline.plan.table_inputs import (
+    TABLE_COLUMNS,
+    column_names,
+    duplicate_rows,
+    insert_rows,
+    problem_rows,
+)
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from pipeline.plan.inputs import Load
+
+__all__ = ["insert_table", "report_bad_rows", "report_duplicates"]
+
+
+def _columns(con: duckdb.DuckDBPyConnection, load: Load) -> set[str]:
+    """The input's columns; InputDataError naming the ones its table needs and lacks."""
+    found = [name for (name,) in fetch_all(con, column_names(load))]
+    wanted = [c for c in TABLE_COLUMNS[load.table] if c != "rank"]
+    missing = [c for c in wanted if c not in found]
+    if missing:
+        kind = "qrels" if load.table == "qrels" else "run"
+        raise InputDataError(
+            f"{check.input_name(load)}: a {kind} table needs the columns {', '.join(wanted)}; "
+            f"missing: {', '.join(missing)} (found: {', '.join(found)})"
+        )
+    return set(found)
+
+
+def insert_table(con: duckdb.DuckDBPyConnection, load: Load) -> None:
+    """Every row of a table input into its table (`ok` false for a bad row)."""
+    run_all(con, [insert_rows(load, _columns(con, load))])
+
+
+def report_bad_rows(con: duckdb.DuckDBPyConnection, load: Load, bad: int) -> None:
+    """InputDataError naming a table input's first bad rows, and how many there are."""
+    found = fetch_all(con, problem_rows(load, _columns(con, load), check.MAX_REPORTED))
+    raise InputDataError(check.bad_rows_message(load, found, bad))
+
+
+def report_duplicates(con: duckdb.DuckDBPyConnection, load: Load) -> None:
+    """DuplicateError naming the pairs a table input holds twice, by row."""
+    found = fetch_all(con, duplicate_rows(load, _columns(con, load), check.MAX_REPORTED))
+    raise DuplicateError(check.duplicates_message(load, found))

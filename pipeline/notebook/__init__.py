@@ -1,0 +1,157 @@
+"""The Python door: `evaluate(qrels=..., runs=..., metrics=...)` and `Evaluator`, for notebooks
+and scripts. The keywords are the spec's; inputs may be paths or tables (`inputs`), which reach
+the engine as Arrow through the same SQL as Parquet files, so no number depends on the door. The
+result is a `Results` (`results`): tidy tables, the wide table papers print, `to_spec`.
+
+Imports: the run layer (validation and the evaluation), the spec, the marks and the formatting
+of values; pyarrow, and pandas or polars for the tables they return.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pipeline.errors import SpecError
+from pipeline.notebook.inputs import is_path, table_of
+from pipeline.notebook.results import Results
+from pipeline.plan.table_inputs import MEMORY
+from pipeline.spec.loader import LoadedSpec, spec_from_mapping
+
+__all__ = ["Evaluator", "Results", "evaluate"]
+
+#: how messages name the spec the keywords make
+ORIGIN = "evaluate()"
+
+
+def evaluate(
+    spec: str | Path | LoadedSpec | None = None,
+    *,
+    qrels: Any = None,
+    runs: Any = None,
+    metrics: Sequence[Any] | None = None,
+    settings: Mapping[str, Any] | None = None,
+    compare: Mapping[str, Any] | None = None,
+    columns: Mapping[str, str] | None = None,
+    **options: Any,
+):
+    """Evaluate a spec file (`evaluate("spec.yaml")`, as `irpipe run` does: its `Evaluation`),
+    or runs given in Python (keywords: a `Results`):
+
+        evaluate(qrels=qrels_frame, runs={"bm25": bm25, "dense": dense}, metrics=["AP", "nDCG@10"])
+
+    `qrels`: one input, or a mapping of collection names to inputs; `runs`: one input, a list, or
+    a mapping of run names to inputs (with several collections, a run is `{"run": input,
+    "collection": name}`). An input is a path or a table (`pipeline.notebook.inputs`);
+    `columns` maps irpipe's column names (qid, docno, rel, score, rank) to a table's. `metrics`,
+    `settings` and `compare` are the spec's keys, with the spec's defaults. The other keywords of
+    the spec door (`history`, `refresh`, `engine`, `write`) go to the evaluation as they are."""
+    from pipeline.run.evaluation import evaluate as evaluate_spec
+
+    if spec is not None:
+        if qrels is not None or runs is not None or metrics is not None:
+            raise SpecError("evaluate(): give a spec, or qrels=, runs= and metrics=, not both")
+        return evaluate_spec(spec, **options)
+    loaded, data = _loaded(qrels, runs, metrics, settings, compare, columns)
+    return Results(evaluate_spec(loaded, write=False, **options), data)
+
+
+class Evaluator:
+    """One collection's qrels and metrics, for evaluating many runs in a loop (validation during
+    training, a parameter sweep): the qrels are read into Arrow once; each call evaluates one
+    run given in any form `evaluate` takes and returns its `Results`."""
+
+    def __init__(
+        self,
+        qrels: Any,
+        metrics: Sequence[Any],
+        settings: Mapping[str, Any] | None = None,
+        columns: Mapping[str, str] | None = None,
+    ) -> None:
+        self.qrels = qrels if is_path(qrels) else table_of(qrels, "qrels", "qrels", columns)
+        self.metrics, self.settings, self.columns = list(metrics), dict(settings or {}), columns
+        _loaded(self.qrels, None, self.metrics, self.settings, None, columns)  # check them now
+
+    def __call__(self, run: Any, name: str = "run") -> Results:
+        """The run's results."""
+        return evaluate(qrels=self.qrels, runs={name: run}, metrics=self.metrics,
+                        settings=self.settings, columns=self.columns)  # fmt: skip
+
+
+def _loaded(qrels, runs, metrics, settings, compare, columns) -> tuple[LoadedSpec, dict]:
+    """The spec the keywords make, validated, with the tables it names; and the spec itself."""
+    if qrels is None or metrics is None:
+        raise SpecError("evaluate(): give qrels= and metrics= (and runs=), or a spec's path")
+    tables: dict[str, Any] = {}
+    collections = qrels if isinstance(qrels, Mapping) and _named(qrels) else {"default": qrels}
+    data: dict[str, Any] = {
+        "collections": {
+            name: {"qrels": _input(value, "qrels", name, tables, columns)}
+            for name, value in collections.items()
+        },
+        "runs": _runs(runs, list(collections), tables, columns),
+        "metrics": list(metrics),
+    }
+    if settings:
+        data["settings"] = dict(settings)
+    if compare is not None:
+        data["compare"] = dict(compare)
+    digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+    return spec_from_mapping(data, Path.cwd() / ORIGIN, digest, tables=tables), data
+
+
+def _named(value: Mapping) -> bool:
+    """Whether a mapping names collections (its values are inputs), rather than being one
+    input (`{qid: {docno: grade}}`, whose values are dicts)."""
+    return not all(isinstance(item, Mapping) for item in value.values()) or all(
+        isinstance(item, Mapping) and all(isinstance(v, Mapping) for v in item.values())
+        for item in value.values()
+    )
+
+
+def _runs(runs, collections: list[str], tables: dict, columns) -> dict[str, Any]:
+    """The spec's runs: each named, with its collection (the only one, unless it says)."""
+    if runs is None:
+        return {}
+    if isinstance(runs, Mapping) and not _is_run_mapping_of_queries(runs):
+        named = dict(runs)
+    elif isinstance(runs, list | tuple):
+        named = {_run_name(value, i): value for i, value in enumerate(runs, 1)}
+    else:
+        named = {_run_name(runs, 1): runs}
+    found = {}
+    for name, value in named.items():
+        collection = collections[0]
+        if isinstance(value, Mapping) and "collection" in value:
+            collection, value = value["collection"], value.get("run")
+        found[name] = {"path": _input(value, "runs", name, tables, columns),
+                       "collection": collection}  # fmt: skip
+    return found
+
+
+def _is_run_mapping_of_queries(value: Mapping) -> bool:
+    """Whether a mapping is one run as `{qid: {docno: score}}` (its values' values are numbers)."""
+    first = next(iter(value.values()), None)
+    return (
+        isinstance(first, Mapping)
+        and "collection" not in first
+        and not any(isinstance(v, Mapping) for v in first.values())
+    )
+
+
+def _run_name(value: Any, index: int) -> str:
+    """A run given without a name: its file's name, else run1, run2, ..."""
+    return Path(value).name.split(".")[0] if is_path(value) else f"run{index}"
+
+
+def _input(value: Any, argument: str, name: str, tables: dict, columns) -> str:
+    """The spec's path of an input: a file's own, or `memory://argument/name` for a table."""
+    if is_path(value):
+        return str(Path(value).resolve())
+    kind = "qrels" if argument == "qrels" else "run"
+    path = f"{MEMORY}{argument}/{name}"
+    tables[path] = table_of(value, kind, f"{argument}[{name!r}]", columns)
+    return path

@@ -1,0 +1,123 @@
+"""An evaluation's results for a notebook: tidy tables (pandas, polars or Arrow), the wide table
+papers print, an HTML display, and `to_spec`, which turns the experiment into a spec and files
+that `irpipe run` evaluates to the same tables."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from pipeline.compare.marks import report_table
+from pipeline.errors import SpecError
+from pipeline.formatting import format_value
+from pipeline.plan.table_inputs import MEMORY
+
+if TYPE_CHECKING:
+    from pipeline.run.evaluation import Evaluation
+
+__all__ = ["Results"]
+
+_FORMATS = ("pandas", "polars", "arrow")
+
+
+class Results:
+    """What `pipeline.evaluate(qrels=..., runs=..., metrics=...)` returns."""
+
+    def __init__(self, evaluation: Evaluation, spec: dict[str, Any]) -> None:
+        self.evaluation = evaluation
+        self._spec = spec  # the spec as the door built it: memory:// paths for tables
+
+    def aggregate(self, to: str = "pandas"):
+        """(run, collection, metric, value, n_queries): one row per run and metric."""
+        return self._table("SELECT run, collection, metric, value, n_queries FROM aggregate", to)
+
+    def per_query(self, to: str = "pandas"):
+        """(run, collection, qid, metric, value): one row per run, query and metric (a text
+        metric's value is in `text`, when the spec has one)."""
+        text = any(m.measure.kind == "text" for m in self.evaluation.plan.metrics)
+        columns = "run, collection, qid, metric, value" + (", text" if text else "")
+        return self._table(f"SELECT {columns} FROM per_query", to)
+
+    def comparisons(self, to: str = "pandas"):
+        """Every paired test (`compare=`): run, baseline, metric, test, difference, interval,
+        p-value and its corrected value, n, effect size."""
+        if self.evaluation.plan.comparing is None:
+            raise SpecError("comparisons(): nothing was compared; pass compare={} to evaluate()")
+        return self._table("SELECT * FROM comparison", to)
+
+    def table(self):
+        """Runs by metrics as papers print them (pandas): 4 decimals, the best value of each
+        metric marked *, and with comparisons the significance marks (see `legend`)."""
+        import pandas as pd
+
+        cells, rows = self._report(), {}
+        for collection, run, metric, value, _, best, mark, _ in cells:
+            shown = format_value(value) + ("*" if best else "") + (mark or "")
+            rows.setdefault((collection, run), {})[metric] = shown
+        frame = pd.DataFrame.from_dict(rows, orient="index")
+        frame.index.names = ["collection", "run"]
+        return frame
+
+    def _report(self) -> list[tuple]:
+        con, plan = self.evaluation.con, self.evaluation.plan
+        if not con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'report'"
+        ).fetchone()[0]:
+            report_table(con, plan.metrics, plan.comparing)
+        return con.execute("SELECT * FROM report").fetchall()
+
+    def _repr_html_(self) -> str:
+        return self.table().to_html(escape=True) + f"<p>{html.escape(self._caption())}</p>"
+
+    def __repr__(self) -> str:
+        return f"{self._caption()}\n{self.table().to_string()}"
+
+    def _caption(self) -> str:
+        runs, metrics = len(self._spec["runs"]), len(self.evaluation.plan.metrics)
+        settings = self.evaluation.loaded.spec.settings.resolved()
+        return (
+            f"irpipe: {runs} run{'s' * (runs != 1)} × {metrics} metric{'s' * (metrics != 1)}; "
+            f"queries: {settings['queries']}, relevance_level: {settings['relevance_level']}, "
+            f"ordering: {settings['ordering']}"
+        )
+
+    def _table(self, sql: str, to: str):
+        if to not in _FORMATS:
+            raise SpecError(f"to={to!r}: expected one of {', '.join(_FORMATS)}")
+        relation = self.evaluation.con.sql(sql)
+        return {"pandas": relation.df, "polars": relation.pl, "arrow": relation.to_arrow_table}[
+            to
+        ]()
+
+    def to_spec(self, directory: str | Path) -> Path:
+        """Write the tables given in Python as Parquet files and a spec (`spec.yaml`) naming
+        them, into `directory`; `irpipe run DIRECTORY/spec.yaml` evaluates the same inputs with
+        the same settings to the same tables. The spec's path."""
+        import pyarrow.parquet as pq
+
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        written: dict[str, str] = {}
+        for path, table in self.evaluation.loaded.tables.items():
+            argument, _, name = path.removeprefix(MEMORY).partition("/")
+            target = directory / f"{argument}.{name}.parquet"
+            pq.write_table(table, target)
+            written[path] = target.name
+        spec = _replaced(self._spec, written)
+        target = directory / "spec.yaml"
+        target.write_text(yaml.safe_dump(spec, sort_keys=False, allow_unicode=True))
+        return target
+
+
+def _replaced(value: Any, written: dict[str, str]) -> Any:
+    """The spec with each memory:// path replaced by the file it was written to."""
+    if isinstance(value, dict):
+        return {key: _replaced(item, written) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_replaced(item, written) for item in value]
+    if isinstance(value, Path):
+        return str(value)
+    return written.get(value, value) if isinstance(value, str) else value

@@ -1,0 +1,128 @@
+"""Inputs that are tables rather than text: Parquet files, and the tables the Python door hands
+over (pandas, polars, Arrow and the rest, as Arrow: `memory://` paths, registered on the
+connection by the engine). Pure, like the text readers: SQL with bound parameters.
+
+A table has the columns `qid`, `docno` and `rel` (qrels) or `qid`, `docno`, `score` and
+optionally `rank` (runs), the Spark engine's Parquet contract. Each is cast to its column's type
+(an integer id becomes its exact decimal text); a row is bad when an id or a value is missing or
+cannot be cast, or a score is not finite, as a bad line of a text file is. Rows are numbered from
+1 in the table's order in the reports of bad rows and duplicates.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.plan.inputs import Load, literal_path
+from pipeline.plan.statement import Statement
+from pipeline.sql import quote_identifier
+
+__all__ = [
+    "MEMORY",
+    "TABLE_COLUMNS",
+    "column_names",
+    "duplicate_rows",
+    "insert_rows",
+    "is_table_input",
+    "memory_view",
+    "problem_rows",
+]
+
+#: the scheme of an input held in memory (`memory://runs/bm25`), which the spec names
+MEMORY = "memory://"
+#: each table's columns and their types; a run's `rank` may be missing
+TABLE_COLUMNS = {
+    "qrels": {"qid": "VARCHAR", "docno": "VARCHAR", "rel": "INTEGER"},
+    "run_rows": {"qid": "VARCHAR", "docno": "VARCHAR", "rank": "BIGINT", "score": "DOUBLE"},
+}
+#: why a row is bad, in the order the report names the first one that applies
+_PROBLEMS = {
+    "qrels": [
+        ("qid IS NULL", "the qid is missing (or not text or an integer)"),
+        ("docno IS NULL", "the docno is missing (or not text or an integer)"),
+        ("rel IS NULL", "the relevance grade is missing or not an integer"),
+    ],
+    "run_rows": [
+        ("qid IS NULL", "the qid is missing (or not text or an integer)"),
+        ("docno IS NULL", "the docno is missing (or not text or an integer)"),
+        ("score IS NULL", "the score is missing or not a number"),
+        ("NOT isfinite(score)", "the score must be a finite number"),
+    ],
+}
+
+
+def is_table_input(path: Path | str) -> bool:
+    """Whether an input is read as a table: held in memory, or a Parquet file."""
+    return str(path).startswith(MEMORY) or str(path).lower().endswith(".parquet")
+
+
+def memory_view(path: Path | str) -> str:
+    """The name under which the engine registers an input held in memory."""
+    return "irpipe_input_" + str(path).removeprefix(MEMORY).replace("/", "_")
+
+
+def _source(load: Load) -> tuple[str, list]:
+    """The relation a table input is read from, and its parameters."""
+    if str(load.path).startswith(MEMORY):
+        return quote_identifier(memory_view(load.path)), []
+    return "read_parquet(?)", [literal_path(load.path)]
+
+
+def column_names(load: Load) -> Statement:
+    """The names of a table input's columns."""
+    source, params = _source(load)
+    return Statement(f"SELECT column_name FROM (DESCRIBE SELECT * FROM {source})", params)
+
+
+def _typed(load: Load, present: set[str]) -> str:
+    """The columns of the load's table, cast from the input's (a missing rank is NULL)."""
+    return ", ".join(
+        f"TRY_CAST({quote_identifier(c)} AS {t}) AS {c}" if c in present else f"NULL::{t} AS {c}"
+        for c, t in TABLE_COLUMNS[load.table].items()
+    )
+
+
+def _rows(load: Load, present: set[str]) -> tuple[str, list]:
+    """SQL of the input's rows, typed and numbered (`row_no`, from 1), and its parameters."""
+    source, params = _source(load)
+    numbered = f"SELECT *, row_number() OVER () AS row_no FROM {source}"
+    return f"SELECT row_no, {_typed(load, present)} FROM ({numbered})", params
+
+
+def _bad(load: Load) -> str:
+    return " OR ".join(f"({condition})" for condition, _ in _PROBLEMS[load.table])
+
+
+def insert_rows(load: Load, present: set[str]) -> Statement:
+    """Every row of a table input into its table, under its name; `ok` false for a bad row.
+    `present`: the input's columns (`column_names`)."""
+    rows, params = _rows(load, present)
+    columns = ", ".join(TABLE_COLUMNS[load.table])
+    sql = f"""INSERT INTO {quote_identifier(load.table)}
+        SELECT ?, {columns}, NOT coalesce({_bad(load)}, true) FROM ({rows})"""
+    return Statement(sql, [load.name, *params])
+
+
+def problem_rows(load: Load, present: set[str], limit: int) -> Statement:
+    """(row number, the row as text, problem) of a table input's first bad rows."""
+    rows, params = _rows(load, present)
+    why = " ".join(f"WHEN {condition} THEN '{text}'" for condition, text in _PROBLEMS[load.table])
+    shown = " || ' ' || ".join(f"coalesce({c}::VARCHAR, 'NULL')" for c in TABLE_COLUMNS[load.table])
+    sql = f"""SELECT row_no, {shown}, CASE {why} END FROM ({rows})
+        WHERE coalesce({_bad(load)}, true) ORDER BY row_no LIMIT {int(limit)}"""
+    return Statement(sql, params)
+
+
+def duplicate_rows(load: Load, present: set[str], limit: int) -> Statement:
+    """The first (qid, docno) pairs a table input holds twice, each with its row numbers, and
+    how many such pairs there are (the text files' `duplicates`, by row)."""
+    rows, params = _rows(load, present)
+    sql = f"""
+WITH numbered AS ({rows}),
+dup AS (SELECT qid, docno FROM numbered GROUP BY qid, docno HAVING count(*) > 1)
+SELECT d.qid, d.docno, list(n.row_no ORDER BY n.row_no), (SELECT count(*) FROM dup)
+FROM dup d JOIN numbered n USING (qid, docno)
+GROUP BY d.qid, d.docno
+ORDER BY min(n.row_no)
+LIMIT {int(limit)}"""
+    return Statement(sql, params)
