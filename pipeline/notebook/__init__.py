@@ -73,12 +73,28 @@ class Evaluator:
     ) -> None:
         self.qrels = qrels if is_path(qrels) else table_of(qrels, "qrels", "qrels", columns)
         self.metrics, self.settings, self.columns = list(metrics), dict(settings or {}), columns
-        _loaded(self.qrels, None, self.metrics, self.settings, None, columns)  # check them now
+        _check_metrics(self.metrics)
 
     def __call__(self, run: Any, name: str = "run") -> Results:
         """The run's results."""
         return evaluate(qrels=self.qrels, runs={name: run}, metrics=self.metrics,
                         settings=self.settings, columns=self.columns)  # fmt: skip
+
+
+def _check_metrics(metrics: list) -> None:
+    """Each metric names a measure with valid parameters (SpecError naming the entry)."""
+    from pydantic import ValidationError
+
+    from pipeline.measures.registry import get_registry
+    from pipeline.spec.models import MetricItem
+
+    registry = get_registry()
+    for i, entry in enumerate(metrics):
+        try:
+            item = MetricItem.model_validate(entry)
+            registry.resolve(item.metric, item.params, item.label)
+        except (SpecError, ValidationError) as exc:
+            raise SpecError(f"metrics[{i}]: {exc}") from None
 
 
 def _loaded(qrels, runs, metrics, settings, compare, columns) -> tuple[LoadedSpec, dict]:
@@ -118,7 +134,7 @@ def _runs(runs, collections: list[str], tables: dict, columns) -> dict[str, Any]
         return {}
     if isinstance(runs, Mapping) and not _is_run_mapping_of_queries(runs):
         named = dict(runs)
-    elif isinstance(runs, list | tuple):
+    elif isinstance(runs, list | tuple) and not hasattr(next(iter(runs), None), "_fields"):
         named = {_run_name(value, i): value for i, value in enumerate(runs, 1)}
     else:
         named = {_run_name(runs, 1): runs}

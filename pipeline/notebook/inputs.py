@@ -116,18 +116,14 @@ def _from_rows(rows: Iterable, kind: str, where: str):
 def _column(table, column: str, kind: str, where: str, mapped: Mapping[str, str]) -> str | None:
     """The input's column holding irpipe's `column`; None only for a run's optional rank."""
     names = table.column_names
-    if column in mapped:
-        if mapped[column] not in names:
-            raise SpecError(
-                f"{where}: columns={{{column!r}: {mapped[column]!r}}}, but the input has no "
-                f"column {mapped[column]!r} (its columns: {', '.join(names)})"
-            )
+    if mapped.get(column) in names:  # a mapping names the column of the inputs that have it
         return mapped[column]
     lowered = {name.lower(): name for name in names}
     found = next((lowered[a] for a in ALIASES[column] if a in lowered), None)
     if found is None and column != "rank":
+        given = f"no column {mapped[column]!r} (columns=) nor" if column in mapped else "no"
         raise SpecError(
-            f"{where}: no {column} column among {', '.join(names)}; name it one of "
+            f"{where}: {given} {column} column among {', '.join(names)}; name it one of "
             f"{', '.join(ALIASES[column])}, or map it: columns={{{column!r}: 'your_name'}}"
         )
     return found
