@@ -19,6 +19,7 @@ from pipeline.errors import SpecError
 from pipeline.notebook.inputs import is_path, table_of
 from pipeline.notebook.results import Results
 from pipeline.plan.table_inputs import MEMORY
+from pipeline.run.evaluation import evaluate as evaluate_spec
 from pipeline.spec.loader import LoadedSpec, spec_from_mapping
 
 __all__ = ["Evaluator", "Results", "evaluate"]
@@ -49,8 +50,6 @@ def evaluate(
     `columns` maps irpipe's column names (qid, docno, rel, score, rank) to a table's. `metrics`,
     `settings` and `compare` are the spec's keys, with the spec's defaults. The other keywords of
     the spec door (`history`, `refresh`, `engine`, `write`) go to the evaluation as they are."""
-    from pipeline.run.evaluation import evaluate as evaluate_spec
-
     if spec is not None:
         if qrels is not None or runs is not None or metrics is not None:
             raise SpecError("evaluate(): give a spec, or qrels=, runs= and metrics=, not both")

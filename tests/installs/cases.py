@@ -196,6 +196,32 @@ def case_arrays(case: Case) -> None:
     check_plugin_metrics(case, labels, low=0, high=1)
 
 
+NOTEBOOK = """
+import json
+import pandas as pd
+from pipeline import evaluate
+ids = {"qid": str, "docno": str}
+qrels = pd.read_csv("data/qrels.txt", sep=" ", names=["qid", "iter", "docno", "rel"], dtype=ids)
+runs = {n: pd.read_csv(f"data/{n}.trec", sep=" ", names=["qid", "Q0", "docno", "rank", "score",
+        "tag"], dtype=ids, float_precision="round_trip") for n in ("bm25", "dense")}
+metrics = ["AP", "nDCG@10", "P@10"]
+frames = evaluate(qrels=qrels, runs=runs, metrics=metrics)
+files = evaluate(qrels="data/qrels.txt", runs={n: f"data/{n}.trec" for n in runs}, metrics=metrics)
+print(json.dumps({"frames": frames.aggregate().values.tolist(),
+                  "files": files.aggregate().values.tolist(),
+                  "spec": str(frames.to_spec("from_notebook"))}))
+"""
+
+
+def case_notebook(case: Case) -> None:
+    """irpipe[notebook]: the quickstart's files read into pandas frames evaluate, through the
+    Python door, to the values of the same files; its to_spec writes a spec `irpipe run` takes."""
+    case.setup(case.ws.irpipe("notebook"))
+    found = case.python_json(NOTEBOOK)
+    require(found["frames"] == found["files"], f"frames and files differ: {found}")
+    case.irpipe("run", found["spec"], "--quiet")
+
+
 def check_plugin_metrics(
     case: Case, labels: list[str], low: float = -math.inf, high: float = math.inf
 ) -> None:
@@ -279,6 +305,7 @@ CASES: dict[str, Callable[[Case], None]] = {
     "base": case_base,
     "spark": case_spark,
     "arrays": case_arrays,
+    "notebook": case_notebook,
     "plugins": case_plugins,
     "compare": case_compare,
     "plot": case_plot,
