@@ -82,30 +82,38 @@ def _typed(load: Load, present: set[str]) -> str:
     )
 
 
-def _rows(load: Load, present: set[str]) -> tuple[str, list]:
-    """SQL of the input's rows, typed and numbered (`row_no`, from 1), and its parameters."""
+def _rows(load: Load, present: set[str], numbered: bool = False) -> tuple[str, list]:
+    """SQL of the input's rows, typed, and its parameters; `numbered`: with `row_no` (from 1, in
+    the table's order), which only the reports of a bad input pay for."""
     source, params = _source(load)
-    numbered = f"SELECT *, row_number() OVER () AS row_no FROM {source}"
-    return f"SELECT row_no, {_typed(load, present)} FROM ({numbered})", params
+    if not numbered:
+        return f"SELECT {_typed(load, present)} FROM {source}", params
+    rows = f"SELECT *, row_number() OVER () AS row_no FROM {source}"
+    return f"SELECT row_no, {_typed(load, present)} FROM ({rows})", params
 
 
 def _bad(load: Load) -> str:
     return " OR ".join(f"({condition})" for condition, _ in _PROBLEMS[load.table])
 
 
-def insert_rows(load: Load, present: set[str]) -> Statement:
-    """Every row of a table input into its table, under its name; `ok` false for a bad row.
-    `present`: the input's columns (`column_names`)."""
-    rows, params = _rows(load, present)
-    columns = ", ".join(TABLE_COLUMNS[load.table])
-    sql = f"""INSERT INTO {quote_identifier(load.table)}
-        SELECT ?, {columns}, NOT coalesce({_bad(load)}, true) FROM ({rows})"""
-    return Statement(sql, [load.name, *params])
+def insert_rows(loads: list[Load], present: list[set[str]]) -> Statement:
+    """Every row of a batch's table inputs (one format) into their table, each under its name,
+    in one statement (DuckDB scans them in parallel); `ok` false for a bad row. `present`: each
+    input's columns (`column_names`)."""
+    parts, params = [], []
+    for load, columns in zip(loads, present, strict=True):
+        rows, more = _rows(load, columns)
+        parts.append(f"SELECT ?, {', '.join(TABLE_COLUMNS[load.table])}, NOT coalesce("
+                     f"{_bad(load)}, true) FROM ({rows})")  # fmt: skip
+        params += [load.name, *more]
+    return Statement(
+        f"INSERT INTO {quote_identifier(loads[0].table)}\n" + "\nUNION ALL ".join(parts), params
+    )
 
 
 def problem_rows(load: Load, present: set[str], limit: int) -> Statement:
     """(row number, the row as text, problem) of a table input's first bad rows."""
-    rows, params = _rows(load, present)
+    rows, params = _rows(load, present, numbered=True)
     why = " ".join(f"WHEN {condition} THEN '{text}'" for condition, text in _PROBLEMS[load.table])
     shown = " || ' ' || ".join(f"coalesce({c}::VARCHAR, 'NULL')" for c in TABLE_COLUMNS[load.table])
     sql = f"""SELECT row_no, {shown}, CASE {why} END FROM ({rows})
@@ -116,7 +124,7 @@ def problem_rows(load: Load, present: set[str], limit: int) -> Statement:
 def duplicate_rows(load: Load, present: set[str], limit: int) -> Statement:
     """The first (qid, docno) pairs a table input holds twice, each with its row numbers, and
     how many such pairs there are (the text files' `duplicates`, by row)."""
-    rows, params = _rows(load, present)
+    rows, params = _rows(load, present, numbered=True)
     sql = f"""
 WITH numbered AS ({rows}),
 dup AS (SELECT qid, docno FROM numbered GROUP BY qid, docno HAVING count(*) > 1)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -10,8 +9,9 @@ from pathlib import Path
 import duckdb
 
 from pipeline import interrupts
+from pipeline.engines.duckdb.read_errors import first_line, reading
 from pipeline.engines.duckdb.steps import compute, fetch_all, one, rank, run_all
-from pipeline.engines.duckdb.table_loads import insert_table, report_bad_rows, report_duplicates
+from pipeline.engines.duckdb.table_loads import insert_tables, report_bad_rows, report_duplicates
 from pipeline.errors import DuplicateError, InputDataError, PluginError, SpecError
 from pipeline.plan import input_checks as check
 from pipeline.plan.batches import text_size
@@ -159,7 +159,7 @@ def _blaming(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> Iterator[None]:
             except _UNBOUND as own:
                 raise PluginError(
                     f"metric {m.label!r} ({type(m.measure).__name__}, from {m.provider}): its SQL "
-                    f"does not compile: {_first_line(str(own))}; fix the measure's per_query or "
+                    f"does not compile: {first_line(str(own))}; fix the measure's per_query or "
                     "missing SQL, or the names it declares in needs()"
                 ) from None
         raise exc
@@ -167,7 +167,7 @@ def _blaming(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> Iterator[None]:
 
 def _out_of_memory(plan: SqlPlan, message: str) -> str:
     """DuckDB spills sorts and joins to disk, but each of its threads needs some memory."""
-    what = _first_line(message)
+    what = first_line(message)
     if plan.memory_limit:
         return (
             f"settings.memory_limit: {plan.memory_limit} is too little for DuckDB ({what}); "
@@ -218,33 +218,35 @@ def _check_duplicates(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None
 
 
 def _insert_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
-    """Every table input alone; then one statement for all text files, and if DuckDB cannot read
-    one, each file alone names it."""
-    for load in loads:
-        if is_table_input(load.path):
-            with _reading(load):
-                insert_table(con, load)
-    loads = [load for load in loads if not is_table_input(load.path)]
-    if not loads:
-        return
+    """A batch's table inputs in one statement, then its text files in another."""
+    tables = [load for load in loads if is_table_input(load.path)]
+    if tables:
+        _naming_the_input(con, tables, insert_tables)
+    texts = [load for load in loads if not is_table_input(load.path)]
+    if texts:
+        _naming_the_input(con, texts, lambda con, loads: run_all(con, [insert_lines(loads)]))
+
+
+def _naming_the_input(con: duckdb.DuckDBPyConnection, loads: list[Load], insert) -> None:
+    """`insert` of all inputs in one statement; if DuckDB cannot read one, each alone names it."""
     try:
-        run_all(con, [insert_lines(loads)])
+        insert(con, loads)
     except duckdb.Error:
         if interrupts.received() is not None:
             raise  # stopped by a signal: no file is to blame, and nothing more is read
         if len(loads) == 1:
-            with _reading(loads[0]):
+            with reading(loads[0]):
                 raise
         for load in loads:  # the failed statement inserted nothing
-            with _reading(load):
-                run_all(con, [insert_lines([load])])
+            with reading(load):
+                insert(con, [load])
         raise
 
 
 def _load_generally(con: duckdb.DuckDBPyConnection, load: Load) -> int:
     """Reload a file with the general split; its row count, or an error naming its bad lines."""
     run_all(con, [check.discard(load)])
-    with _reading(load):
+    with reading(load):
         run_all(con, [general_lines(load)])
     _, rows, bad = one(con, check.summary([load]))
     if bad:
@@ -259,49 +261,3 @@ def _check_shared_queries(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> 
         if not shared.get(load.name):
             row = one(con, check.shared_queries(load))
             raise InputDataError(check.no_shared_queries_message(load, row))
-
-
-@contextmanager
-def _reading(load: Load) -> Iterator[None]:
-    """DuckDB's errors about a file, as one clear InputDataError naming it (and the line)."""
-    try:
-        yield
-    except duckdb.IOException as exc:
-        raise InputDataError(f"{load.path}: {_io_problem(str(exc))}") from None
-    except duckdb.InvalidInputException as exc:
-        raise InputDataError(_text_problem(load, str(exc))) from None
-
-
-def _io_problem(message: str) -> str:
-    if "Unexpected end of GZIP stream" in message:
-        return "the gzip file is truncated or corrupt (unexpected end of the compressed data)"
-    if "not a GZIP stream" in message:
-        return "the name ends in .gz but the file is not gzip-compressed"
-    return f"cannot read: {_first_line(message)}"
-
-
-def _text_problem(load: Load, message: str) -> str:
-    line = re.search(r"CSV Error on Line: (\d+)", message)
-    where = f"{load.path}:{line.group(1)}" if line else str(load.path)
-    if _is_gzip(load) and not load.path.name.lower().endswith(".gz"):
-        return f"{where}: the file is gzip-compressed; name it *.gz"
-    if "Invalid unicode" in message:
-        return (
-            f"{where}: not UTF-8 text: a binary file, or text in another encoding "
-            "(Latin-1, UTF-16); convert it to UTF-8"
-        )
-    if "Maximum line size" in message:
-        return f"{where}: a line longer than 2 MB: not a TREC text file"
-    return f"{where}: not a readable text file: {_first_line(message)}"
-
-
-def _is_gzip(load: Load) -> bool:
-    try:
-        with load.path.open("rb") as handle:
-            return handle.read(2) == b"\x1f\x8b"
-    except OSError:
-        return False
-
-
-def _first_line(message: str) -> str:
-    return message.strip().splitlines()[0]

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from pipeline.plan.inputs import Load
 
-__all__ = ["insert_table", "report_bad_rows", "report_duplicates"]
+__all__ = ["insert_tables", "report_bad_rows", "report_duplicates"]
 
 
 def _columns(con: duckdb.DuckDBPyConnection, load: Load) -> set[str]:
@@ -39,9 +39,10 @@ def _columns(con: duckdb.DuckDBPyConnection, load: Load) -> set[str]:
     return set(found)
 
 
-def insert_table(con: duckdb.DuckDBPyConnection, load: Load) -> None:
-    """Every row of a table input into its table (`ok` false for a bad row)."""
-    run_all(con, [insert_rows(load, _columns(con, load))])
+def insert_tables(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
+    """Every row of a batch's table inputs into their table (`ok` false for a bad row), in one
+    statement."""
+    run_all(con, [insert_rows(loads, [_columns(con, load) for load in loads])])
 
 
 def report_bad_rows(con: duckdb.DuckDBPyConnection, load: Load, bad: int) -> None:
