@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import SpecError
-from pipeline.notebook.inputs import is_path, table_of
+from pipeline.frames.convert import is_path, table_of
 from pipeline.notebook.results import Results
 from pipeline.plan.table_inputs import MEMORY
 from pipeline.run.evaluation import evaluate as evaluate_spec
@@ -46,7 +46,7 @@ def evaluate(
 
     `qrels`: one input, or a mapping of collection names to inputs; `runs`: one input, a list, or
     a mapping of run names to inputs (with several collections, a run is `{"run": input,
-    "collection": name}`). An input is a path or a table (`pipeline.notebook.inputs`);
+    "collection": name}`). An input is a path or a table (`pipeline.frames.convert`);
     `columns` maps irpipe's column names (qid, docno, rel, score, rank) to a table's. `metrics`,
     `settings` and `compare` are the spec's keys, with the spec's defaults. The other keywords of
     the spec door (`history`, `refresh`, `engine`, `write`) go to the evaluation as they are."""
