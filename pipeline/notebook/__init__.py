@@ -17,8 +17,9 @@ from typing import Any
 
 from pipeline.errors import SpecError
 from pipeline.frames.convert import is_path, table_of
+from pipeline.frames.irds import irds_table, is_irds
 from pipeline.notebook.results import Results
-from pipeline.plan.table_inputs import MEMORY
+from pipeline.plan.table_inputs import MEMORY, memory_view
 from pipeline.run.evaluation import evaluate as evaluate_spec
 from pipeline.spec.loader import LoadedSpec, spec_from_mapping
 
@@ -70,7 +71,10 @@ class Evaluator:
         settings: Mapping[str, Any] | None = None,
         columns: Mapping[str, str] | None = None,
     ) -> None:
-        self.qrels = qrels if is_path(qrels) else table_of(qrels, "qrels", "qrels", columns)
+        if is_irds(qrels):  # read once, here, not at every call
+            self.qrels = irds_table(qrels, "qrels", "qrels")
+        else:
+            self.qrels = qrels if is_path(qrels) else table_of(qrels, "qrels", "qrels", columns)
         self.metrics, self.settings, self.columns = list(metrics), dict(settings or {}), columns
         _check_metrics(self.metrics)
 
@@ -164,9 +168,12 @@ def _run_name(value: Any, index: int) -> str:
 
 def _input(value: Any, argument: str, name: str, tables: dict, columns) -> str:
     """The spec's path of an input: a file's own, or `memory://argument/name` for a table."""
+    if is_irds(value):  # read by the preflight, as in a spec
+        return value
     if is_path(value):
         return str(Path(value).resolve())
     kind = "qrels" if argument == "qrels" else "run"
     path = f"{MEMORY}{argument}/{name}"
-    tables[path] = table_of(value, kind, f"{argument}[{name!r}]", columns)
+    view = memory_view(path, "qrels" if kind == "qrels" else "run_rows")
+    tables[view] = table_of(value, kind, f"{argument}[{name!r}]", columns)
     return path

@@ -13,7 +13,7 @@ import yaml
 from pipeline.compare.marks import report_table
 from pipeline.errors import SpecError
 from pipeline.formatting import format_value
-from pipeline.plan.table_inputs import MEMORY
+from pipeline.plan.table_inputs import MEMORY, memory_view
 
 if TYPE_CHECKING:
     from pipeline.run.evaluation import Evaluation
@@ -101,15 +101,22 @@ class Results:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         written: dict[str, str] = {}
-        for path, table in self.evaluation.loaded.tables.items():
+        for path, kind in _memory_inputs(self._spec):
             argument, _, name = path.removeprefix(MEMORY).partition("/")
             target = directory / f"{argument}.{name}.parquet"
-            pq.write_table(table, target)
+            pq.write_table(self.evaluation.loaded.tables[memory_view(path, kind)], target)
             written[path] = target.name
         spec = _replaced(self._spec, written)
         target = directory / "spec.yaml"
         target.write_text(yaml.safe_dump(spec, sort_keys=False, allow_unicode=True))
         return target
+
+
+def _memory_inputs(spec: dict[str, Any]) -> list[tuple[str, str]]:
+    """(memory:// path, the table it fills) of every input given as a table."""
+    found = [(c["qrels"], "qrels") for c in spec["collections"].values()]
+    found += [(r["path"], "run_rows") for r in spec["runs"].values()]
+    return [(path, kind) for path, kind in found if str(path).startswith(MEMORY)]
 
 
 def _replaced(value: Any, written: dict[str, str]) -> Any:

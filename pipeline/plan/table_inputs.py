@@ -11,6 +11,7 @@ cannot be cast, or a score is not finite, as a bad line of a text file is. Rows 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pipeline.plan.inputs import Load, literal_path
@@ -23,6 +24,7 @@ __all__ = [
     "column_names",
     "duplicate_rows",
     "insert_rows",
+    "is_registered",
     "is_table_input",
     "memory_view",
     "problem_rows",
@@ -30,6 +32,8 @@ __all__ = [
 
 #: the scheme of an input held in memory (`memory://runs/bm25`), which the spec names
 MEMORY = "memory://"
+#: the prefix of an ir_datasets id (`pipeline.frames.irds`), read in Python and registered
+IRDS = "irds:"
 #: each table's columns and their types; a run's `rank` may be missing
 TABLE_COLUMNS = {
     "qrels": {"qid": "VARCHAR", "docno": "VARCHAR", "rel": "INTEGER"},
@@ -51,20 +55,27 @@ _PROBLEMS = {
 }
 
 
+def is_registered(path: Path | str) -> bool:
+    """Whether an input is a table the engine registers: one given in Python, or an
+    ir_datasets id's (read in Python)."""
+    return str(path).startswith((MEMORY, IRDS))
+
+
 def is_table_input(path: Path | str) -> bool:
-    """Whether an input is read as a table: held in memory, or a Parquet file."""
-    return str(path).startswith(MEMORY) or str(path).lower().endswith(".parquet")
+    """Whether an input is read as a table: registered, or a Parquet file."""
+    return is_registered(path) or str(path).lower().endswith(".parquet")
 
 
-def memory_view(path: Path | str) -> str:
-    """The name under which the engine registers an input held in memory."""
-    return "irpipe_input_" + str(path).removeprefix(MEMORY).replace("/", "_")
+def memory_view(path: Path | str, table: str) -> str:
+    """The name under which the engine registers a table input (`is_registered`) that fills
+    `table` (`qrels` or `run_rows`: an ir_datasets id names both its qrels and its run)."""
+    return f"irpipe_{table}_" + re.sub(r"[^A-Za-z0-9]", "_", str(path))
 
 
 def _source(load: Load) -> tuple[str, list]:
     """The relation a table input is read from, and its parameters."""
-    if str(load.path).startswith(MEMORY):
-        return quote_identifier(memory_view(load.path)), []
+    if is_registered(load.path):
+        return quote_identifier(memory_view(load.path, load.table)), []
     return "read_parquet(?)", [literal_path(load.path)]
 
 

@@ -100,6 +100,7 @@ def evaluate(
     started = now()
     loaded = with_engine(spec if isinstance(spec, LoadedSpec) else load_spec(spec), engine)
     plan = validate(loaded)
+    loaded = plan.loaded  # with the tables it read (an ir_datasets id's)
     runner = engine_named(plan.engine)
     con = runner.connect(plan.sql)
     inputs, software = inputs_of(loaded, runner.describe(loaded)), versions(plan.engine)

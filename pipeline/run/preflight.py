@@ -7,17 +7,19 @@ the key. What it resolves on the way is kept, once, in the `EvaluationPlan` it r
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from pipeline.checks.plan import check_checks
 from pipeline.compare.plan import check_compare
 from pipeline.errors import SpecError
+from pipeline.frames.irds import irds_table, is_irds
 from pipeline.measures.registry import get_registry
 from pipeline.measures.resolve import resolve_metrics
 from pipeline.outputs import writer_for, writers_of
 from pipeline.plan.compile import compile_plan
 from pipeline.plan.output_tables import check_diff_outputs, curve_measures, output_table
-from pipeline.plan.table_inputs import MEMORY
+from pipeline.plan.table_inputs import MEMORY, memory_view
 from pipeline.pools import pool_outputs, pool_plans
 from pipeline.run.plan import EvaluationPlan, OutputJob
 from pipeline.spec import LoadedSpec, load_spec
@@ -44,6 +46,7 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
     _check_judged(spec)
     comparing = check_compare(spec, metrics, data)
     checks = check_checks(spec, metrics, comparing, data)
+    spec = with_datasets(spec) if data else spec
     sizes = _check_input_files(spec) if data else {}
     _check_outputs(spec)
     if spec.spec.history is not None:
@@ -92,7 +95,7 @@ def _check_input_files(loaded: LoadedSpec) -> dict[Path, int]:
     inputs = [(key, path) for key, path in inputs if path is not None]
     inputs += [(("runs", n, "path"), r.path) for n, r in spec.runs.items()]
     for key, path in inputs:
-        if str(path).startswith(MEMORY):
+        if str(path).startswith(MEMORY) or is_irds(path):
             _check_table(loaded, key, path)
         elif is_uri(path):
             if not spark:
@@ -104,17 +107,44 @@ def _check_input_files(loaded: LoadedSpec) -> dict[Path, int]:
             problem = "does not exist" if not path.exists() else "is not a regular file"
             problem = "is a directory" if path.is_dir() else problem
             raise SpecError(f"{loaded.where(*key)}: {path} {problem}")
-    sizes = {path: path.stat().st_size for _, path in inputs if not is_uri(path) and path.is_file()}
-    return {**sizes, **{path: table.nbytes for path, table in loaded.tables.items()}}
+    files = [path for _, path in inputs if isinstance(path, Path) and path.is_file()]
+    sizes = {path: path.stat().st_size for path in files}
+    tables = {
+        path: loaded.tables.get(memory_view(path, _TABLES[kind]))
+        for _, path, kind in _inputs(loaded.spec)
+    }
+    return {**sizes, **{path: table.nbytes for path, table in tables.items() if table is not None}}
+
+
+def with_datasets(loaded: LoadedSpec) -> LoadedSpec:
+    """The spec with the qrels and runs of its ir_datasets ids read into tables (only the
+    duckdb engine reads them: `_check_table` says so for another)."""
+    found = {
+        memory_view(path, _TABLES[kind]): irds_table(path, kind, loaded.where(*key))
+        for key, path, kind in _inputs(loaded.spec)
+        if is_irds(path) and loaded.spec.settings.engine == "duckdb"
+    }
+    return replace(loaded, tables={**loaded.tables, **found}) if found else loaded
+
+
+#: the table each kind of input fills
+_TABLES = {"qrels": "qrels", "run": "run_rows"}
+
+
+def _inputs(spec) -> list[tuple[tuple, object, str]]:
+    """(key, path, kind) of every qrels and run input."""
+    found = [(("collections", n, "qrels"), c.qrels, "qrels") for n, c in spec.collections.items()]
+    return found + [(("runs", n, "path"), r.path, "run") for n, r in spec.runs.items()]
 
 
 def _check_table(loaded: LoadedSpec, key: tuple, path: str) -> None:
     """An input held in memory (the Python door's) is given, and evaluated by DuckDB."""
-    if path not in loaded.tables:
+    table = _TABLES["qrels" if key[0] == "collections" else "run"]
+    if memory_view(path, table) not in loaded.tables:
         raise SpecError(f"{loaded.where(*key)}: {path} names no table given to evaluate()")
     if loaded.spec.settings.engine != "duckdb":
         raise SpecError(
-            f"{loaded.where(*key)}: a table given in Python is evaluated by the duckdb engine, "
+            f"{loaded.where(*key)}: {path} is read in Python and evaluated by the duckdb engine, "
             f"not {loaded.spec.settings.engine}; write it to a file (to_spec) for Spark"
         )
 
@@ -126,7 +156,7 @@ def _check_outputs(loaded: LoadedSpec) -> None:
     paths = [c.qrels for c in spec.collections.values() if c.qrels is not None]
     paths += [r.path for r in spec.runs.values()]
     paths += [p.exclude for p in spec.pools.values() if p.exclude is not None]
-    inputs = {path.resolve() for path in paths if not is_uri(path)}  # tables in memory are URIs
+    inputs = {path.resolve() for path in paths if isinstance(path, Path)}  # not URIs, ids, tables
     seen: dict[Path, str] = {}
     for key, output in _outputs(spec):
         where = loaded.where(*key, "path")

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pipeline._version import __version__
 from pipeline.digest import digest_file, digest_table, digest_text
+from pipeline.plan.table_inputs import memory_view
 
 if TYPE_CHECKING:
     from pipeline.measures.registry import ResolvedMeasure
@@ -62,15 +63,20 @@ def inputs_of(
     files = [("qrels", name, c.qrels) for name, c in spec.collections.items() if c.qrels]
     files += [("run", name, r.path) for name, r in spec.runs.items()]
     files += [("exclude", name, p.exclude) for name, p in spec.pools.items() if p.exclude]
-    described = [_describe(p, describe, loaded.tables) for _, _, p in files]
+    described = [_describe(p, describe, loaded.tables.get(_view(role, p))) for role, _, p in files]
     return [
         Input(role, name, str(p), *d) for (role, name, p), d in zip(files, described, strict=True)
     ]
 
 
-def _describe(path: Path | str, describe, tables: dict) -> tuple[int, str]:
-    if path in tables:  # a table given in Python: digested as its Arrow data
-        return tables[path].nbytes, digest_table(tables[path])
+def _view(role: str, path: Path | str) -> str:
+    """The name a table input is registered under (for a file, a name nothing has)."""
+    return memory_view(path, "qrels" if role in ("qrels", "exclude") else "run_rows")
+
+
+def _describe(path: Path | str, describe, table) -> tuple[int, str]:
+    if table is not None:  # read in Python (a frame, an ir_datasets id): its Arrow data
+        return table.nbytes, digest_table(table)
     if describe is not None and not (isinstance(path, Path) and path.is_file()):
         return describe(path)
     return path.stat().st_size, digest_file(path)

@@ -30,6 +30,7 @@ class LoadedSpec:
     path: Path
     sha256: str
     lines: dict[tuple, int] = field(default_factory=dict, compare=False)
+    #: Arrow tables by the name the engine registers them under (`table_inputs.memory_view`)
     tables: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def where(self, *key: str | int) -> str:

@@ -50,15 +50,18 @@ def is_uri(path: Path | str) -> bool:
 
 
 def resolve_input(value: Any, info: ValidationInfo) -> Path | str:
-    """An input path: a URI stays text, any other string is a path relative to the spec."""
+    """An input path: a URI or an ir_datasets id (`irds:...`) stays text, any other string is
+    a path relative to the spec."""
     if isinstance(value, Path):
         return value
     if not isinstance(value, str):
         raise PydanticCustomError("input_path", "expected a file path (a string)")
-    return value if _URI.fullmatch(value) else resolve_path(Path(value), info)
+    kept = _URI.fullmatch(value) or value.startswith("irds:")
+    return value if kept else resolve_path(Path(value), info)
 
 
-#: A qrels or run path: a `Path`, or a URI as given (read only by the Spark engine)
+#: A qrels or run path: a `Path`, a URI as given (read only by the Spark engine), or an
+#: ir_datasets id (`irds:msmarco-passage/trec-dl-2019/judged`, read by the duckdb engine)
 InputPath = Annotated[
     Path | str,
     PlainValidator(resolve_input),

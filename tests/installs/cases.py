@@ -222,6 +222,31 @@ def case_notebook(case: Case) -> None:
     case.irpipe("run", found["spec"], "--quiet")
 
 
+IRDS = """
+import json, os, sys
+cache = os.path.join(sys.argv[1], "msmarco-passage", "trec-dl-2019")
+os.makedirs(cache)
+with open("data/qrels.txt", "rb") as source, open(os.path.join(cache, "qrels"), "wb") as target:
+    target.write(source.read())  # the cache as ir_datasets keeps a real id's qrels: no download
+os.environ["IR_DATASETS_HOME"] = sys.argv[1]
+from pipeline import evaluate
+metrics = ["AP", "nDCG@10", "P@10"]
+runs = {"bm25": "data/bm25.trec"}
+ids = evaluate(qrels="irds:msmarco-passage/trec-dl-2019/judged", runs=runs, metrics=metrics)
+files = evaluate(qrels="data/qrels.txt", runs=runs, metrics=metrics)
+print(json.dumps({"ids": ids.aggregate().values.tolist(),
+                  "files": files.aggregate().values.tolist()}))
+"""
+
+
+def case_irds(case: Case) -> None:
+    """irpipe[irds] (with pandas, for the results' frames): a real ir_datasets id whose qrels are
+    in ir_datasets' cache evaluates to the values of the same qrels file, offline."""
+    case.setup(case.ws.irpipe("irds"), "pandas")
+    found = case.python_json(IRDS, case.root / "ir_datasets")
+    require(found["ids"] == found["files"], f"the id and the file differ: {found}")
+
+
 def check_plugin_metrics(
     case: Case, labels: list[str], low: float = -math.inf, high: float = math.inf
 ) -> None:
@@ -306,6 +331,7 @@ CASES: dict[str, Callable[[Case], None]] = {
     "spark": case_spark,
     "arrays": case_arrays,
     "notebook": case_notebook,
+    "irds": case_irds,
     "plugins": case_plugins,
     "compare": case_compare,
     "plot": case_plot,

@@ -35,10 +35,9 @@ class DuckDBEngine:
         self, plan: SqlPlan, loaded: LoadedSpec, con: duckdb.DuckDBPyConnection
     ) -> duckdb.DuckDBPyConnection:
         from pipeline.engines.duckdb.executor import execute
-        from pipeline.plan.table_inputs import memory_view
 
-        for path, table in loaded.tables.items():  # the Python door's frames, as Arrow
-            con.register(memory_view(path), table)
+        for view, table in loaded.tables.items():  # tables read in Python, as Arrow
+            con.register(view, table)
         return execute(plan, con)
 
 
