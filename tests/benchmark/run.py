@@ -2,7 +2,7 @@
 
     python tests/benchmark/run.py [--size 7M] [--repeat 3] [--tools irpipe,trec_eval,...]
                                   [--suite track|grid|run100k|five|official|scale|runs10|spill|
-                                           validate|python|significance|history|pools|spark|
+                                           validate|python|significance|history|pools|spark|notebook|
                                            everyday|all]
                                   [--data DIR] [--out FILE] [--trec-eval PATH] [--memory-limit 256MB]
 

@@ -203,7 +203,7 @@ from pipeline import evaluate
 ids = {"qid": str, "docno": str}
 qrels = pd.read_csv("data/qrels.txt", sep=" ", names=["qid", "iter", "docno", "rel"], dtype=ids)
 runs = {n: pd.read_csv(f"data/{n}.trec", sep=" ", names=["qid", "Q0", "docno", "rank", "score",
-        "tag"], dtype=ids, float_precision="round_trip") for n in ("bm25", "dense")}
+        "tag"], dtype=ids) for n in ("bm25", "dense")}
 metrics = ["AP", "nDCG@10", "P@10"]
 frames = evaluate(qrels=qrels, runs=runs, metrics=metrics)
 files = evaluate(qrels="data/qrels.txt", runs={n: f"data/{n}.trec" for n in runs}, metrics=metrics)
