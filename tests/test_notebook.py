@@ -211,3 +211,12 @@ def test_the_table_marks_the_best_run_and_shows_in_html(data):
     assert list(table.columns) == ["AP", "P@5"] and len(table) == 3
     assert all(table[m].str.endswith("*").sum() >= 1 for m in table.columns)
     assert "<table" in results._repr_html_() and "queries: qrels" in results._repr_html_()
+
+
+def test_a_parquet_run_without_a_score_column_is_named(tmp_path):
+    pq.write_table(
+        pa.table({"qid": ["1"], "docno": ["a"], "points": [1.0]}), tmp_path / "r.parquet"
+    )
+    with pytest.raises(InputDataError, match=r"r\.parquet: a run table needs the columns qid, "
+                       r"docno, score; missing: score \(found: qid, docno, points\)"):  # fmt: skip
+        evaluate(qrels={"1": {"a": 1}}, runs={"r": tmp_path / "r.parquet"}, metrics=["AP"])

@@ -42,6 +42,7 @@ from pipeline.plan.ranking import (
     slice_rows,
 )
 from pipeline.plan.statement import Statement
+from pipeline.plan.table_inputs import TABLE_COLUMNS, insert_rows, is_table_input
 from pipeline.plan.tables import name_tables, probes, result_tables, setup_tables, wide_sql
 from pipeline.spec import LoadedSpec, Settings
 
@@ -176,8 +177,16 @@ def _show_slices(ranking: Ranking, batch: list[Load]) -> str:
 
 
 def _show_load(loads: list[Load]) -> str:
-    general = "-- for each file with lines the fast pass cannot split, as for the first:"
-    return f"{_show(insert_lines(loads))}\n\n{general}\n{_show(general_lines(loads[0]))}"
+    tables = [load for load in loads if is_table_input(load.path)]
+    texts = [load for load in loads if not is_table_input(load.path)]
+    shown = []
+    if tables:  # every column shown; a run without a rank column reads NULL for it
+        columns = [set(TABLE_COLUMNS[load.table]) for load in tables]
+        shown.append(f"-- the table inputs:\n{_show(insert_rows(tables, columns))}")
+    if texts:
+        general = "-- for each file with lines the fast pass cannot split, as for the first:"
+        shown.append(f"{_show(insert_lines(texts))}\n\n{general}\n{_show(general_lines(texts[0]))}")
+    return "\n\n".join(shown)
 
 
 def _show(statement: Statement) -> str:
