@@ -10,6 +10,7 @@ from collections import namedtuple
 
 import duckdb
 import pandas as pd
+import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -70,6 +71,7 @@ def _forms(data, root):
     return {
         "paths": (root / "qrels.txt", {n: root / f"{n}.trec" for n in data.runs}),
         "pandas": (qrels, runs),
+        "polars": (pl.from_pandas(qrels), {n: pl.from_pandas(f) for n, f in runs.items()}),
         "arrow": (pa.Table.from_pandas(qrels), arrow),
         "arrow stream": (qrels, {n: t.to_reader() for n, t in arrow.items()}),
         "duckdb relation": (qrels, {n: con.from_arrow(t) for n, t in arrow.items()}),
@@ -97,8 +99,8 @@ def _parquet_runs(runs, root):
 
 @pytest.mark.parametrize(
     "form",
-    ["paths", "pandas", "arrow", "arrow stream", "duckdb relation", "dicts", "named tuples",
-     "parquet"],
+    ["paths", "pandas", "polars", "arrow", "arrow stream", "duckdb relation", "dicts",
+     "named tuples", "parquet"],
 )  # fmt: skip
 def test_every_input_form_gives_the_values_of_the_same_data_in_files(data, from_files, form):
     expected, root = from_files
@@ -202,6 +204,17 @@ def test_an_evaluator_equals_evaluate_for_each_run(data):
     for name, run in runs.items():
         alone = evaluate(qrels=qrels, runs={name: run}, metrics=METRICS).aggregate()
         assert evaluator(run, name).aggregate().equals(alone)
+
+
+def test_tables_come_back_as_pandas_polars_or_arrow(data):
+    qrels, runs = _frames(data)
+    results = evaluate(qrels=qrels, runs=runs, metrics=["AP"])
+    tables = {to: results.aggregate(to=to) for to in ("pandas", "polars", "arrow")}
+    rows = [tuple(r) for r in tables["pandas"].itertuples(index=False)]
+    assert [tuple(r.values()) for r in tables["polars"].iter_rows(named=True)] == rows
+    assert list(zip(*tables["arrow"].to_pydict().values(), strict=True)) == rows
+    with pytest.raises(SpecError, match=r"to='excel': expected one of pandas, polars, arrow"):
+        results.aggregate(to="excel")
 
 
 def test_the_table_marks_the_best_run_and_shows_in_html(data):
