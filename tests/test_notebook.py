@@ -199,11 +199,14 @@ def test_to_spec_round_trips_byte_for_byte_through_irpipe_run(data, tmp_path):
 
 
 def test_an_evaluator_equals_evaluate_for_each_run(data):
+    """Each call after the first evaluates its table by the plan validated at the first."""
     qrels, runs = _frames(data)
     evaluator = Evaluator(qrels, METRICS)
-    for name, run in runs.items():
-        alone = evaluate(qrels=qrels, runs={name: run}, metrics=METRICS).aggregate()
-        assert evaluator(run, name).aggregate().equals(alone)
+    for frame in [*runs.values(), *runs.values()]:
+        alone = evaluate(qrels=qrels, runs={"run": frame}, metrics=METRICS).aggregate()
+        assert evaluator(frame).aggregate().equals(alone)
+    path_run = evaluate(qrels=qrels, runs={"run": runs["run0"]}, metrics=METRICS).aggregate()
+    assert evaluator(data.runs["run0"]).aggregate().equals(path_run)  # a dict: a table too
 
 
 def test_tables_come_back_as_pandas_polars_or_arrow(data):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from pipeline.frames.irds import irds_table, is_irds
 from pipeline.notebook.results import Results
 from pipeline.plan.table_inputs import MEMORY, memory_view
 from pipeline.run.evaluation import evaluate as evaluate_spec
+from pipeline.run.plan import EvaluationPlan
+from pipeline.run.preflight import validate
 from pipeline.spec.loader import LoadedSpec, spec_from_mapping
 
 __all__ = ["Evaluator", "Results", "evaluate"]
@@ -77,11 +80,24 @@ class Evaluator:
             self.qrels = qrels if is_path(qrels) else table_of(qrels, "qrels", "qrels", columns)
         self.metrics, self.settings, self.columns = list(metrics), dict(settings or {}), columns
         _check_metrics(self.metrics)
+        self._plans: dict[str, tuple[EvaluationPlan, dict]] = {}  # by run name, once validated
 
     def __call__(self, run: Any, name: str = "run") -> Results:
-        """The run's results."""
-        return evaluate(qrels=self.qrels, runs={name: run}, metrics=self.metrics,
-                        settings=self.settings, columns=self.columns)  # fmt: skip
+        """The run's results. A run given as a table is evaluated by the plan validated for
+        the first table of that name: only the table changes from one call to the next."""
+        if is_path(run) or name not in self._plans:
+            loaded, data = _loaded(self.qrels, {name: run}, self.metrics, self.settings, None,
+                                   self.columns)  # fmt: skip
+            plan = validate(loaded)
+            if not is_path(run):
+                self._plans[name] = plan, data
+            return Results(evaluate_spec(plan, write=False), data)
+        plan, data = self._plans[name]
+        path = data["runs"][name]["path"]
+        table = table_of(run, "run", f"runs[{name!r}]", self.columns)
+        tables = {**plan.loaded.tables, memory_view(path, "run_rows"): table}
+        plan = replace(plan, loaded=replace(plan.loaded, tables=tables))
+        return Results(evaluate_spec(plan, write=False), data)
 
 
 def _check_metrics(metrics: list) -> None:

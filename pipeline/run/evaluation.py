@@ -85,7 +85,7 @@ class Evaluation:
 
 
 def evaluate(
-    spec: str | Path | LoadedSpec,
+    spec: str | Path | LoadedSpec | EvaluationPlan,
     write: bool = True,
     history: str | Path | None = None,
     refresh: bool = False,
@@ -96,10 +96,11 @@ def evaluate(
     spec's, or `history`), and write the spec's outputs. With a history, runs whose results it
     holds under the same key are not evaluated again, unless `refresh` (or on an engine that
     reuses no results); `remember=False` leaves the history alone (`irpipe pool` evaluates,
-    but is not an evaluation to remember). `engine` replaces the spec's `settings.engine`."""
+    but is not an evaluation to remember). `engine` replaces the spec's `settings.engine`. A
+    plan that `validate` built already is evaluated as it is (the Python door's `Evaluator`
+    validates once and evaluates each run's table by its plan)."""
     started = now()
-    loaded = with_engine(spec if isinstance(spec, LoadedSpec) else load_spec(spec), engine)
-    plan = validate(loaded)
+    plan = spec if isinstance(spec, EvaluationPlan) else validate(_loaded(spec, engine))
     loaded = plan.loaded  # with the tables it read (an ir_datasets id's)
     runner = engine_named(plan.engine)
     con = runner.connect(plan.sql)
@@ -115,6 +116,11 @@ def evaluate(
     if write and plan.outputs:
         _write(plan, con, recorded)
     return Evaluation(plan, con, sql, keeper, recorded)
+
+
+def _loaded(spec: str | Path | LoadedSpec, engine: str | None) -> LoadedSpec:
+    """The spec, loaded unless it is, with the command line's engine."""
+    return with_engine(spec if isinstance(spec, LoadedSpec) else load_spec(spec), engine)
 
 
 def _pools_and_comparisons(plan: EvaluationPlan, con: duckdb.DuckDBPyConnection) -> None:
