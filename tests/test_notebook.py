@@ -236,3 +236,19 @@ def test_a_parquet_run_without_a_score_column_is_named(tmp_path):
     with pytest.raises(InputDataError, match=r"r\.parquet: a run table needs the columns qid, "
                        r"docno, score; missing: score \(found: qid, docno, points\)"):  # fmt: skip
         evaluate(qrels={"1": {"a": 1}}, runs={"r": tmp_path / "r.parquet"}, metrics=["AP"])
+
+
+def test_with_comparisons_the_table_carries_the_marks_its_legend_explains(data):
+    qrels, runs = _frames(data)
+    oracle = qrels.rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "score"})
+    results = evaluate(qrels=qrels, runs={"run0": runs["run0"], "oracle": oracle},
+                       metrics=["AP", "P@5"], compare={"baseline": "run0", "tests": ["t"]})  # fmt: skip
+    marks = results.comparisons().query("p_adjusted < 0.05")[["run", "metric"]].values.tolist()
+    assert marks == [["oracle", "AP"], ["oracle", "P@5"]]  # the judgments themselves, ranked
+    table = results.table()
+    for run, metric in marks:
+        assert "†" in table.loc[("default", run), metric]
+    legend = results.legend()
+    assert legend[0].startswith("* the best value")
+    assert "† significantly different from run0: paired t-test, Holm-corrected" in legend[1]
+    assert all(line in results.__repr__() for line in legend)

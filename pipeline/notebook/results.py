@@ -61,6 +61,13 @@ class Results:
         frame.index.names = ["collection", "run"]
         return frame
 
+    def legend(self) -> list[str]:
+        """What the table's marks mean: `*` the best value, and with comparisons the test,
+        correction and alpha behind † (and ‡), as the console and the reports say them."""
+        found = self.evaluation.significance()
+        marks = ["* the best value of the metric among its collection's runs"]
+        return [*marks, *(found.legend if found is not None else ())]
+
     def _report(self) -> list[tuple]:
         con, plan = self.evaluation.con, self.evaluation.plan
         if not con.execute(
@@ -70,10 +77,11 @@ class Results:
         return con.execute("SELECT * FROM report").fetchall()
 
     def _repr_html_(self) -> str:
-        return self.table().to_html(escape=True) + f"<p>{html.escape(self._caption())}</p>"
+        notes = "".join(f"<br>{html.escape(line)}" for line in self.legend())
+        return self.table().to_html(escape=True) + f"<p>{html.escape(self._caption())}{notes}</p>"
 
     def __repr__(self) -> str:
-        return f"{self._caption()}\n{self.table().to_string()}"
+        return "\n".join([self._caption(), self.table().to_string(), *self.legend()])
 
     def _caption(self) -> str:
         runs, metrics = len(self._spec["runs"]), len(self.evaluation.plan.metrics)
