@@ -252,3 +252,26 @@ def test_with_comparisons_the_table_carries_the_marks_its_legend_explains(data):
     assert legend[0].startswith("* the best value")
     assert "† significantly different from run0: paired t-test, Holm-corrected" in legend[1]
     assert all(line in results.__repr__() for line in legend)
+
+
+def test_to_spec_names_files_safely_and_leaves_nothing_half_written(tmp_path, monkeypatch):
+    runs = {"grid/k1=0.9": {"1": {"a": 2.0}}, "grid_k1=0.9": {"1": {"a": 1.0}}}
+    results = evaluate(qrels={"1": {"a": 1}}, runs=runs, metrics=["AP"])
+    spec = yaml.safe_load(results.to_spec(tmp_path / "ok").read_text())
+    assert [r["path"] for r in spec["runs"].values()] == [
+        "runs.grid_k1=0.9.parquet", "runs.grid_k1=0.92.parquet"]  # fmt: skip
+    import pyarrow.parquet
+
+    write = pyarrow.parquet.write_table
+    calls = []
+
+    def failing(table, where):  # the first file is written, the second fails
+        calls.append(where)
+        if len(calls) > 1:
+            raise OSError("disk full")
+        write(table, where)
+
+    monkeypatch.setattr(pyarrow.parquet, "write_table", failing)
+    with pytest.raises(OSError, match="disk full"):
+        results.to_spec(tmp_path / "failed")
+    assert len(calls) == 2 and list((tmp_path / "failed").iterdir()) == []

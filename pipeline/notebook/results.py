@@ -5,6 +5,7 @@ that `irpipe run` evaluates to the same tables."""
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -103,21 +104,47 @@ class Results:
     def to_spec(self, directory: str | Path) -> Path:
         """Write the tables given in Python as Parquet files and a spec (`spec.yaml`) naming
         them, into `directory`; `irpipe run DIRECTORY/spec.yaml` evaluates the same inputs with
-        the same settings to the same tables. The spec's path."""
+        the same settings to the same tables. Every file is written under a temporary name and
+        renamed once all are written, so a failure leaves nothing half-written. The spec's path."""
         import pyarrow.parquet as pq
 
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        written: dict[str, str] = {}
-        for path, kind in _memory_inputs(self._spec):
-            argument, _, name = path.removeprefix(MEMORY).partition("/")
-            target = directory / f"{argument}.{name}.parquet"
-            pq.write_table(self.evaluation.loaded.tables[memory_view(path, kind)], target)
-            written[path] = target.name
-        spec = _replaced(self._spec, written)
-        target = directory / "spec.yaml"
-        target.write_text(yaml.safe_dump(spec, sort_keys=False, allow_unicode=True))
-        return target
+        files = _file_names(self._spec)
+        staged: list[tuple[Path, Path]] = []
+        try:
+            for path, kind in _memory_inputs(self._spec):
+                staged.append(_staged(directory / files[path]))
+                pq.write_table(
+                    self.evaluation.loaded.tables[memory_view(path, kind)], staged[-1][0]
+                )
+            staged.append(_staged(directory / "spec.yaml"))
+            spec = yaml.safe_dump(_replaced(self._spec, files), sort_keys=False, allow_unicode=True)
+            staged[-1][0].write_text(spec, encoding="utf-8")
+        except BaseException:
+            for temporary, _ in staged:
+                temporary.unlink(missing_ok=True)
+            raise
+        for temporary, target in staged:
+            temporary.replace(target)
+        return directory / "spec.yaml"
+
+
+def _staged(target: Path) -> tuple[Path, Path]:
+    return target.with_name(f".{target.name}.partial"), target
+
+
+def _file_names(spec: dict[str, Any]) -> dict[str, str]:
+    """The Parquet file of each table input: `runs.<name>.parquet`, the name made safe for a
+    file (a run named `grid/k1=0.9` is `runs.grid_k1=0.9.parquet`), numbered where two clash."""
+    names: dict[str, str] = {}
+    for path, _ in _memory_inputs(spec):
+        argument, _, name = path.removeprefix(MEMORY).partition("/")
+        stem = f"{argument}.{re.sub(r'[^A-Za-z0-9_.=+-]', '_', name)}"
+        taken = set(names.values())
+        names[path] = next(f"{stem}{suffix}.parquet" for suffix in ("", *map(str, range(2, 10**6)))
+                           if f"{stem}{suffix}.parquet" not in taken)  # fmt: skip
+    return names
 
 
 def _memory_inputs(spec: dict[str, Any]) -> list[tuple[str, str]]:
