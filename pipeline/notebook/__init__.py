@@ -95,7 +95,7 @@ class Evaluator:
         plan, data = self._plans[name]
         path = data["runs"][name]["path"]
         table = table_of(run, "run", f"runs[{name!r}]", self.columns)
-        tables = {**plan.loaded.tables, memory_view(path, "run_rows"): table}
+        tables = {**plan.loaded.tables, memory_view(path, "run"): table}
         plan = replace(plan, loaded=replace(plan.loaded, tables=tables))
         return Results(evaluate_spec(plan, write=False), data)
 
@@ -190,6 +190,5 @@ def _input(value: Any, argument: str, name: str, tables: dict, columns) -> str:
         return str(Path(value).resolve())
     kind = "qrels" if argument == "qrels" else "run"
     path = f"{MEMORY}{argument}/{name}"
-    view = memory_view(path, "qrels" if kind == "qrels" else "run_rows")
-    tables[view] = table_of(value, kind, f"{argument}[{name!r}]", columns)
+    tables[memory_view(path, kind)] = table_of(value, kind, f"{argument}[{name!r}]", columns)
     return path

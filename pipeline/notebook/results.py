@@ -148,9 +148,9 @@ def _file_names(spec: dict[str, Any]) -> dict[str, str]:
 
 
 def _memory_inputs(spec: dict[str, Any]) -> list[tuple[str, str]]:
-    """(memory:// path, the table it fills) of every input given as a table."""
+    """(memory:// path, its kind: qrels or run) of every input given as a table."""
     found = [(c["qrels"], "qrels") for c in spec["collections"].values()]
-    found += [(r["path"], "run_rows") for r in spec["runs"].values()]
+    found += [(r["path"], "run") for r in spec["runs"].values()]
     return [(path, kind) for path, kind in found if str(path).startswith(MEMORY)]
 
 

@@ -66,16 +66,17 @@ def is_table_input(path: Path | str) -> bool:
     return is_registered(path) or str(path).lower().endswith(".parquet")
 
 
-def memory_view(path: Path | str, table: str) -> str:
-    """The name under which the engine registers a table input (`is_registered`) that fills
-    `table` (`qrels` or `run_rows`: an ir_datasets id names both its qrels and its run)."""
-    return f"irpipe_{table}_" + re.sub(r"[^A-Za-z0-9]", "_", str(path))
+def memory_view(path: Path | str, kind: str) -> str:
+    """The name under which the engine registers a table input (`is_registered`) of `kind`,
+    "qrels" or "run" (an ir_datasets id names both its qrels and its run)."""
+    return f"irpipe_{kind}_" + re.sub(r"[^A-Za-z0-9]", "_", str(path))
 
 
 def _source(load: Load) -> tuple[str, list]:
     """The relation a table input is read from, and its parameters."""
     if is_registered(load.path):
-        return quote_identifier(memory_view(load.path, load.table)), []
+        kind = "qrels" if load.table == "qrels" else "run"
+        return quote_identifier(memory_view(load.path, kind)), []
     return "read_parquet(?)", [literal_path(load.path)]
 
 

@@ -110,8 +110,7 @@ def _check_input_files(loaded: LoadedSpec) -> dict[Path, int]:
     files = [path for _, path in inputs if isinstance(path, Path) and path.is_file()]
     sizes = {path: path.stat().st_size for path in files}
     tables = {
-        path: loaded.tables.get(memory_view(path, _TABLES[kind]))
-        for _, path, kind in _inputs(loaded.spec)
+        path: loaded.tables.get(memory_view(path, kind)) for _, path, kind in _inputs(loaded.spec)
     }
     return {**sizes, **{path: table.nbytes for path, table in tables.items() if table is not None}}
 
@@ -120,15 +119,11 @@ def with_datasets(loaded: LoadedSpec) -> LoadedSpec:
     """The spec with the qrels and runs of its ir_datasets ids read into tables (only the
     duckdb engine reads them: `_check_table` says so for another)."""
     found = {
-        memory_view(path, _TABLES[kind]): irds_table(path, kind, loaded.where(*key))
+        memory_view(path, kind): irds_table(path, kind, loaded.where(*key))
         for key, path, kind in _inputs(loaded.spec)
         if is_irds(path) and loaded.spec.settings.engine == "duckdb"
     }
     return replace(loaded, tables={**loaded.tables, **found}) if found else loaded
-
-
-#: the table each kind of input fills
-_TABLES = {"qrels": "qrels", "run": "run_rows"}
 
 
 def _inputs(spec) -> list[tuple[tuple, object, str]]:
@@ -139,8 +134,8 @@ def _inputs(spec) -> list[tuple[tuple, object, str]]:
 
 def _check_table(loaded: LoadedSpec, key: tuple, path: str) -> None:
     """An input held in memory (the Python door's) is given, and evaluated by DuckDB."""
-    table = _TABLES["qrels" if key[0] == "collections" else "run"]
-    if memory_view(path, table) not in loaded.tables:
+    kind = "qrels" if key[0] == "collections" else "run"
+    if memory_view(path, kind) not in loaded.tables:
         raise SpecError(f"{loaded.where(*key)}: {path} names no table given to evaluate()")
     if loaded.spec.settings.engine != "duckdb":
         raise SpecError(

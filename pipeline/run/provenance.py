@@ -71,7 +71,7 @@ def inputs_of(
 
 def _view(role: str, path: Path | str) -> str:
     """The name a table input is registered under (for a file, a name nothing has)."""
-    return memory_view(path, "qrels" if role in ("qrels", "exclude") else "run_rows")
+    return memory_view(path, "qrels" if role in ("qrels", "exclude") else "run")
 
 
 def _describe(path: Path | str, describe, table) -> tuple[int, str]:
