@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from pipeline.engines.duckdb.session import Session
 from pipeline.errors import SpecError
 from pipeline.frames.convert import is_path, table_of
 from pipeline.frames.irds import irds_table, is_irds
@@ -81,23 +82,30 @@ class Evaluator:
         self.metrics, self.settings, self.columns = list(metrics), dict(settings or {}), columns
         _check_metrics(self.metrics)
         self._plans: dict[str, tuple[EvaluationPlan, dict]] = {}  # by run name, once validated
+        self._session = Session()
 
     def __call__(self, run: Any, name: str = "run") -> Results:
         """The run's results. A run given as a table is evaluated by the plan validated for
-        the first table of that name: only the table changes from one call to the next."""
+        the first table of that name: only the table changes from one call to the next. Every
+        call shares one DuckDB connection holding the qrels, loaded and checked once."""
+        plan, data = self._plan(run, name)
+        runner = self._session if plan.engine == "duckdb" else None
+        return Results(evaluate_spec(plan, write=False, runner=runner), data)
+
+    def _plan(self, run: Any, name: str) -> tuple[EvaluationPlan, dict]:
+        """The validated plan that evaluates `run` under `name`, and the spec it came from."""
         if is_path(run) or name not in self._plans:
             loaded, data = _loaded(self.qrels, {name: run}, self.metrics, self.settings, None,
                                    self.columns)  # fmt: skip
             plan = validate(loaded)
             if not is_path(run):
                 self._plans[name] = plan, data
-            return Results(evaluate_spec(plan, write=False), data)
+            return plan, data
         plan, data = self._plans[name]
         path = data["runs"][name]["path"]
         table = table_of(run, "run", f"runs[{name!r}]", self.columns)
         tables = {**plan.loaded.tables, memory_view(path, "run"): table}
-        plan = replace(plan, loaded=replace(plan.loaded, tables=tables))
-        return Results(evaluate_spec(plan, write=False), data)
+        return replace(plan, loaded=replace(plan.loaded, tables=tables)), data
 
 
 def _check_metrics(metrics: list) -> None:

@@ -72,7 +72,8 @@ class Results:
     def _report(self) -> list[tuple]:
         con, plan = self.evaluation.con, self.evaluation.plan
         if not con.execute(
-            "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'report'"
+            "SELECT count(*) FROM duckdb_tables() "
+            "WHERE table_name = 'report' AND schema_name = current_schema()"
         ).fetchone()[0]:
             report_table(con, plan.metrics, plan.comparing)
         return con.execute("SELECT * FROM report").fetchall()

@@ -43,7 +43,15 @@ from pipeline.plan.ranking import (
 )
 from pipeline.plan.statement import Statement
 from pipeline.plan.table_inputs import TABLE_COLUMNS, insert_rows, is_table_input
-from pipeline.plan.tables import name_tables, probes, result_tables, setup_tables, wide_sql
+from pipeline.plan.tables import (
+    name_tables,
+    probes,
+    result_tables,
+    run_names,
+    run_setup_tables,
+    setup_tables,
+    wide_sql,
+)
 from pipeline.spec import LoadedSpec, Settings
 
 __all__ = [
@@ -89,6 +97,10 @@ class SqlPlan:
     sizes: dict[Path, int] = field(default_factory=dict)
     #: `finish` when some runs' values come from the history (`reusing`)
     finish_reusing: tuple[Statement, ...] = ()
+    #: those of `statements` that depend on the runs: their names, and the empty tables their
+    #: rankings fill. A session that evaluates one run after another against the same qrels makes
+    #: these anew for each, beside `inputs.RUN_TABLES` (`pipeline.engines.duckdb.session`).
+    run_tables: tuple[Statement, ...] = ()
 
     def reusing(self, cached: frozenset[str]) -> SqlPlan:
         """The plan without loading the `cached` runs, whose per-query values the history
@@ -226,7 +238,8 @@ def compile_plan(
         [
             *name_tables(loaded, metrics),
             *curve_names(len(metrics), curves),
-            *setup_tables(sql, settings, judged_rows, bogus),
+            *setup_tables(sql, bogus),
+            *run_setup_tables(sql, settings, judged_rows, bogus),
         ],
         BOGUS_ROWS if bogus else [],
         _ranking(sql, settings, judged_rows),
@@ -240,6 +253,7 @@ def compile_plan(
         missing_rankings=bogus,
         sizes=dict(sizes or {}),
         finish_reusing=tuple(results(cached=True)),
+        run_tables=(*run_names(loaded), *run_setup_tables(sql, settings, judged_rows, bogus)),
     )
 
 

@@ -25,7 +25,9 @@ __all__ = [
     "Load",
     "Rule",
     "INPUT_TABLES",
+    "QRELS_TABLE",
     "RUN_ROWS",
+    "RUN_TABLES",
     "general_lines",
     "insert_lines",
     "problem_lines",
@@ -90,16 +92,19 @@ RUN_ROWS = Statement(
     "CREATE TABLE run_rows (run VARCHAR, qid VARCHAR, docno VARCHAR, rank BIGINT, "
     "score DOUBLE, ok BOOLEAN)"
 )
-#: the tables the inputs are loaded into, made before anything is read
-INPUT_TABLES = [
-    Statement(
-        "CREATE TABLE qrels (collection VARCHAR, qid VARCHAR, docno VARCHAR, rel INTEGER, ok BOOLEAN)"
-    ),
+#: the table the qrels are loaded into, made before anything is read
+QRELS_TABLE = Statement(
+    "CREATE TABLE qrels (collection VARCHAR, qid VARCHAR, docno VARCHAR, rel INTEGER, ok BOOLEAN)"
+)
+#: the tables the runs are loaded into, made once the qrels are read: the rows of a batch, and
+#: the queries each run answers with how many documents each ranks, recorded as the run is loaded
+#: (its rows are dropped once ranked)
+RUN_TABLES = [
     RUN_ROWS,
-    # The queries each run answers and how many documents each ranks, recorded as the run is
-    # loaded (its rows are dropped once ranked).
     Statement("CREATE TABLE present (run VARCHAR, qid VARCHAR, retrieved BIGINT)"),
 ]
+#: every table the inputs are loaded into
+INPUT_TABLES = [QRELS_TABLE, *RUN_TABLES]
 
 QRELS_FIELDS = "qid iter docno rel"
 RUN_FIELDS = "qid Q0 docno rank score tag"

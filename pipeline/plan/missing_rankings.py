@@ -10,22 +10,22 @@ __all__ = [
     "BOGUS_DOCNO",
     "BOGUS_FLAG",
     "BOGUS_ROWS",
-    "BOGUS_TABLES",
+    "BOGUS_TABLE",
+    "POSITIVE_JUDGMENTS",
     "RESET_BY_NAME",
     "bogus_rows",
     "reset_bogus",
 ]
 
 
-#: trec_eval -c's bookkeeping: the bogus rankings made, and the qrels lines with a grade > 0 of
-#: each collection (its summary num_rel, whatever the relevance level)
-BOGUS_TABLES = [
-    Statement("CREATE TABLE bogus (run VARCHAR, qid VARCHAR)"),
-    Statement(
-        "CREATE TABLE positive_judgments AS SELECT collection, count(*) FILTER (WHERE rel > 0) "
-        "AS n FROM qrels GROUP BY collection"
-    ),
-]
+#: trec_eval -c's bookkeeping: the qrels lines with a grade > 0 of each collection (its summary
+#: num_rel, whatever the relevance level), made with the qrels' tables
+POSITIVE_JUDGMENTS = Statement(
+    "CREATE TABLE positive_judgments AS SELECT collection, count(*) FILTER (WHERE rel > 0) "
+    "AS n FROM qrels GROUP BY collection"
+)
+#: ... and the bogus rankings made, with the runs' tables
+BOGUS_TABLE = Statement("CREATE TABLE bogus (run VARCHAR, qid VARCHAR)")
 
 # trec_eval -c evaluates a query missing from the run as a one-document ranking that is not in
 # the pool; doing the same gives its values by construction. The batch's runs are in run_rows.

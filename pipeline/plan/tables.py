@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pipeline.contract.columns import Requirements
-from pipeline.plan.missing_rankings import BOGUS_FLAG, BOGUS_TABLES, reset_bogus
+from pipeline.plan.missing_rankings import BOGUS_FLAG, BOGUS_TABLE, POSITIVE_JUDGMENTS, reset_bogus
 from pipeline.plan.ranking import ranked_sql, ranking_length, select_list
 from pipeline.plan.statement import Statement
 
@@ -33,21 +33,31 @@ __all__ = [
     "name_tables",
     "probes",
     "result_tables",
+    "run_names",
+    "run_setup_tables",
     "setup_tables",
     "values_table",
     "wide_sql",
 ]
 
 
-def setup_tables(
-    sql: MeasureSql, settings: Settings, judged_rows: bool, bogus: bool
-) -> list[Statement]:
-    """The tables made before any run is read: facts, ideal rankings, an empty `wide`."""
-    wide = wide_sql(sql.values, ranked_sql(sql.req, settings, judged_rows), sql.req)
+def setup_tables(sql: MeasureSql, bogus: bool) -> list[Statement]:
+    """The qrels' tables, made before any run is read: facts, ideal rankings."""
     return [
         Statement(_facts_sql(sql.req)),
-        *(BOGUS_TABLES if bogus else []),
+        *([POSITIVE_JUDGMENTS] if bogus else []),
         *(Statement(_ideal_sql(tag, gain)) for tag, gain in sql.req.ideal_lists.items()),
+    ]
+
+
+def run_setup_tables(
+    sql: MeasureSql, settings: Settings, judged_rows: bool, bogus: bool
+) -> list[Statement]:
+    """The tables the runs' rankings fill, made empty before any run is read: trec_eval -c's
+    bogus rankings, and `wide`."""
+    wide = wide_sql(sql.values, ranked_sql(sql.req, settings, judged_rows), sql.req)
+    return [
+        *([BOGUS_TABLE] if bogus else []),
         Statement(f"CREATE TABLE wide AS {wide} LIMIT 0"),  # run_rows is still empty here
     ]
 
@@ -118,13 +128,12 @@ def probes(sql: MeasureSql, settings: Settings) -> list[Statement]:
 
 
 def name_tables(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Statement]:
-    """Names from the spec enter the database as bound values, never as SQL text."""
-    spec = loaded.spec
-    runs = [(i, name, r.collection) for i, (name, r) in enumerate(spec.runs.items())]
-    collections = [(name, c.num_docs) for name, c in spec.collections.items()]
+    """Names from the spec enter the database as bound values, never as SQL text: the runs'
+    (`run_names`), the collections' and the metrics'."""
+    collections = [(name, c.num_docs) for name, c in loaded.spec.collections.items()]
     rows = [(i, m.label, m.measure.aggregator, m.canonical) for i, m in enumerate(metrics)]
     return [
-        *values_table("runs", "ordinal INTEGER, run VARCHAR, collection VARCHAR", runs),
+        *run_names(loaded),
         *values_table("collections", "collection VARCHAR, num_docs BIGINT", collections),
         *values_table(
             "metrics",
@@ -132,6 +141,12 @@ def name_tables(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Stat
             rows,
         ),
     ]
+
+
+def run_names(loaded: LoadedSpec) -> list[Statement]:
+    """The table `runs`: each run's ordinal, name and collection."""
+    runs = [(i, name, r.collection) for i, (name, r) in enumerate(loaded.spec.runs.items())]
+    return values_table("runs", "ordinal INTEGER, run VARCHAR, collection VARCHAR", runs)
 
 
 def values_table(name: str, columns: str, rows: list[tuple]) -> list[Statement]:

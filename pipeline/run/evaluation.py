@@ -25,6 +25,7 @@ from pipeline.spec.history import History as SpecHistory
 if TYPE_CHECKING:
     import duckdb
 
+    from pipeline.engines import Engine
     from pipeline.history import Keeper
     from pipeline.plan.compile import SqlPlan
 
@@ -91,6 +92,7 @@ def evaluate(
     refresh: bool = False,
     remember: bool = True,
     engine: str | None = None,
+    runner: Engine | None = None,
 ) -> Evaluation:
     """Validate, evaluate every run with every metric, record the evaluation in the history (the
     spec's, or `history`), and write the spec's outputs. With a history, runs whose results it
@@ -98,11 +100,12 @@ def evaluate(
     reuses no results); `remember=False` leaves the history alone (`irpipe pool` evaluates,
     but is not an evaluation to remember). `engine` replaces the spec's `settings.engine`. A
     plan that `validate` built already is evaluated as it is (the Python door's `Evaluator`
-    validates once and evaluates each run's table by its plan)."""
+    validates once and evaluates each run's table by its plan, on `runner`: an engine of its own,
+    a session keeping the qrels' part between calls)."""
     started = now()
     plan = spec if isinstance(spec, EvaluationPlan) else validate(_loaded(spec, engine))
     loaded = plan.loaded  # with the tables it read (an ir_datasets id's)
-    runner = engine_named(plan.engine)
+    runner = runner or engine_named(plan.engine)
     con = runner.connect(plan.sql)
     inputs, software = inputs_of(loaded, runner.describe(loaded)), versions(plan.engine)
     keeper = _keeper(loaded, history, refresh or not runner.reuses_results) if remember else None

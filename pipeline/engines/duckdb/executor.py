@@ -16,11 +16,18 @@ from pipeline.errors import DuplicateError, InputDataError, PluginError, SpecErr
 from pipeline.plan import input_checks as check
 from pipeline.plan.batches import text_size
 from pipeline.plan.compile import SqlPlan
-from pipeline.plan.inputs import INPUT_TABLES, Load, general_lines, insert_lines, problem_lines
+from pipeline.plan.inputs import (
+    INPUT_TABLES,
+    RUN_TABLES,
+    Load,
+    general_lines,
+    insert_lines,
+    problem_lines,
+)
 from pipeline.plan.table_inputs import is_table_input
 from pipeline.progress import Progress, Step, current
 
-__all__ = ["connect", "connection", "execute", "load_files"]
+__all__ = ["connect", "connection", "execute", "execute_runs", "load_files", "prepare"]
 
 
 #: what a closed connection's interrupt() raises: a signal then has nothing to stop
@@ -48,19 +55,44 @@ def execute(
     """Load and check the files, compute every measure, and return the connection holding the
     tables `per_query` and `aggregate`. Each step is reported to `progress` (by default the one
     installed with `pipeline.progress.observing`, if any)."""
-    con = interrupts.watch(con or connect(plan), _CLOSED)  # a signal stops its query
-    progress = progress or current()
+    con = con or connect(plan)
+    return _running(con, plan, progress, lambda steps: _everything(con, plan, steps))
+
+
+def prepare(plan: SqlPlan, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """The plan's qrels' part on `con`: its tables made, the qrels loaded and checked, the
+    statements run (names, query facts; `run_tables` too, which `execute_runs` makes again)."""
+    return _running(con, plan, None, lambda steps: _qrels(con, plan, steps))
+
+
+def execute_runs(plan: SqlPlan, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """The plan's runs' part on `con`, whose qrels' tables are the plan's (`prepare`, maybe on
+    another cursor of the same database): the runs' tables (`RUN_TABLES`, `run_tables`) made in
+    `con`'s schema, then every batch of runs loaded, checked and ranked, and the result tables."""
+    return _running(con, plan, None, lambda steps: _runs(con, plan, steps, fresh=True))
+
+
+def _running(con, plan: SqlPlan, progress: Progress | None, part) -> duckdb.DuckDBPyConnection:
+    """`part(steps)` on `con`, which a signal stops; out of memory as a SpecError saying what
+    to set."""
+    con = interrupts.watch(con, _CLOSED)  # a signal stops its query
+    steps = _Steps(plan, progress or current())
     try:
-        _evaluate(con, plan, _Steps(plan, progress))
+        steps.start(con)
+        part(steps)
     except duckdb.OutOfMemoryException as exc:
         raise SpecError(_out_of_memory(plan, str(exc))) from None
     finally:
-        progress.finished()
+        steps.progress.finished()
     return con
 
 
-def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan, steps: _Steps) -> None:
-    steps.start(con)
+def _everything(con: duckdb.DuckDBPyConnection, plan: SqlPlan, steps: _Steps) -> None:
+    _qrels(con, plan, steps)
+    _runs(con, plan, steps)
+
+
+def _qrels(con: duckdb.DuckDBPyConnection, plan: SqlPlan, steps: _Steps) -> None:
     run_all(con, INPUT_TABLES)
     for load in plan.qrels:
         steps.report("loading", [load])
@@ -68,6 +100,14 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan, steps: _Steps) -> N
     steps.report("preparing", plan.qrels)
     with _blaming(con, plan):
         run_all(con, plan.statements)
+
+
+def _runs(
+    con: duckdb.DuckDBPyConnection, plan: SqlPlan, steps: _Steps, fresh: bool = False
+) -> None:
+    if fresh:
+        with _blaming(con, plan):
+            run_all(con, [*RUN_TABLES, *plan.run_tables])
     # Memory holds one batch of runs, not all of them. Each step is reported just before its
     # longest statement, whose progress a display polls.
     for i, batch in enumerate(plan.batches, 1):
