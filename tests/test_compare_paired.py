@@ -129,6 +129,19 @@ def test_corrections_are_statsmodels_multipletests(method, size):
         assert np.array_equal(found <= 0.05, reject)
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_a_nan_p_value_is_left_out_of_its_family(method):
+    """PyTerrier's issue 440: a NaN in the family (there, the baseline's) must not make the
+    others NaN nor count as a test; they are adjusted as the family of the tests made."""
+    rng = np.random.default_rng(440)
+    p = rng.random(12) ** 2
+    with_nan = np.insert(p, [0, 5, 12], np.nan)
+    found = adjust(with_nan, method)
+    assert np.isnan(found[[0, 6, 14]]).all()
+    expected = multipletests(p, alpha=0.05, method=METHODS[method])[1]
+    np.testing.assert_allclose(found[~np.isnan(with_nan)], expected, rtol=0, atol=1e-15)
+
+
 def test_no_correction_keeps_the_p_values():
     p = np.array([0.01, 0.5, 0.02])
     assert np.array_equal(adjust(p, "none"), p)

@@ -15,8 +15,16 @@ __all__ = ["adjust"]
 
 
 def adjust(p: np.ndarray, method: str) -> np.ndarray:
-    """The adjusted p-values of one family, in the order given."""
-    return _METHODS[method](np.asarray(p, dtype=np.float64))
+    """The adjusted p-values of one family, in the order given. A NaN p-value (no test was
+    made: a pair sharing a single query) stays NaN and is left out of the family: the others
+    are adjusted as the family of the tests that were made. statsmodels' `multipletests` counts
+    it, and its BH then makes every value of the family NaN (PyTerrier's issue 440, where the
+    baseline's own NaN was in the family)."""
+    p = np.asarray(p, dtype=np.float64)
+    tested = ~np.isnan(p)
+    adjusted = np.full_like(p, np.nan)
+    adjusted[tested] = _METHODS[method](p[tested])
+    return adjusted
 
 
 def _none(p: np.ndarray) -> np.ndarray:
