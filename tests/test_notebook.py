@@ -275,3 +275,27 @@ def test_to_spec_names_files_safely_and_leaves_nothing_half_written(tmp_path, mo
     with pytest.raises(OSError, match="disk full"):
         results.to_spec(tmp_path / "failed")
     assert len(calls) == 2 and list((tmp_path / "failed").iterdir()) == []
+
+
+def test_a_ranking_without_scores_is_read_by_its_ranks_under_ordering_rank(data):
+    qrels, runs = _frames(data)
+    ranked = {
+        name: frame.assign(rank=frame.groupby("qid").cumcount() + 1) for name, frame in runs.items()
+    }
+    settings = {"ordering": "rank"}
+    alone = {name: frame.drop(columns="score") for name, frame in ranked.items()}
+    with pytest.raises(SpecError, match=r"no score column .* settings=\{'ordering': 'rank'\}"):
+        evaluate(qrels=qrels, runs=alone, metrics=METRICS)
+    found = evaluate(qrels=qrels, runs=alone, metrics=METRICS, settings=settings)
+    expected = evaluate(qrels=qrels, runs=ranked, metrics=METRICS, settings=settings)
+    assert found.per_query().equals(expected.per_query())
+    evaluator = Evaluator(qrels, METRICS, settings=settings)
+    assert (
+        evaluator(alone["run0"])
+        .aggregate()
+        .equals(
+            evaluate(
+                qrels=qrels, runs={"run": ranked["run0"]}, metrics=METRICS, settings=settings
+            ).aggregate()  # fmt: skip
+        )
+    )

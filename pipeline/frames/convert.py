@@ -39,14 +39,28 @@ def is_path(value: Any) -> bool:
     return isinstance(value, str | Path)
 
 
-def table_of(value: Any, kind: str, where: str, columns: Mapping[str, str] | None = None):
+def table_of(
+    value: Any,
+    kind: str,
+    where: str,
+    columns: Mapping[str, str] | None = None,
+    ranked: bool = False,
+):
     """The Arrow table of `value`, a `kind` ("qrels" or "run") input named `where` in messages;
-    `columns` maps irpipe's column names to the input's."""
+    `columns` maps irpipe's column names to the input's. `ranked` (the `ordering: rank`
+    setting): a run with ranks and no scores is taken, each score the negated rank."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
-    table = _arrow(value, kind, where)
-    found = {c: _column(table, c, kind, where, columns or {}) for c in _WANTED[kind]}
+    table, mapped = _arrow(value, kind, where), columns or {}
+    found = {c: _column(table, c, mapped) for c in _WANTED[kind]}
+    rank_only = ranked and kind == "run" and found["score"] is None and found["rank"] is not None
+    for column, name in found.items():
+        if name is None and column != "rank" and not (column == "score" and rank_only):
+            raise _missing(table, column, where, mapped, kind == "run")
     arrays = {c: _typed(table.column(name), c, where, name) for c, name in found.items() if name}
+    if rank_only:  # ordered by rank alone, whose ties the docno breaks as trec_eval does
+        arrays["score"] = pc.negate(arrays["rank"].cast(pa.float64()))
     return pa.table(arrays)
 
 
@@ -113,20 +127,25 @@ def _from_rows(rows: Iterable, kind: str, where: str):
     return pa.table({f: [getattr(r, f) for r in rows] for f in fields})
 
 
-def _column(table, column: str, kind: str, where: str, mapped: Mapping[str, str]) -> str | None:
-    """The input's column holding irpipe's `column`; None only for a run's optional rank."""
+def _column(table, column: str, mapped: Mapping[str, str]) -> str | None:
+    """The input's column holding irpipe's `column`, or None."""
     names = table.column_names
     if mapped.get(column) in names:  # a mapping names the column of the inputs that have it
         return mapped[column]
     lowered = {name.lower(): name for name in names}
-    found = next((lowered[a] for a in ALIASES[column] if a in lowered), None)
-    if found is None and column != "rank":
-        given = f"no column {mapped[column]!r} (columns=) nor" if column in mapped else "no"
-        raise SpecError(
-            f"{where}: {given} {column} column among {', '.join(names)}; name it one of "
-            f"{', '.join(ALIASES[column])}, or map it: columns={{{column!r}: 'your_name'}}"
-        )
-    return found
+    return next((lowered[a] for a in ALIASES[column] if a in lowered), None)
+
+
+def _missing(table, column: str, where: str, mapped: Mapping[str, str], run: bool) -> SpecError:
+    """The message for a column the input lacks, saying how to name or map it."""
+    given = f"no column {mapped[column]!r} (columns=) nor" if column in mapped else "no"
+    hint = ""
+    if run and column == "score" and _column(table, "rank", mapped):
+        hint = "; or, for a ranking without scores, settings={'ordering': 'rank'}"
+    return SpecError(
+        f"{where}: {given} {column} column among {', '.join(table.column_names)}; name it one "
+        f"of {', '.join(ALIASES[column])}, or map it: columns={{{column!r}: 'your_name'}}{hint}"
+    )
 
 
 def _typed(array, column: str, where: str, name: str):

@@ -13,6 +13,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +79,9 @@ class Evaluator:
         if is_irds(qrels):  # read once, here, not at every call
             self.qrels = irds_table(qrels, "qrels", "qrels")
         else:
-            self.qrels = qrels if is_path(qrels) else table_of(qrels, "qrels", "qrels", columns)
+            self.qrels = (
+                qrels if is_path(qrels) else _reader(settings, columns)(qrels, "qrels", "qrels")
+            )
         self.metrics, self.settings, self.columns = list(metrics), dict(settings or {}), columns
         _check_metrics(self.metrics)
         self._plans: dict[str, tuple[EvaluationPlan, dict]] = {}  # by run name, once validated
@@ -103,7 +106,7 @@ class Evaluator:
             return plan, data
         plan, data = self._plans[name]
         path = data["runs"][name]["path"]
-        table = table_of(run, "run", f"runs[{name!r}]", self.columns)
+        table = _reader(self.settings, self.columns)(run, "run", f"runs[{name!r}]")
         tables = {**plan.loaded.tables, memory_view(path, "run"): table}
         return replace(plan, loaded=replace(plan.loaded, tables=tables)), data
 
@@ -129,13 +132,14 @@ def _loaded(qrels, runs, metrics, settings, compare, columns) -> tuple[LoadedSpe
     if qrels is None or metrics is None:
         raise SpecError("evaluate(): give qrels= and metrics= (and runs=), or a spec's path")
     tables: dict[str, Any] = {}
+    read = _reader(settings, columns)
     collections = qrels if isinstance(qrels, Mapping) and _named(qrels) else {"default": qrels}
     data: dict[str, Any] = {
         "collections": {
-            name: {"qrels": _input(value, "qrels", name, tables, columns)}
+            name: {"qrels": _input(value, "qrels", name, tables, read)}
             for name, value in collections.items()
         },
-        "runs": _runs(runs, list(collections), tables, columns),
+        "runs": _runs(runs, list(collections), tables, read),
         "metrics": list(metrics),
     }
     if settings:
@@ -155,7 +159,7 @@ def _named(value: Mapping) -> bool:
     )
 
 
-def _runs(runs, collections: list[str], tables: dict, columns) -> dict[str, Any]:
+def _runs(runs, collections: list[str], tables: dict, read) -> dict[str, Any]:
     """The spec's runs: each named, with its collection (the only one, unless it says)."""
     if runs is None:
         return {}
@@ -170,7 +174,7 @@ def _runs(runs, collections: list[str], tables: dict, columns) -> dict[str, Any]
         collection = collections[0]
         if isinstance(value, Mapping) and "collection" in value:
             collection, value = value["collection"], value.get("run")
-        found[name] = {"path": _input(value, "runs", name, tables, columns),
+        found[name] = {"path": _input(value, "runs", name, tables, read),
                        "collection": collection}  # fmt: skip
     return found
 
@@ -190,13 +194,21 @@ def _run_name(value: Any, index: int) -> str:
     return Path(value).name.split(".")[0] if is_path(value) else f"run{index}"
 
 
-def _input(value: Any, argument: str, name: str, tables: dict, columns) -> str:
-    """The spec's path of an input: a file's own, or `memory://argument/name` for a table."""
+def _reader(settings: Mapping[str, Any] | None, columns: Mapping[str, str] | None):
+    """`table_of` with the call's column names, taking a run's ranks alone under `ordering:
+    rank`."""
+    ranked = (settings or {}).get("ordering") == "rank"
+    return partial(table_of, columns=columns, ranked=ranked)
+
+
+def _input(value: Any, argument: str, name: str, tables: dict, read) -> str:
+    """The spec's path of an input: a file's own, or `memory://argument/name` for a table
+    (`read` makes it Arrow)."""
     if is_irds(value):  # read by the preflight, as in a spec
         return value
     if is_path(value):
         return str(Path(value).resolve())
     kind = "qrels" if argument == "qrels" else "run"
     path = f"{MEMORY}{argument}/{name}"
-    tables[memory_view(path, kind)] = table_of(value, kind, f"{argument}[{name!r}]", columns)
+    tables[memory_view(path, kind)] = read(value, kind, f"{argument}[{name!r}]")
     return path
