@@ -172,7 +172,9 @@ def test_a_significant_gate_fails_only_where_the_comparison_is_significant(
     gate = {"metric": "AP", "against": {"run": "run2"}, "significant": True}
     spec = spec_file(tmp_path, data, compare=compare, gates=[gate])
     evaluation = evaluate(spec)
-    results = {r.run: r for r in run_checks(evaluation.con, evaluation.loaded, evaluation.plan.checks)}
+    results = {
+        r.run: r for r in run_checks(evaluation.con, evaluation.loaded, evaluation.plan.checks)
+    }
     rows = evaluation.con.execute(
         "SELECT run, significant, p_adjusted FROM comparison WHERE metric = 'AP' AND test = 't'"
     ).fetchall()

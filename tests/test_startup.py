@@ -40,7 +40,9 @@ def test_no_module_is_named_like_an_export():
     """`pipeline.evaluate` is the function: no submodule of that name (nor of any other export)
     can replace it when it is imported, so the package needs no trick to keep its exports."""
     package = Path(pipeline.__file__).parent
-    clashes = [n for n in pipeline.__all__ if (package / f"{n}.py").exists() or (package / n).is_dir()]
+    clashes = [
+        n for n in pipeline.__all__ if (package / f"{n}.py").exists() or (package / n).is_dir()
+    ]
     assert clashes == []
     code = "from pipeline.run.evaluation import compile_spec\nfrom pipeline import evaluate\nprint(type(evaluate).__name__)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

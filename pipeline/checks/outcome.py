@@ -58,6 +58,15 @@ class CheckResult:
     p_value: float | None = None
     two_sided: bool = False
 
+    def as_record(self) -> dict:
+        """As the history keeps it (JSON: a missing or non-finite number is null)."""
+        fields = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        fields.update(name=self.name, difference=self.difference)
+        return {
+            k: None if isinstance(v, float) and not math.isfinite(v) else v
+            for k, v in fields.items()
+        }
+
     @property
     def difference(self) -> float | None:
         """New minus reference, or None when either is missing."""

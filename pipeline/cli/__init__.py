@@ -99,6 +99,19 @@ def _history_commands(commands) -> None:
         sub.add_argument("--history", metavar="PATH", help="the history file (over the spec's)")
         sub.add_argument("--json", action="store_true", help="print a JSON document")
     history.add_argument("--last", metavar="N", type=_positive, help="only the last N evaluations")
+    dashboard = commands.add_parser(
+        "dashboard", help="write a static site of a history's evaluations (irpipe[dashboard])"
+    )
+    dashboard.add_argument("history", metavar="HISTORY", help="the history file")
+    dashboard.add_argument("--out", metavar="DIR", required=True, help="the site's directory")
+    dashboard.add_argument(
+        "--detail", metavar="N", type=_positive, default=30,
+        help="the latest N evaluations show their per-query differences (default: 30)",
+    )  # fmt: skip
+    dashboard.add_argument(
+        "--compare", metavar=("ID_A", "ID_B"), type=int, nargs=2,
+        help="also a page of evaluation ID_B against ID_A (compare-A-B.html)",
+    )  # fmt: skip
 
 
 def _positive(text: str) -> int:

@@ -9,6 +9,7 @@ from pipeline.errors import ExitCode
 
 __all__ = [
     "compile",
+    "dashboard",
     "diff",
     "history",
     "metrics",
@@ -39,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
         _print_summary(evaluation)
     # After the summary: a warning of the checks (a gate skipped) follows the table it is about.
     results = run_checks(evaluation.con, evaluation.loaded, evaluation.plan.checks)
+    _keep_checks(evaluation, results)
     if junit is not None:
         write_junit(results, junit, evaluation.loaded.path)
     if results:  # rich is imported only to print something (a nightly --quiet run prints nothing)
@@ -46,6 +48,21 @@ def run(args: argparse.Namespace) -> int:
 
         print_checks(results, args.quiet)
     return ExitCode.CHECKS if any(r.status == "failed" for r in results) else ExitCode.OK
+
+
+def _keep_checks(evaluation, results: list) -> None:
+    """With a history: the checks' outcomes kept with the evaluation, then the dashboard the
+    spec asks for (`history: {dashboard: DIR}`) written from it."""
+    keeper = evaluation.keeper
+    if keeper is None:
+        return
+    if results:
+        keeper.note(evaluation.con, {"checks": [r.as_record() for r in results]})
+    site = evaluation.loaded.spec.history.dashboard if evaluation.loaded.spec.history else None
+    if site is not None:
+        from pipeline.dashboard import write_dashboard
+
+        write_dashboard(keeper.path, site, keeper.lock_timeout)
 
 
 def _print_summary(evaluation) -> None:
@@ -225,6 +242,19 @@ def diff(args: argparse.Namespace) -> int:
 
     document = diff_document(locate(args.spec, args.history), args.a, args.b)
     _print(document, args.json, diff_text)
+    return ExitCode.OK
+
+
+def dashboard(args: argparse.Namespace) -> int:
+    """`irpipe dashboard HISTORY --out DIR [--detail N] [--compare A B]`: the history's static
+    site; prints the path of its index page."""
+    from pathlib import Path
+
+    from pipeline.dashboard import write_dashboard
+
+    compare = tuple(args.compare) if args.compare else None
+    index = write_dashboard(Path(args.history), Path(args.out), detail=args.detail, compare=compare)
+    print(index)
     return ExitCode.OK
 
 

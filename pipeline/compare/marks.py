@@ -63,6 +63,14 @@ class Significance:
     references: dict[str, str]
     legend: tuple[str, ...]
 
+    def as_record(self) -> dict:
+        """As the history keeps it (JSON): each mark with its collection, run and metric."""
+        marks = [
+            {"collection": c, "run": r, "metric": m, "mark": mark}
+            for (c, r, m), mark in sorted(self.marks.items())
+        ]
+        return {"marks": marks, "references": self.references, "legend": list(self.legend)}
+
 
 def significance(con: duckdb.DuckDBPyConnection, plan: ComparePlan) -> Significance:
     """The marks of the `comparison` table's first test against each collection's reference."""

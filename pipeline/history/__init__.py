@@ -55,11 +55,25 @@ class Keeper:
                     cache.load_cached(con, self.reused, collections)
         return set(self.reused)
 
-    def record(self, con: duckdb.DuckDBPyConnection, provenance: dict, finished: str) -> int:
+    def record(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        provenance: dict,
+        finished: str,
+        notes: dict | None = None,
+    ) -> int:
         """Append the evaluation; its id. The previous values of the same spec are left in
-        `previous_aggregate` and `previous_per_query` of `con`, for the gates."""
+        `previous_aggregate` and `previous_per_query` of `con`, for the gates. `notes`: what the
+        history keeps beside the provenance (the significance marks), under their own keys."""
         self.path.parent.mkdir(parents=True, exist_ok=True)  # as outputs' directories are
+        kept = {**provenance, **(notes or {})}
         with store.attached(con, self.path, self.lock_timeout, write=True):
             record.previous_tables(con, provenance["spec"])
-            self.evaluation = record.append(con, provenance, self.keys, set(self.reused), finished)
+            self.evaluation = record.append(con, kept, self.keys, set(self.reused), finished)
         return self.evaluation
+
+    def note(self, con: duckdb.DuckDBPyConnection, notes: dict) -> None:
+        """Add `notes` to the recorded evaluation's provenance, under their own keys: what is
+        known only once it is recorded (the checks, whose gates read the previous values)."""
+        with store.attached(con, self.path, self.lock_timeout, write=True):
+            record.note(con, self.evaluation, notes)

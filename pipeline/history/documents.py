@@ -23,7 +23,16 @@ from pipeline.history import queries, store
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["Source", "diff_document", "dumps", "history_document", "locate", "show_document"]
+__all__ = [
+    "Source",
+    "diff_document",
+    "dumps",
+    "history_document",
+    "locate",
+    "reading",
+    "require",
+    "show_document",
+]
 
 
 @dataclass(frozen=True)
@@ -58,7 +67,7 @@ def locate(spec: str | None, history: str | None) -> Source:
 
 
 @contextmanager
-def _reading(source: Source) -> Iterator[duckdb.DuckDBPyConnection]:
+def reading(source: Source) -> Iterator[duckdb.DuckDBPyConnection]:
     """A connection with the history attached read-only; a clear error when there is none."""
     import duckdb
 
@@ -76,7 +85,7 @@ def _reading(source: Source) -> Iterator[duckdb.DuckDBPyConnection]:
         con.close()
 
 
-def _require(con: duckdb.DuckDBPyConnection, path: Path, ids: list[int]) -> None:
+def require(con: duckdb.DuckDBPyConnection, path: Path, ids: list[int]) -> None:
     """Every id names an evaluation of the history; else an error saying which ids exist."""
     unknown = sorted(set(ids) - queries.known(con, ids))
     if not unknown:
@@ -90,7 +99,7 @@ def _require(con: duckdb.DuckDBPyConnection, path: Path, ids: list[int]) -> None
 def history_document(source: Source, last: int | None = None) -> dict[str, Any]:
     """`irpipe history`: the evaluations (of the source's spec, when given; the `last` ones, when
     given), oldest first, each with what changed since the previous evaluation of its spec."""
-    with _reading(source) as con:
+    with reading(source) as con:
         evaluations = queries.listing(con, source.spec, last)
         pairs = [(e["previous"], e["id"]) for e in evaluations if e["previous"] is not None]
         changes = queries.changes(con, pairs)
@@ -106,8 +115,8 @@ def history_document(source: Source, last: int | None = None) -> dict[str, Any]:
 
 def show_document(source: Source, evaluation_id: int) -> dict[str, Any]:
     """`irpipe show`: one evaluation, what it was made of, and its aggregate table."""
-    with _reading(source) as con:
-        _require(con, source.path, [evaluation_id])
+    with reading(source) as con:
+        require(con, source.path, [evaluation_id])
         found = queries.evaluation(con, evaluation_id)
         runs = queries.runs(con, evaluation_id)
         metrics = queries.metrics(con, evaluation_id)
@@ -125,8 +134,8 @@ def show_document(source: Source, evaluation_id: int) -> dict[str, Any]:
 def diff_document(source: Source, a: int, b: int) -> dict[str, Any]:
     """`irpipe diff`: what differs from evaluation `a` to `b` that can change numbers (the
     reasons), and which values changed."""
-    with _reading(source) as con:
-        _require(con, source.path, [a, b])
+    with reading(source) as con:
+        require(con, source.path, [a, b])
         heads = [_head(queries.evaluation(con, i)) for i in (a, b)]
         changes = queries.changes(con, [(a, b)])
         for change in changes:

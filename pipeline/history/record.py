@@ -12,7 +12,7 @@ from pipeline.history.store import ALIAS, insert_rows, tables_of
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["append", "previous_tables"]
+__all__ = ["append", "note", "previous_tables"]
 
 H = ALIAS
 
@@ -34,6 +34,15 @@ def append(con: duckdb.DuckDBPyConnection, provenance: dict, keys: dict[str, str
         con.execute("ROLLBACK")
         raise
     return evaluation
+
+
+def note(con: duckdb.DuckDBPyConnection, evaluation: int, notes: dict) -> None:
+    """Merge `notes` into evaluation `evaluation`'s provenance (keys it has are replaced)."""
+    con.execute(
+        f"UPDATE {H}.evaluations SET provenance = json_merge_patch(provenance, ?::JSON) "
+        "WHERE id = ?",
+        [json.dumps(notes), evaluation],
+    )
 
 
 def _evaluation(

@@ -115,10 +115,18 @@ def evaluate(
     recorded = record(plan, inputs, started, software)
     if keeper is not None:
         recorded["history"] = str(keeper.path)
-        recorded["evaluation_id"] = keeper.record(con, recorded, now())
+        recorded["evaluation_id"] = keeper.record(con, recorded, now(), _notes(plan, con))
     if write and plan.outputs:
         _write(plan, con, recorded)
     return Evaluation(plan, con, sql, keeper, recorded)
+
+
+def _notes(plan: EvaluationPlan, con: duckdb.DuckDBPyConnection) -> dict:
+    """What the history keeps beside the provenance: the significance marks, when comparing
+    (a dashboard shows them without the comparison table)."""
+    if plan.comparing is None:
+        return {}
+    return {"significance": significance(con, plan.comparing).as_record()}
 
 
 def _loaded(spec: str | Path | LoadedSpec, engine: str | None) -> LoadedSpec:

@@ -23,6 +23,11 @@ class History(StrictModel):
     )
 
     path: Path = Field(description="the history's DuckDB file (created when missing)")
+    dashboard: Path | None = Field(
+        None,
+        description="a directory where `irpipe run` writes the history's dashboard after each "
+        "evaluation (as `irpipe dashboard HISTORY --out DIR`; needs irpipe[dashboard])",
+    )
     lock_timeout: float = Field(
         60.0,
         gt=0,
@@ -34,7 +39,7 @@ class History(StrictModel):
     def _short_form(cls, value: Any) -> Any:
         return {"path": value} if isinstance(value, str) else value
 
-    @field_validator("path", mode="before")
+    @field_validator("path", "dashboard", mode="before")
     @classmethod
     def _path(cls, value: Any, info: ValidationInfo) -> Any:
         return resolve_path(Path(value), info) if isinstance(value, str) else value

@@ -1,0 +1,47 @@
+"""The dashboard: a static site of a history's evaluations (`irpipe dashboard HISTORY --out
+DIR`, or `history: {dashboard: DIR}` in a spec), opened from the file system or any static host,
+with nothing fetched at view time. `data` reads the history; `pages`, `views` and `tables` make
+the HTML; `charts` are Vega-Lite specifications that the pages' script (`assets/dashboard.js`)
+draws with the Vega bundle of vl-convert (the `dashboard` extra), written beside the pages.
+
+Imports: the history (read-only), the measures (each metric's better direction), the foundation;
+vl-convert for the bundle.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["DETAIL", "write_dashboard"]
+
+#: how many of the latest evaluations show their per-query differences by default
+DETAIL = 30
+
+
+def write_dashboard(
+    history: Path,
+    out: Path,
+    lock_timeout: float = 60.0,
+    detail: int = DETAIL,
+    compare: tuple[int, int] | None = None,
+) -> Path:
+    """Write the site of `history` into the directory `out`; the path of its index page.
+    `detail`: the latest evaluations whose pages show per-query differences; `compare`: a pair
+    of evaluation ids (old, new) that gets a page of its own. A history that is missing, locked
+    past `lock_timeout`, not a history or of a newer version is a HistoryError; nothing is
+    written then."""
+    from pipeline.dashboard.data import read_history
+    from pipeline.dashboard.site import vega_bundle, write_site
+    from pipeline.history.documents import Source, reading, require
+
+    vega_bundle()  # the extra is there, before reading anything
+    source = Source(Path(history), lock_timeout)
+    with reading(source) as con:
+        if compare is not None:
+            require(con, source.path, list(compare))
+        data = read_history(con, str(source.path.resolve()), detail, compare)
+    if not data.evaluations:
+        from pipeline.errors import HistoryError
+
+        raise HistoryError(f"{history}: the history holds no evaluation yet; nothing to show")
+    return write_site(data, Path(out), detail, compare)

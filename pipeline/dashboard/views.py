@@ -1,0 +1,200 @@
+"""The sections of the dashboard's pages, as HTML: an evaluation's results (runs × metrics, with
+the best value and significance marks), its checks, what changed against another evaluation, and
+its provenance. Each section reads the history's records (`data`), never the database."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from html import escape
+from typing import Any
+
+from pipeline.dashboard.tables import Cell, link, number, table, text
+
+__all__ = [
+    "aggregate_changes",
+    "checks_section",
+    "directions",
+    "provenance_section",
+    "query_changes_table",
+    "reasons_list",
+    "results_table",
+]
+
+
+def directions(metrics: Iterable[tuple[str, str]]) -> dict[str, str | None]:
+    """Each metric label's better direction ("higher", "lower" or None), by its canonical form
+    as the registry resolves it now (None for a metric no installed plugin provides)."""
+    from pipeline.errors import IrpipeError
+    from pipeline.measures.registry import get_registry
+
+    registry, found = get_registry(), {}
+    for label, canonical in metrics:
+        try:
+            found[label] = registry.resolve(canonical)[0].measure.better
+        except (IrpipeError, IndexError):
+            found[label] = None
+    return found
+
+
+def _best(rows: list[tuple], better: dict[str, str | None]) -> set[tuple[str, str]]:
+    """(run, metric) of each metric's best value among the runs (ties all marked)."""
+    best = set()
+    for metric in {row[2] for row in rows}:
+        values = {run: v for run, _, m, v, _ in rows if m == metric and v == v and v is not None}
+        if values and better.get(metric):
+            top = (max if better[metric] == "higher" else min)(values.values())
+            best |= {(run, metric) for run, v in values.items() if v == top}
+    return best
+
+
+def results_table(
+    evaluation: dict[str, Any], rows: list[tuple], collection: str, better: dict
+) -> str:
+    """Runs × metrics of one collection: 4 decimals, * the best value, † and ‡ significance
+    (as the history recorded them), and the queries each run was averaged over."""
+    rows = [r for r in rows if r[1] == collection]
+    metrics = list(dict.fromkeys(r[2] for r in rows))
+    runs = list(dict.fromkeys(r[0] for r in rows))
+    values = {(r[0], r[2]): r for r in rows}
+    marks = {(m["run"], m["metric"]): m["mark"] for m in _significance(evaluation)["marks"]
+             if m["collection"] == collection}  # fmt: skip
+    best = _best(rows, better)
+    body = []
+    for run in runs:
+        cells = [text(run)]
+        for metric in metrics:
+            row = values.get((run, metric))
+            cell = number(row[3] if row else None, metric=metric)
+            cell.html += ("*" if (run, metric) in best else "") + escape(
+                marks.get((run, metric), "")
+            )
+            cells.append(cell)
+        queries = max((values[run, m][4] or 0 for m in metrics if (run, m) in values), default=0)
+        cells.append(Cell(str(queries), queries))
+        body.append((cells, {"run": run, "collection": collection}))
+    headers = ["run", *((m, {"metric": m}) for m in metrics), "queries"]
+    return table(headers, body, kind="results")
+
+
+def _significance(evaluation: dict[str, Any]) -> dict[str, Any]:
+    return evaluation["provenance"].get("significance") or {"marks": [], "legend": []}
+
+
+def legend(evaluation: dict[str, Any]) -> str:
+    """What the marks mean: * always, † and ‡ as the comparison recorded them."""
+    lines = ["* the best value of the metric among the collection's runs",
+             *_significance(evaluation)["legend"]]  # fmt: skip
+    return "".join(f"<p class='legend'>{escape(line)}</p>" for line in lines)
+
+
+def checks_section(evaluation: dict[str, Any]) -> str:
+    """The expected values and gates as `irpipe run` decided them: failed first."""
+    checks = evaluation["provenance"].get("checks")
+    if checks is None:
+        return "<p class='muted'>No checks recorded with this evaluation.</p>"
+    order = {"failed": 0, "skipped": 1, "passed": 2}
+    rows = []
+    for c in sorted(checks, key=lambda c: order.get(c["status"], 3)):
+        status = Cell(f"<span class='status {escape(c['status'])}'>{escape(c['status'])}</span>",
+                      order.get(c["status"], 3))  # fmt: skip
+        cells = [status, text(c["key"]), text(c["run"]), text(c["metric"]), text(c["against"]),
+                 number(c["reference"]), number(c["new"]), number(c["difference"]),
+                 number(c["limit"]), text(c["message"])]  # fmt: skip
+        rows.append((cells, {"run": c["run"], "metric": c["metric"],
+                             "collection": c["collection"]}))  # fmt: skip
+    headers = ["status", "check", "run", "metric", "against", "reference", "value",
+               "difference", "limit", "message"]  # fmt: skip
+    return table(headers, rows, kind="checks")
+
+
+def reasons_list(reasons: list[dict[str, Any]]) -> str:
+    """What differs between two evaluations that can change numbers, one line each."""
+    if not reasons:
+        return "<p>Nothing that can change numbers differs (same inputs, settings, metrics, versions).</p>"
+    items = "".join(
+        f"<li><b>{escape(r['kind'])}</b> {escape(str(r['name']))}: {escape(r['change'])}"
+        f"{_short(r['old'], r['new'])}</li>"
+        for r in reasons
+    )
+    return f"<ul class='reasons'>{items}</ul>"
+
+
+def _short(old: Any, new: Any) -> str:
+    def clip(value: Any) -> str:
+        text = str(value)
+        return text if len(text) <= 24 else text[:21] + "…"
+
+    if old is None or new is None:
+        return ""
+    return f" ({escape(clip(old))} → {escape(clip(new))})"
+
+
+def aggregate_changes(old_rows: list[tuple], new_rows: list[tuple]) -> list[tuple]:
+    """(collection, run, metric, old, new) of every aggregate value that differs."""
+    old = {(r[1], r[0], r[2]): r[3] for r in old_rows}
+    changed = []
+    for run, collection, metric, value, _ in new_rows:
+        before = old.get((collection, run, metric))
+        if before != value and not (before != before and value != value):  # NaN equals NaN
+            changed.append((collection, run, metric, before, value))
+    return changed
+
+
+def aggregate_changes_table(changes: list[tuple]) -> str:
+    rows = [
+        ([text(c), text(r), text(m), number(a), number(b), _difference(a, b)],
+         {"collection": c, "run": r, "metric": m})
+        for c, r, m, a, b in changes
+    ]  # fmt: skip
+    return table(["collection", "run", "metric", "before", "now", "Δ"], rows, kind="changes")
+
+
+def _difference(old: float | None, new: float | None) -> Cell:
+    if old is None or new is None:
+        return Cell("–")
+    delta = new - old
+    kind = "up" if delta > 0 else "down" if delta < 0 else ""
+    return Cell(f"<span class='{kind}'>{delta:+.4f}</span>", delta)
+
+
+def query_changes_table(queries: list[tuple], limit: int | None = None) -> str:
+    """The per-query values that changed, the largest changes first."""
+    ordered = sorted(queries, key=lambda q: -abs((q[5] or 0) - (q[4] or 0)))[:limit]
+    rows = [
+        ([text(c), text(r), text(m), text(q), number(a), number(b), _difference(a, b)],
+         {"collection": c, "run": r, "metric": m})
+        for c, r, m, q, a, b in ordered
+    ]  # fmt: skip
+    headers = ["collection", "run", "metric", "query", "before", "now", "Δ"]
+    return table(headers, rows, kind="queries")
+
+
+def provenance_section(evaluation: dict[str, Any]) -> str:
+    """Where the numbers came from: spec, inputs with sizes and digests, versions, settings."""
+    p = evaluation["provenance"]
+    facts = [("spec", p.get("spec")), ("spec sha256", p.get("spec_sha256")),
+             ("spec digest (canonical)", p.get("spec_canonical")), ("host", evaluation["host"]),
+             ("started", evaluation["started"]), ("finished", evaluation["finished"]),
+             ("seconds", evaluation["seconds"])]  # fmt: skip
+    versions = p.get("versions", {})
+    facts += [(f"version: {name}", value) for name, value in sorted(versions.items())
+              if not isinstance(value, dict)]  # fmt: skip
+    facts += [
+        (f"plugin: {name}", value) for name, value in sorted(versions.get("plugins", {}).items())
+    ]
+    facts += [(f"setting: {name}", value) for name, value in sorted(p.get("settings", {}).items())]
+    rows = [([text(name), Cell(f"<code>{escape(str(value))}</code>")], {}) for name, value in facts]
+    inputs = [
+        ([text(i.get("role")), text(i.get("name")), text(i.get("path")),
+          Cell(f"{i.get('size', 0):,}", i.get("size")), Cell(f"<code>{escape(str(i.get('digest')))}</code>")],
+         {"collection": i.get("name") if i.get("role") == "qrels" else "",
+          "run": i.get("name") if i.get("role") == "run" else ""})
+        for i in p.get("inputs", [])
+    ]  # fmt: skip
+    return table(["fact", "value"], rows, kind="facts") + table(
+        ["role", "name", "path", "bytes", "digest"], inputs, kind="inputs"
+    )
+
+
+def evaluation_link(evaluation_id: int, prefix: str = "") -> str:
+    return link(f"{prefix}evaluations/{evaluation_id}.html", f"#{evaluation_id}")
