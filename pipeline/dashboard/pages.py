@@ -36,7 +36,6 @@ class Page:
         self.sections: list[str] = []
         self.charts: list[dict[str, Any]] = []
         self.choices: dict[str, set[str]] = {"collection": set(), "run": set(), "metric": set()}
-        self.initial: dict[str, str] = {}
 
     def add(self, html: str) -> None:
         self.sections.append(html)
@@ -56,7 +55,6 @@ class Page:
     def render(self, title: str, data: HistoryData, heading: str) -> str:
         payload = {
             "filters": {k: sorted(v) for k, v in self.choices.items()},
-            "initial": self.initial,
             "charts": self.charts,
             "times": {str(e["id"]): e["started"] for e in data.evaluations},
         }
@@ -294,14 +292,10 @@ def _against(page: Page, data: HistoryData, pair: Pair, detail: int) -> None:
 
 
 def _win_loss(page: Page, pair: Pair) -> None:
-    largest = max(pair.queries, key=lambda q: abs((q[5] or 0) - (q[4] or 0)), default=None)
-    if largest is None:
+    if not pair.queries:
         return
-    page.initial = {"run": largest[1], "metric": largest[2]}  # the largest change, first
-    page.add(
-        "<h3>Per query</h3><p class='muted'>Each bar is one query's change for the run "
-        "and metric chosen above (blue: better, orange: worse); the largest first.</p>"
-    )
+    page.add("<h3>Per query</h3><p class='muted'>Each bar is one query's change, of the runs "
+             "the filter above chooses (blue: better, orange: worse), sorted.</p>")  # fmt: skip
     page.add("<div class='charts'>")
     for collection, metric in dict.fromkeys((q[0], q[2]) for q in pair.queries):
         records = [(r, qid, a, b, b - (a or 0.0), "better" if b > (a or 0.0) else "worse")

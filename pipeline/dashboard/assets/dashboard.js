@@ -6,7 +6,6 @@
   const page = JSON.parse(document.getElementById("irpipe-data").textContent);
   const KEYS = ["collection", "run", "metric"];
   const chosen = { collection: "", run: "", metric: "" };
-  Object.assign(chosen, page.initial || {});
 
   // A chart's compact rows as records: coded fields looked up, each evaluation's time added.
   function records(compact) {

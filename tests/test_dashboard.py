@@ -1,0 +1,336 @@
+"""`irpipe dashboard`: the site of a real history (made by the real CLI, evaluation after
+evaluation), opened in headless Chromium (Debian's, which .ci/run installs) through Playwright.
+Each page must load from the file system with no console error and no request beyond its own
+files, show the history's numbers, sort and filter, and draw charts that are not blank."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+import yaml
+from conftest import collection_spec
+
+from pipeline.formatting import format_value
+from pipeline.synthetic import generate, write_run
+
+CHROMIUM = Path("/usr/bin/chromium")
+METRICS = ["AP", "nDCG@10", "P@10", "RR"]
+# As the probe of this kind of machine started it: no background connections to refuse.
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
+         "--disable-component-update", "--disable-sync", "--disable-quic"]  # fmt: skip
+
+
+def irpipe(*args, cwd: Path) -> subprocess.CompletedProcess:
+    """The real command line, in its own process."""
+    command = [sys.executable, "-m", "pipeline.cli", *map(str, args)]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory) -> Path:
+    """Three nightly evaluations of one spec (expected values, gates, comparisons, precision-
+    recall curves), a run changing between them, and one evaluation of another spec."""
+    root = tmp_path_factory.mktemp("nightly")
+    data = generate(5, queries=30, runs=3, skill=(2.0, 0.0, 1.0))
+    spec = collection_spec(
+        root, data, METRICS, history="history.duckdb",
+        compare={"baseline": "run1", "tests": ["t"]},
+        expect=[{"run": "run0", "metric": "RR", "value": 0.5, "tolerance": 0.5}],
+        gates=[{"metric": "nDCG@10", "max_drop": 0.001, "against": "previous"}],
+        outputs=[{"path": "out/pr.csv", "level": "pr_curve"}],
+    )  # fmt: skip
+    (root / "spec.yaml").write_text(yaml.safe_dump(spec))
+    for seed in (None, 6, 7):  # the second and third nights, run2 is another ranker
+        if seed is not None:
+            write_run(generate(seed, queries=30, runs=3, skill=(0, 0, 1.5)).runs["run2"],
+                      root / "run2.txt")  # fmt: skip
+        done = irpipe("run", "spec.yaml", "--quiet", cwd=root)
+        assert done.returncode in (0, 5), done.stderr  # 5: a gate failed, as nights do
+    other = {**spec, "compare": None, "expect": [], "gates": [], "outputs": []}
+    (root / "other.yaml").write_text(yaml.safe_dump(other))
+    assert irpipe("run", "other.yaml", "--quiet", cwd=root).returncode == 0
+    return root / "history.duckdb"
+
+
+@pytest.fixture(scope="module")
+def site(history) -> Path:
+    out = history.parent / "site"
+    done = irpipe("dashboard", history, "--out", out, "--compare", 1, 3, cwd=history.parent)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(out / "index.html")
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright = pytest.importorskip("playwright.sync_api")
+    assert CHROMIUM.exists(), "Debian's chromium is needed (apt-get install chromium; .ci/run does)"
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+        yield browser
+        browser.close()
+
+
+class Opened:
+    """A page opened in the browser, with what it logged and requested."""
+
+    def __init__(self, browser, path: Path, width: int = 1280) -> None:
+        self.page = browser.new_page(viewport={"width": width, "height": 900})
+        self.problems: list[str] = []
+        self.requests: list[str] = []
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda error: self.problems.append(f"pageerror {error}"))
+        self.page.on("request", lambda request: self.requests.append(request.url))
+        self.page.goto(path.as_uri())
+        self.page.wait_for_selector("body[data-ready=true]", timeout=30_000)
+
+    def _console(self, message) -> None:
+        if message.type in ("error", "warning"):
+            self.problems.append(f"{message.type} {message.text}")
+
+    def cells(self, selector: str) -> list[list[str]]:
+        return self.page.eval_on_selector_all(
+            f"{selector} tbody tr:not(.filtered-out)",
+            "rows => rows.map(r => Array.from(r.children).map(c => c.textContent))",
+        )
+
+    def close(self) -> None:
+        self.page.close()
+
+
+def _pages(site: Path) -> list[Path]:
+    return [site / "index.html", *sorted((site / "evaluations").glob("*.html")),
+            *site.glob("compare-*.html")]  # fmt: skip
+
+
+def _aggregates(history: Path, evaluation: int) -> dict[tuple[str, str], str]:
+    con = duckdb.connect(str(history), read_only=True)
+    rows = con.execute(
+        "SELECT run, metric, value FROM aggregates WHERE evaluation_id = ?", [evaluation]
+    ).fetchall()
+    con.close()
+    return {(run, metric): format_value(value) for run, metric, value in rows}
+
+
+def test_every_page_loads_offline_with_no_console_error(site, browser):
+    pages = _pages(site)
+    assert len(pages) == 1 + 4 + 1
+    for path in pages:
+        opened = Opened(browser, path)
+        assert opened.problems == [], path
+        assert all(url.startswith("file://") for url in opened.requests), opened.requests
+        drawn = opened.page.locator(".chart svg").count()
+        assert drawn == opened.page.locator(".chart").count(), path
+        opened.close()
+        if path.name in ("index.html", "2.html", "3.html") or path.name.startswith("compare"):
+            assert drawn >= 1, path  # trends, or per-query bars and precision-recall curves
+
+
+def test_the_numbers_on_each_page_are_the_history_s(site, history, browser):
+    for evaluation in (1, 2, 3, 4):
+        opened = Opened(browser, site / "evaluations" / f"{evaluation}.html")
+        headers = opened.page.eval_on_selector_all(
+            "table.results thead th", "hs => hs.map(h => h.textContent)"
+        )
+        expected = _aggregates(history, evaluation)
+        shown = {
+            (row[0], metric): re.sub(r"[*†‡]", "", cell)
+            for row in opened.cells("table.results")
+            for metric, cell in zip(headers[1:-1], row[1:-1], strict=True)
+        }
+        assert shown == expected
+        opened.close()
+    index = Opened(browser, site / "index.html")
+    assert {(r[0], m): re.sub(r"[*†‡]", "", c) for r in index.cells("table.results")
+            for m, c in zip(METRICS, r[1:-1], strict=True)} == _aggregates(history, 4)  # fmt: skip
+    index.close()
+
+
+def test_marks_and_checks_are_those_the_history_recorded(site, history, browser):
+    con = duckdb.connect(str(history), read_only=True)
+    provenance = json.loads(
+        con.execute("SELECT provenance FROM evaluations WHERE id = 3").fetchone()[0]
+    )
+    con.close()
+    opened = Opened(browser, site / "evaluations" / "3.html")
+    marks = {(m["run"], m["metric"]): m["mark"] for m in provenance["significance"]["marks"]}
+    assert marks, "the generated runs differ significantly from the baseline"
+    headers = opened.page.eval_on_selector_all(
+        "table.results th", "hs => hs.map(h => h.textContent)"
+    )
+    for row in opened.cells("table.results"):
+        for metric, cell in zip(headers[1:-1], row[1:-1], strict=True):
+            assert cell.endswith(marks.get((row[0], metric), "*†‡")) == ((row[0], metric) in marks)
+    statuses = [row[0] for row in opened.cells("table.checks")]
+    assert sorted(statuses) == sorted(c["status"] for c in provenance["checks"])
+    assert statuses == sorted(statuses, key=["failed", "skipped", "passed"].index)
+    opened.close()
+
+
+def test_tables_sort_by_any_column(site, browser):
+    opened = Opened(browser, site / "index.html")
+    header = opened.page.locator("table.evaluations th", has_text="evaluation").first
+    header.click()
+    assert [row[0] for row in opened.cells("table.evaluations")] == ["#1", "#2", "#3", "#4"]
+    header.click()
+    assert [row[0] for row in opened.cells("table.evaluations")] == ["#4", "#3", "#2", "#1"]
+    opened.page.locator("table.results th", has_text="AP").first.click()
+    column = METRICS.index("AP") + 1
+    values = [float(re.sub(r"[*†‡]", "", row[column])) for row in opened.cells("table.results")]
+    assert values == sorted(values)
+    opened.close()
+
+
+def test_filters_choose_the_run_and_metric_of_tables_and_charts(site, browser):
+    opened = Opened(browser, site / "index.html")
+    opened.page.select_option("select[name=run]", "run2")
+    opened.page.wait_for_selector("body[data-ready=true]")
+    assert [row[0] for row in opened.cells("table.results")] == ["run2"]
+    legends = opened.page.eval_on_selector_all(
+        ".chart:not(.filtered-out) .role-legend-label text", "ts => ts.map(t => t.textContent)"
+    )
+    assert legends and set(legends) == {"run2"}
+    opened.page.select_option("select[name=metric]", "P@10")
+    opened.page.wait_for_selector("body[data-ready=true]")
+    assert opened.page.locator(".chart:not(.filtered-out)").count() == 1
+    visible = opened.page.eval_on_selector_all(
+        "table.results th:not(.filtered-out)", "hs => hs.map(h => h.textContent)"
+    )
+    assert visible == ["run", "P@10", "queries"]
+    opened.close()
+
+
+def test_trend_points_link_to_their_evaluations(site, browser):
+    opened = Opened(browser, site / "index.html")
+    point = opened.page.locator(".chart svg .mark-symbol path").first
+    box = point.bounding_box()
+    with opened.page.expect_navigation():
+        opened.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    assert re.search(r"/evaluations/[1-4]\.html$", opened.page.url)
+    opened.page.wait_for_selector("body[data-ready=true]")
+    opened.close()
+
+
+def test_an_evaluation_shows_each_changed_query_against_the_previous(site, history, browser):
+    con = duckdb.connect(str(history), read_only=True)
+    changed = con.execute(
+        """SELECT count(*) FROM per_query b JOIN per_query a
+           ON a.evaluation_id = 1 AND b.evaluation_id = 2 AND a.run = b.run AND a.qid = b.qid
+           AND a.metric = b.metric WHERE a.value IS DISTINCT FROM b.value"""
+    ).fetchone()[0]
+    con.close()
+    assert changed > 0
+    opened = Opened(browser, site / "evaluations" / "2.html")
+    opened.page.select_option("select[name=run]", "")  # every run, every metric
+    opened.page.select_option("select[name=metric]", "")
+    opened.page.wait_for_selector("body[data-ready=true]")
+    assert len(opened.cells("table.queries")) == changed
+    assert (
+        opened.page.locator(".chart .role-mark.marktype-rect path, .chart .mark-rect path").count()
+        > 0
+    )
+    opened.close()
+
+
+def test_screenshots_are_not_blank_and_phones_need_no_sideways_scroll(site, browser):
+    from PIL import Image
+
+    opened = Opened(browser, site / "index.html")
+    picture = Image.open(io.BytesIO(opened.page.screenshot(full_page=True))).convert("RGB")
+    colours = picture.getcolors(maxcolors=1 << 20)
+    assert len(colours) > 50
+    assert (
+        sum(n for n, c in colours if c != (255, 255, 255)) > 0.05 * picture.width * picture.height
+    )
+    if os.environ.get("IRPIPE_DASHBOARD_SCREENSHOT"):  # the README's picture
+        picture.save(os.environ["IRPIPE_DASHBOARD_SCREENSHOT"])
+    opened.close()
+    phone = Opened(browser, site / "evaluations" / "3.html", width=390)
+    assert phone.page.evaluate("document.documentElement.scrollWidth") <= 390
+    phone.close()
+
+
+def test_the_same_history_gives_the_same_bytes(site, history, tmp_path):
+    again = tmp_path / "again"
+    assert (
+        irpipe("dashboard", history, "--out", again, "--compare", 1, 3, cwd=tmp_path).returncode
+        == 0
+    )
+    files = sorted(p.relative_to(site) for p in site.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    assert all((site / f).read_bytes() == (again / f).read_bytes() for f in files)
+
+
+NEWER = "UPDATE irpipe_history SET value = '999' WHERE key = 'schema_version'"
+
+
+@pytest.mark.parametrize(
+    "kind, message",
+    [
+        ("missing", "no history at"),
+        ("not a history", "not an irpipe history"),
+        ("newer", "history schema version 999"),
+        ("an unknown evaluation", "no evaluation 9 in this history"),
+    ],
+)
+def test_a_bad_history_is_one_error_and_writes_nothing(history, tmp_path, kind, message):
+    path = tmp_path / "h.duckdb"
+    compare = []
+    if kind == "not a history":
+        duckdb.connect(str(path)).execute("CREATE TABLE t AS SELECT 1").close()
+    elif kind == "newer":
+        shutil.copy(history, path)
+        duckdb.connect(str(path)).execute(NEWER).close()
+    elif kind == "an unknown evaluation":
+        shutil.copy(history, path)
+        compare = ["--compare", 1, 9]
+    done = irpipe("dashboard", path, "--out", tmp_path / "site", *compare, cwd=tmp_path)
+    assert done.returncode != 0 and done.returncode != 1  # a user's error, not a bug
+    assert done.stderr.startswith("Error: ") and done.stderr.count("\n") == 1
+    assert message in done.stderr
+    assert not (tmp_path / "site").exists()
+    assert not list(tmp_path.glob(".site*"))
+
+
+def test_a_locked_history_is_named_and_nothing_is_written(history, tmp_path):
+    path = tmp_path / "h.duckdb"
+    shutil.copy(history, path)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+         "print('holding', flush=True); time.sleep(30)", str(path)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        code = [sys.executable, "-c", "from pipeline.dashboard import write_dashboard; "
+                "import sys; write_dashboard(sys.argv[1], sys.argv[2], lock_timeout=0.3)",
+                str(path), str(tmp_path / "site")]  # fmt: skip
+        done = subprocess.run(code, capture_output=True, text=True, timeout=120)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert done.returncode != 0 and f"in use by process {holder.pid}" in done.stderr
+    assert not (tmp_path / "site").exists()
+
+
+def test_run_writes_the_dashboard_its_spec_asks_for(tmp_path, browser):
+    data = generate(9, queries=12, runs=2)
+    spec = collection_spec(tmp_path, data, ["AP"],
+                           history={"path": "h.duckdb", "dashboard": "site"},
+                           expect=[{"run": "run0", "metric": "AP", "value": 1.0, "tolerance": 0.001}])  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    done = irpipe("run", "spec.yaml", "--quiet", cwd=tmp_path)
+    assert done.returncode == 5, done.stderr  # the expected value fails: the page says so
+    opened = Opened(browser, tmp_path / "site" / "index.html")
+    assert opened.page.locator(".lead .status.failed").inner_text() == "1 of 1 checks failed"
+    assert opened.cells("table.checks")[0][:4] == ["failed", "expect.0", "run0", "AP"]
+    opened.close()
