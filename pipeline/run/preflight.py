@@ -51,6 +51,7 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
     _check_outputs(spec)
     if spec.spec.history is not None:
         check_history_directory(spec.spec.history.path, spec.where("history"))
+        _check_dashboard(spec)
     check_diff_outputs(spec, metrics)
     pools = tuple(pool_plans(spec, metrics))
     sql = compile_plan(spec, metrics, sizes, curve_measures(spec, registry))
@@ -207,6 +208,17 @@ def check_history_directory(path: Path, where: str) -> None:
                     "cannot be made; give another path"
                 )
             return
+
+
+def _check_dashboard(loaded: LoadedSpec) -> None:
+    """A dashboard to write after the evaluation needs its extra: said before any data is read."""
+    from importlib.util import find_spec
+
+    if loaded.spec.history.dashboard is not None and find_spec("vl_convert") is None:
+        raise SpecError(
+            f"{loaded.where('history', 'dashboard')}: writing the dashboard needs the dashboard "
+            "extra: pip install 'irpipe[dashboard]'"
+        )
 
 
 def _output_jobs(loaded: LoadedSpec, pools: tuple) -> tuple[OutputJob, ...]:

@@ -171,6 +171,35 @@ def check_svg(case: Case, path: Path) -> None:
     require(any(e.tag.endswith("}path") for e in root.iter()), f"{path.name} draws nothing")
 
 
+def case_dashboard(case: Case) -> None:
+    """irpipe[dashboard]: two evaluations of the quickstart write the spec's dashboard, which
+    `irpipe dashboard` writes again byte for byte; Chromium, headless, draws its charts."""
+    case.setup(case.ws.irpipe("dashboard"))
+    spec = case.spec("quickstart.yaml")
+    spec["history"] = {"path": "results/history.duckdb", "dashboard": "results/site"}
+    name = case.write_spec("dashboard.yaml", spec)
+    for _ in range(2):
+        case.irpipe("run", name, "--quiet")
+    site = case.work / "results" / "site"
+    pages = ["index.html", "evaluations/1.html", "evaluations/2.html", "assets/vega.js"]
+    require(all((site / page).is_file() for page in pages), f"the dashboard lacks one of {pages}")
+    case.irpipe("dashboard", "results/history.duckdb", "--out", "again")
+    for path in site.rglob("*"):
+        again = case.work / "again" / path.relative_to(site)
+        require(path.is_dir() or again.read_bytes() == path.read_bytes(), f"{path.name} differs")
+    chromium = shutil.which("chromium")
+    require(chromium, "no chromium to open the dashboard in (apt-get install chromium)")
+    dom = case.run(chromium, *HEADLESS, (site / "index.html").as_uri()).stdout
+    require('data-ready="true"' in dom, "the index page's script did not finish in Chromium")
+    require(dom.count("<svg") >= len(spec["metrics"]), "Chromium drew fewer charts than metrics")
+
+
+#: Chromium's own headless mode: the page's DOM once its scripts have run (no network at all).
+HEADLESS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--virtual-time-budget=10000", "--dump-dom")  # fmt: skip
+
+
 #: Run by the arrays case's Python: the names of a distribution's Python measures.
 PYTHON_MEASURES = """
 import json, sys
@@ -335,6 +364,7 @@ CASES: dict[str, Callable[[Case], None]] = {
     "plugins": case_plugins,
     "compare": case_compare,
     "plot": case_plot,
+    "dashboard": case_dashboard,
 }
 #: The cases that are not an extra's.
 NOT_EXTRA_CASES = frozenset({"base", "plugins", "floors"})
