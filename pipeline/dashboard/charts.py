@@ -31,22 +31,46 @@ def _chart(title: str, layers: list[dict], height: int = 220) -> dict[str, Any]:
     }
 
 
-def trend(collection: str, metric: str, limits: bool) -> dict[str, Any]:
-    """One metric over the history, a line per run; each point links to its evaluation. Data:
-    `points` (evaluation, time, run, value) and, with `limits`, `limits` (a check's lower and
-    upper bound: an expected value's band, or a gate's threshold as a line)."""
+def trend(collection: str, metric: str, limits: bool, points: bool) -> dict[str, Any]:
+    """One metric over the history, a line per run. Every evaluation is a column of the chart
+    that links to its page (and says which it is on hover); with `points` (a short history) each
+    value is a point too, which links to its evaluation. Data: `evaluations` (evaluation, time), `points` (evaluation, time,
+    run, value) and, with `limits`,
+    `limits` (a check's lower and upper bound: an expected value's band, or a gate's threshold
+    as a line)."""
     x = {"field": "time", "type": "temporal", "title": "evaluation started (UTC)"}
     y = {"field": "value", "type": "quantitative", "title": metric, "scale": {"zero": False}}
-    points = {
+    link = [{"calculate": "'evaluations/' + datum.evaluation + '.html'", "as": "href"}]
+    columns = {
+        "data": {"name": "evaluations"},
+        "transform": link,
+        "mark": {"type": "rule", "strokeWidth": 5, "opacity": 0.001},  # found by the pointer
+        "encoding": {
+            "x": x,
+            "href": {"field": "href", "type": "nominal"},
+            "tooltip": [
+                {"field": "evaluation", "title": "evaluation"},
+                {
+                    "field": "time",
+                    "type": "temporal",
+                    "format": "%Y-%m-%d %H:%M",
+                    "title": "started",
+                },
+            ],
+        },
+    }
+    lines = {  # a line is one mark per run: its points' pages are the columns' links
         "data": {"name": "points"},
-        "transform": [{"calculate": "'evaluations/' + datum.evaluation + '.html'", "as": "href"}],
-        "mark": {"type": "line", "point": {"filled": True, "size": 30}, "strokeWidth": 1.5},
+        "mark": {
+            "type": "line",
+            "strokeWidth": 1.5,
+            **({"point": {"filled": True, "size": 30}} if points else {}),
+        },  # fmt: skip
         "encoding": {
             "x": x,
             "y": y,
             "color": _RUNS,
             "strokeDash": {"field": "run", "type": "nominal", "title": "run"},
-            "href": {"field": "href", "type": "nominal"},
             "tooltip": [
                 {"field": "evaluation", "title": "evaluation"},
                 {"field": "run"},
@@ -68,12 +92,19 @@ def trend(collection: str, metric: str, limits: bool) -> dict[str, Any]:
             "tooltip": [{"field": "check"}, {"field": "low", "format": ".4f", "title": "lowest"}],
         },
     }
-    return _chart(f"{metric} ({collection})", [band, rule, points] if limits else [points])
+    if points:  # a short history: each point links to its evaluation, above the columns
+        lines.update(transform=link)
+        lines["encoding"]["href"] = {"field": "href", "type": "nominal"}
+    # A long history's lines are many: the columns go above them, so that a click anywhere
+    # opens an evaluation (a link on the lines' thousands of points costs the page seconds).
+    drawn = [columns, lines] if points else [lines, columns]
+    return _chart(f"{metric} ({collection})", [*([band, rule] if limits else []), *drawn])
 
 
 def win_loss(collection: str, metric: str) -> dict[str, Any]:
-    """One evaluation against another: each query's difference (new minus old) as a bar, sorted,
-    wins and losses in two colours. Data: `queries` (run, qid, old, new, difference)."""
+    """One evaluation against another: each query's difference (new minus old; a query new to
+    the run counts from 0) as a bar, sorted, wins and losses in two colours. Data: `queries`
+    (run, qid, old, new)."""
     outcome = {
         "field": "outcome",
         "type": "nominal",
@@ -82,7 +113,11 @@ def win_loss(collection: str, metric: str) -> dict[str, Any]:
     }
     bars = {
         "data": {"name": "queries"},
-        "transform": [{"calculate": "datum.run + ' · ' + datum.qid", "as": "query"}],
+        "transform": [
+            {"calculate": "datum.run + ' · ' + datum.qid", "as": "query"},
+            {"calculate": "datum.new - (datum.old || 0)", "as": "difference"},
+            {"calculate": "datum.difference > 0 ? 'better' : 'worse'", "as": "outcome"},
+        ],
         "mark": {"type": "bar"},
         "encoding": {
             "x": {

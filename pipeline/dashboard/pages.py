@@ -35,15 +35,22 @@ class Page:
         self.prefix = "../" * depth
         self.sections: list[str] = []
         self.charts: list[dict[str, Any]] = []
+        self.specs: list[dict[str, Any]] = []  # the charts' specifications, each once
+        self.times: dict[str, str] = {}  # each evaluation's start, for the trends' time axis
         self.choices: dict[str, set[str]] = {"collection": set(), "run": set(), "metric": set()}
 
     def add(self, html: str) -> None:
         self.sections.append(html)
 
     def chart(self, spec: dict, datasets: dict[str, dict], **tags: str) -> None:
-        """A chart drawn by the page's script from `datasets` (compact rows, see `rows`)."""
+        """A chart drawn by the page's script from `datasets` (compact, see `rows` and
+        `series`). Charts that differ only by their title share one specification."""
         chart_id = f"chart-{len(self.charts) + 1}"
-        self.charts.append({"id": chart_id, "spec": spec, "data": datasets})
+        shared = {**spec, "title": None}
+        if shared not in self.specs:
+            self.specs.append(shared)
+        self.charts.append({"id": chart_id, "spec": self.specs.index(shared),
+                            "title": spec["title"], "data": datasets})  # fmt: skip
         tagged = "".join(f' data-{k}="{escape(v)}"' for k, v in tags.items())
         self.add(f'<div class="chart" id="{chart_id}"{tagged}></div>')
 
@@ -56,7 +63,8 @@ class Page:
         payload = {
             "filters": {k: sorted(v) for k, v in self.choices.items()},
             "charts": self.charts,
-            "times": {str(e["id"]): e["started"] for e in data.evaluations},
+            "specs": self.specs,
+            "times": self.times,
         }
         text = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
         return _SKELETON.format(
@@ -106,10 +114,25 @@ def rows(fields: list[str], records: list[tuple], coded: tuple[str, ...] = ()) -
             if name in codes:
                 value = codes[name].setdefault(value, len(codes[name]))
             elif isinstance(value, float):
-                value = None if value != value else round(value, 6)  # charts show 4 decimals
+                value = _shown(value)
             row.append(value)
         out.append(row)
     return {"fields": fields, "dicts": {k: list(v) for k, v in codes.items()}, "rows": out}
+
+
+def _shown(value: float) -> float | None:
+    """A chart's value as its tooltip shows it: 4 decimals, as the tables (trec_eval's format;
+    rounding the binary value first gives the same 4 decimals)."""
+    return None if value != value else round(value, 4)
+
+
+def series(evaluations: list[int], runs: list[str], values: dict[tuple[int, str], float]) -> dict:
+    """A trend's rows in the most compact form: each run's values in evaluation order (null
+    where the run was not evaluated), which the page's script turns into (evaluation, run,
+    value) rows."""
+    by_run = {run: [_shown(values[e, run]) if (e, run) in values else None for e in evaluations]
+              for run in runs}  # fmt: skip
+    return {"evaluations": evaluations, "series": by_run}
 
 
 def _status(evaluation: dict[str, Any]) -> str:
@@ -179,17 +202,24 @@ def _changed_overview(page: Page, data: HistoryData, pair: Pair, collection: str
 
 def _trend(page: Page, data: HistoryData, latest: dict, collection: str, metric: str,
            better: str | None) -> None:  # fmt: skip
-    points = [
-        (e["id"], run, value)
+    values = {
+        (e["id"], run): value
         for e in data.evaluations
         for run, c, m, value, _ in data.aggregates.get(e["id"], [])
         if c == collection and m == metric
-    ]
+    }
+    evaluations = list(dict.fromkeys(e for e, _ in values))
+    runs = list(dict.fromkeys(run for _, run in values))
+    page.times = {str(e["id"]): e["started"] for e in data.evaluations}
     limits = _limits(latest, collection, metric, better)
-    datasets = {"points": rows(["evaluation", "run", "value"], points, coded=("run",))}
+    datasets = {
+        "evaluations": rows(["evaluation"], [(e,) for e in evaluations]),
+        "points": series(evaluations, runs, values),
+    }
     if limits:
         datasets["limits"] = rows(["check", "run", "low", "high"], limits)
-    page.chart(charts.trend(collection, metric, bool(limits)), datasets,
+    shown = charts.trend(collection, metric, bool(limits), points=len(data.evaluations) <= 60)
+    page.chart(shown, datasets,
                collection=collection, metric=metric)  # fmt: skip
 
 
@@ -298,15 +328,13 @@ def _win_loss(page: Page, pair: Pair) -> None:
              "the filter above chooses (blue: better, orange: worse), sorted.</p>")  # fmt: skip
     page.add("<div class='charts'>")
     for collection, metric in dict.fromkeys((q[0], q[2]) for q in pair.queries):
-        records = [(r, qid, a, b, b - (a or 0.0), "better" if b > (a or 0.0) else "worse")
-                   for c, r, m, qid, a, b in pair.queries if c == collection and m == metric]  # fmt: skip
-        fields = ["run", "qid", "old", "new", "difference", "outcome"]
+        records = [(r, qid, a, b) for c, r, m, qid, a, b in pair.queries
+                   if c == collection and m == metric]  # fmt: skip
+        fields = ["run", "qid", "old", "new"]
         page.chart(charts.win_loss(collection, metric),
-                   {"queries": rows(fields, records, coded=("run",))},
+                   {"queries": rows(fields, records, coded=("run", "qid"))},
                    collection=collection, metric=metric)  # fmt: skip
-    page.add(
-        "</div><h3>The queries that changed most</h3>" + query_changes_table(pair.queries, 200)
-    )
+    page.add("</div><h3>The queries that changed most</h3>" + query_changes_table(pair.queries, 50))
 
 
 def _curves(page: Page, data: HistoryData, evaluation: dict) -> None:

@@ -1,6 +1,7 @@
 """The dashboard's HTML tables: every value escaped, every row and cell tagged with its run,
 metric and collection (the page's filters hide the others), every header sortable by the page's
-script (a cell's `data-sort` holds its number)."""
+script. A table's size matters (a history's every evaluation has a page): a metric's column is
+tagged on its header alone, and a cell holds a sort key only where its text does not give one."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ __all__ = ["Cell", "attrs", "link", "number", "table", "text"]
 
 
 class Cell:
-    """A table cell: what it shows (HTML, already escaped), how it sorts, its tags."""
+    """A table cell: what it shows (HTML, already escaped), how it sorts when its text does not
+    say (the page's script sorts by the number a cell shows, else by its text), its tags."""
 
     def __init__(self, html: str, sort: float | str | None = None, **tags: str) -> None:
         self.html, self.sort, self.tags = html, sort, tags
@@ -35,10 +37,10 @@ def link(href: str, text: str) -> str:
 
 
 def number(value: float | None, **tags: str) -> Cell:
-    """A value as trec_eval prints it (4 decimals), sorting by the value itself."""
+    """A value as trec_eval prints it (4 decimals), which the page's script sorts by."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return Cell("–", None, **tags)
-    return Cell(escape(format_value(value)), value, **tags)
+    return Cell(escape(format_value(value)), None, **tags)
 
 
 def text(value: Any, **tags: str) -> Cell:

@@ -64,13 +64,13 @@ def results_table(
         cells = [text(run)]
         for metric in metrics:
             row = values.get((run, metric))
-            cell = number(row[3] if row else None, metric=metric)
+            cell = number(row[3] if row else None)
             cell.html += ("*" if (run, metric) in best else "") + escape(
                 marks.get((run, metric), "")
             )
             cells.append(cell)
         queries = max((values[run, m][4] or 0 for m in metrics if (run, m) in values), default=0)
-        cells.append(Cell(str(queries), queries))
+        cells.append(Cell(str(queries)))
         body.append((cells, {"run": run, "collection": collection}))
     headers = ["run", *((m, {"metric": m}) for m in metrics), "queries"]
     return table(headers, body, kind="results")
@@ -87,24 +87,44 @@ def legend(evaluation: dict[str, Any]) -> str:
     return "".join(f"<p class='legend'>{escape(line)}</p>" for line in lines)
 
 
+_ORDER = {"failed": 0, "skipped": 1, "passed": 2}
+
+
 def checks_section(evaluation: dict[str, Any]) -> str:
-    """The expected values and gates as `irpipe run` decided them: failed first."""
+    """The expected values and gates as `irpipe run` decided them: each failed or skipped check
+    run by run, first, with its message; then each check that passed for every run it covers,
+    in one line (the runs it passed for are counted)."""
     checks = evaluation["provenance"].get("checks")
     if checks is None:
         return "<p class='muted'>No checks recorded with this evaluation.</p>"
-    order = {"failed": 0, "skipped": 1, "passed": 2}
-    rows = []
-    for c in sorted(checks, key=lambda c: order.get(c["status"], 3)):
-        status = Cell(f"<span class='status {escape(c['status'])}'>{escape(c['status'])}</span>",
-                      order.get(c["status"], 3))  # fmt: skip
-        cells = [status, text(c["key"]), text(c["run"]), text(c["metric"]), text(c["against"]),
-                 number(c["reference"]), number(c["new"]), number(c["difference"]),
-                 number(c["limit"]), text(c["message"])]  # fmt: skip
-        rows.append((cells, {"run": c["run"], "metric": c["metric"],
-                             "collection": c["collection"]}))  # fmt: skip
+    failing = {(c["key"], c["metric"]) for c in checks if c["status"] != "passed"}
+    rows = [_check_row(c, c["run"], c["message"]) for c in sorted(checks, key=_order)
+            if c["status"] != "passed" or (c["key"], c["metric"]) in failing]  # fmt: skip
+    passed: dict[tuple[str, str], list[dict]] = {}
+    for c in checks:
+        if (c["key"], c["metric"]) not in failing:
+            passed.setdefault((c["key"], c["metric"]), []).append(c)
+    for group in passed.values():
+        runs = group[0]["run"] if len(group) == 1 else f"all {len(group)} runs"
+        rows.append(_check_row(group[0], runs, "", single=len(group) == 1))
     headers = ["status", "check", "run", "metric", "against", "reference", "value",
                "difference", "limit", "message"]  # fmt: skip
     return table(headers, rows, kind="checks")
+
+
+def _order(check: dict[str, Any]) -> int:
+    return _ORDER.get(check["status"], 3)
+
+
+def _check_row(c: dict[str, Any], runs: str, message: str, single: bool = True) -> tuple:
+    """One check's row; a check summarized over several runs shows no run's numbers."""
+    status = Cell(f"<span class='status {escape(c['status'])}'>{escape(c['status'])}</span>",
+                  _order(c))  # fmt: skip
+    numbers = [c["reference"], c["new"], c["difference"]] if single else [None, None, None]
+    cells = [status, text(c["key"]), text(runs), text(c["metric"]), text(c["against"]),
+             *map(number, numbers), number(c["limit"]), text(message)]  # fmt: skip
+    tags = {"run": c["run"] if single else "", "metric": c["metric"], "collection": c["collection"]}
+    return cells, tags
 
 
 def reasons_list(reasons: list[dict[str, Any]]) -> str:
@@ -154,7 +174,7 @@ def _difference(old: float | None, new: float | None) -> Cell:
         return Cell("–")
     delta = new - old
     kind = "up" if delta > 0 else "down" if delta < 0 else ""
-    return Cell(f"<span class='{kind}'>{delta:+.4f}</span>", delta)
+    return Cell(f"<span class={kind}>{delta:+.4f}</span>" if kind else f"{delta:+.4f}")
 
 
 def query_changes_table(queries: list[tuple], limit: int | None = None) -> str:
@@ -183,10 +203,10 @@ def provenance_section(evaluation: dict[str, Any]) -> str:
         (f"plugin: {name}", value) for name, value in sorted(versions.get("plugins", {}).items())
     ]
     facts += [(f"setting: {name}", value) for name, value in sorted(p.get("settings", {}).items())]
-    rows = [([text(name), Cell(f"<code>{escape(str(value))}</code>")], {}) for name, value in facts]
+    rows = [([text(name), text(value)], {}) for name, value in facts]
     inputs = [
         ([text(i.get("role")), text(i.get("name")), text(i.get("path")),
-          Cell(f"{i.get('size', 0):,}", i.get("size")), Cell(f"<code>{escape(str(i.get('digest')))}</code>")],
+          Cell(f"{i.get('size', 0):,}"), text(i.get("digest"))],
          {"collection": i.get("name") if i.get("role") == "qrels" else "",
           "run": i.get("name") if i.get("role") == "run" else ""})
         for i in p.get("inputs", [])

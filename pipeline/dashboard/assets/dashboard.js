@@ -7,19 +7,35 @@
   const KEYS = ["collection", "run", "metric"];
   const chosen = { collection: "", run: "", metric: "" };
 
+  // A trend's series (each run's values in evaluation order) as (evaluation, run, value) rows.
+  function fromSeries(compact) {
+    const found = [];
+    Object.keys(compact.series).forEach(function (run) {
+      compact.series[run].forEach(function (value, i) {
+        if (value !== null) {
+          found.push({ evaluation: compact.evaluations[i], run: run, value: value });
+        }
+      });
+    });
+    return found;
+  }
+
   // A chart's compact rows as records: coded fields looked up, each evaluation's time added.
   function records(compact) {
-    return compact.rows.map(function (row) {
+    const rows = compact.series ? fromSeries(compact) : compact.rows.map(function (row) {
       const record = {};
       compact.fields.forEach(function (name, i) {
         const codes = compact.dicts[name];
         record[name] = codes ? codes[row[i]] : row[i];
       });
-      if (record.evaluation !== undefined) {
-        record.time = page.times[String(record.evaluation)];
-      }
       return record;
     });
+    rows.forEach(function (record) {
+      if (record.evaluation !== undefined) {  // milliseconds: Vega parses no dates then
+        record.time = Date.parse(page.times[String(record.evaluation)]);
+      }
+    });
+    return rows;
   }
 
   function matches(tags) {
@@ -28,12 +44,28 @@
     });
   }
 
+  function tagsOf(element) {
+    const tags = {};
+    KEYS.forEach(function (k) { tags[k] = element.dataset[k]; });
+    return tags;
+  }
+
+  // Rows, sections and charts carry their own tags; a metric's column is tagged on its header.
   function applyToElements() {
-    KEYS.forEach(function (key) {
-      document.querySelectorAll("[data-" + key + "]").forEach(function (element) {
-        const tags = {};
-        KEYS.forEach(function (k) { tags[k] = element.dataset[k]; });
-        element.classList.toggle("filtered-out", !matches(tags));
+    const tagged = "[data-collection], [data-run], [data-metric]";
+    document.querySelectorAll(tagged).forEach(function (element) {
+      element.classList.toggle("filtered-out", !matches(tagsOf(element)));
+    });
+    document.querySelectorAll("table").forEach(function (table) {
+      table.querySelectorAll("thead th").forEach(function (header, column) {
+        if (header.dataset.metric === undefined) {
+          return;
+        }
+        const out = header.classList.contains("filtered-out");
+        table.querySelectorAll("tbody tr").forEach(function (row) {
+          const cell = row.children[column];
+          if (cell) { cell.classList.toggle("filtered-out", out); }
+        });
       });
     });
   }
@@ -44,12 +76,19 @@
       if (element.classList.contains("filtered-out")) {
         continue;
       }
-      const spec = JSON.parse(JSON.stringify(chart.spec));
+      const spec = JSON.parse(JSON.stringify(page.specs[chart.spec]));
+      spec.title = chart.title;
+      // The chart's width is its box's now (a phone's or a wide screen's): Vega then lays it
+      // out once, where "container" would measure and draw it again.
+      spec.width = Math.max(200, element.clientWidth);
+      spec.autosize = { type: "fit-x", contains: "padding" };
       spec.datasets = {};
       Object.keys(chart.data).forEach(function (name) {
         spec.datasets[name] = records(chart.data[name]).filter(matches);
       });
-      await window.vegaEmbed(element, spec, { actions: false, renderer: "svg" });
+      // SVG where it stays light; a canvas for a long history's thousands of points.
+      const points = Object.values(spec.datasets).reduce(function (n, rows) { return n + rows.length; }, 0);
+      await window.vegaEmbed(element, spec, { actions: false, renderer: points > 2000 ? "canvas" : "svg" });
     }
   }
 
@@ -76,13 +115,20 @@
     });
   }
 
+  // A cell's sort key: its data-sort, else the number it shows (4 decimals, a count, an id
+  // such as #12, marks and signs around it), else its text.
+  const NUMBER = /^[#▲▼ ]*([+-]?[0-9][0-9,]*(\.[0-9]+)?(e[+-]?[0-9]+)?)[*†‡]*$/i;
   function cellValue(row, column) {
     const cell = row.children[column];
     if (!cell) {
       return "";
     }
     const sort = cell.dataset.sort;
-    return sort !== undefined && sort !== "" && !isNaN(Number(sort)) ? Number(sort) : cell.textContent;
+    if (sort !== undefined && sort !== "" && !isNaN(Number(sort))) {
+      return Number(sort);
+    }
+    const found = NUMBER.exec(cell.textContent.trim());
+    return found ? Number(found[1].replace(/,/g, "")) : cell.textContent;
   }
 
   function sortable(table) {
