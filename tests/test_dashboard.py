@@ -97,6 +97,18 @@ class Opened:
         if message.type in ("error", "warning"):
             self.problems.append(f"{message.type} {message.text}")
 
+    def draw_all(self) -> None:
+        """Scroll to each chart the filters leave, and wait until it is drawn (a chart is
+        drawn when it comes near the screen)."""
+        self.page.wait_for_selector("body[data-ready=true]")
+        for chart in self.page.locator(".chart:not(.filtered-out)").all():
+            chart.scroll_into_view_if_needed()
+            chart.locator("svg, canvas").first.wait_for(timeout=30_000)
+        self.page.wait_for_function(
+            "Array.from(document.querySelectorAll('.chart:not(.filtered-out)'))"
+            ".every(c => c.dataset.drawn === 'true')"
+        )
+
     def cells(self, selector: str) -> list[list[str]]:
         return self.page.eval_on_selector_all(
             f"{selector} tbody tr:not(.filtered-out)",
@@ -126,9 +138,10 @@ def test_every_page_loads_offline_with_no_console_error(site, browser):
     assert len(pages) == 1 + 4 + 1
     for path in pages:
         opened = Opened(browser, path)
+        opened.draw_all()
         assert opened.problems == [], path
         assert all(url.startswith("file://") for url in opened.requests), opened.requests
-        drawn = opened.page.locator(".chart svg").count()
+        drawn = opened.page.locator(".chart svg, .chart canvas").count()
         assert drawn == opened.page.locator(".chart").count(), path
         opened.close()
         if path.name in ("index.html", "2.html", "3.html") or path.name.startswith("compare"):
@@ -193,14 +206,14 @@ def test_tables_sort_by_any_column(site, browser):
 def test_filters_choose_the_run_and_metric_of_tables_and_charts(site, browser):
     opened = Opened(browser, site / "index.html")
     opened.page.select_option("select[name=run]", "run2")
-    opened.page.wait_for_selector("body[data-ready=true]")
+    opened.draw_all()
     assert [row[0] for row in opened.cells("table.results")] == ["run2"]
     legends = opened.page.eval_on_selector_all(
         ".chart:not(.filtered-out) .role-legend-label text", "ts => ts.map(t => t.textContent)"
     )
     assert legends and set(legends) == {"run2"}
     opened.page.select_option("select[name=metric]", "P@10")
-    opened.page.wait_for_selector("body[data-ready=true]")
+    opened.draw_all()
     assert opened.page.locator(".chart:not(.filtered-out)").count() == 1
     visible = opened.page.eval_on_selector_all(
         "table.results th:not(.filtered-out)", "hs => hs.map(h => h.textContent)"
@@ -211,6 +224,7 @@ def test_filters_choose_the_run_and_metric_of_tables_and_charts(site, browser):
 
 def test_trend_points_link_to_their_evaluations(site, browser):
     opened = Opened(browser, site / "index.html")
+    opened.draw_all()
     point = opened.page.locator(".chart svg .mark-symbol path").first
     point.scroll_into_view_if_needed()
     box = point.bounding_box()
@@ -233,7 +247,7 @@ def test_an_evaluation_shows_each_changed_query_against_the_previous(site, histo
     opened = Opened(browser, site / "evaluations" / "2.html")
     opened.page.select_option("select[name=run]", "")  # every run, every metric
     opened.page.select_option("select[name=metric]", "")
-    opened.page.wait_for_selector("body[data-ready=true]")
+    opened.draw_all()
     shown = opened.cells("table.queries")
     assert len(shown) == min(changed, 50)  # the 50 largest changes
     changes = [abs(float(row[-1])) for row in shown]
@@ -249,14 +263,13 @@ def test_screenshots_are_not_blank_and_phones_need_no_sideways_scroll(site, brow
     from PIL import Image
 
     opened = Opened(browser, site / "index.html")
+    opened.draw_all()
     picture = Image.open(io.BytesIO(opened.page.screenshot(full_page=True))).convert("RGB")
     colours = picture.getcolors(maxcolors=1 << 20)
     assert len(colours) > 50
     assert (
         sum(n for n, c in colours if c != (255, 255, 255)) > 0.05 * picture.width * picture.height
     )
-    if os.environ.get("IRPIPE_DASHBOARD_SCREENSHOT"):  # the README's picture
-        picture.save(os.environ["IRPIPE_DASHBOARD_SCREENSHOT"])
     opened.close()
     phone = Opened(browser, site / "evaluations" / "3.html", width=390)
     assert phone.page.evaluate("document.documentElement.scrollWidth") <= 390
@@ -337,4 +350,29 @@ def test_run_writes_the_dashboard_its_spec_asks_for(tmp_path, browser):
     opened = Opened(browser, tmp_path / "site" / "index.html")
     assert opened.page.locator(".lead .status.failed").inner_text() == "1 of 1 checks failed"
     assert opened.cells("table.checks")[0][:4] == ["failed", "expect.0", "run0", "AP"]
+    opened.close()
+
+
+def test_the_readme_s_nightly_example_has_its_dashboard(tmp_path, browser):
+    """configs/nightly.yaml, three nights, the dense run changed on the third: the dashboard of
+    its history, which the README shows (IRPIPE_DASHBOARD_SCREENSHOT=PATH writes the picture)."""
+    root = tmp_path / "eval"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "configs", root)
+    (root / "results").mkdir(exist_ok=True)
+    for night in range(3):
+        if night == 2:  # a retrained dense ranker: its first 40 lines gone
+            dense = root / "data" / "dense.trec"
+            dense.write_text("".join(dense.read_text().splitlines(keepends=True)[40:]))
+        done = irpipe("run", "nightly.yaml", "--quiet", cwd=root)
+        assert done.returncode in (0, 5), done.stderr
+    done = irpipe("dashboard", "results/history.duckdb", "--out", "results/site", cwd=root)
+    assert done.returncode == 0, done.stderr
+    opened = Opened(browser, root / "results" / "site" / "index.html")
+    opened.draw_all()
+    assert opened.problems == []
+    assert [row[0] for row in opened.cells("table.evaluations")] == ["#3", "#2", "#1"]
+    assert opened.page.locator("table.queries tbody tr").count() > 0  # what changed last night
+    if os.environ.get("IRPIPE_DASHBOARD_SCREENSHOT"):
+        opened.page.evaluate("window.scrollTo(0, 0)")
+        opened.page.screenshot(path=os.environ["IRPIPE_DASHBOARD_SCREENSHOT"])
     opened.close()

@@ -70,25 +70,64 @@
     });
   }
 
-  async function drawCharts() {
-    for (const chart of page.charts) {
-      const element = document.getElementById(chart.id);
-      if (element.classList.contains("filtered-out")) {
-        continue;
+  async function draw(chart) {
+    const element = document.getElementById(chart.id);
+    const spec = JSON.parse(JSON.stringify(page.specs[chart.spec]));
+    spec.title = chart.title;
+    // The chart's width is its box's now (a phone's or a wide screen's): Vega then lays it
+    // out once, where "container" would measure and draw it again.
+    spec.width = Math.max(200, element.clientWidth);
+    spec.autosize = { type: "fit-x", contains: "padding" };
+    spec.datasets = {};
+    Object.keys(chart.data).forEach(function (name) {
+      spec.datasets[name] = records(chart.data[name]).filter(matches);
+    });
+    // SVG where it stays light; a canvas for a long history's thousands of points.
+    const points = Object.values(spec.datasets).reduce(function (n, rows) { return n + rows.length; }, 0);
+    await window.vegaEmbed(element, spec, { actions: false, renderer: points > 2000 ? "canvas" : "svg" });
+    element.dataset.drawn = "true";
+  }
+
+  // A chart is drawn when it comes near the screen: a long history's page is ready once what
+  // is on screen is drawn, and each chart further down takes its turn as it is scrolled to.
+  const SCREEN = 300;  // pixels beyond the screen's edges that count as near it
+  const waiting = new Map();
+  const observer = new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      if (entry.isIntersecting && waiting.has(entry.target.id)) {
+        const chart = waiting.get(entry.target.id);
+        waiting.delete(entry.target.id);
+        observer.unobserve(entry.target);
+        queue = queue.then(function () { return draw(chart); });
       }
-      const spec = JSON.parse(JSON.stringify(page.specs[chart.spec]));
-      spec.title = chart.title;
-      // The chart's width is its box's now (a phone's or a wide screen's): Vega then lays it
-      // out once, where "container" would measure and draw it again.
-      spec.width = Math.max(200, element.clientWidth);
-      spec.autosize = { type: "fit-x", contains: "padding" };
-      spec.datasets = {};
-      Object.keys(chart.data).forEach(function (name) {
-        spec.datasets[name] = records(chart.data[name]).filter(matches);
-      });
-      // SVG where it stays light; a canvas for a long history's thousands of points.
-      const points = Object.values(spec.datasets).reduce(function (n, rows) { return n + rows.length; }, 0);
-      await window.vegaEmbed(element, spec, { actions: false, renderer: points > 2000 ? "canvas" : "svg" });
+    });
+  }, { rootMargin: SCREEN + "px" });
+  let queue = Promise.resolve();
+
+  function onScreen(element) {
+    const box = element.getBoundingClientRect();
+    return box.bottom > -SCREEN && box.top < window.innerHeight + SCREEN;
+  }
+
+  async function drawCharts() {
+    const now = [];
+    page.charts.forEach(function (chart) {
+      const element = document.getElementById(chart.id);
+      element.dataset.drawn = "false";
+      if (element.classList.contains("filtered-out")) {
+        return;
+      }
+      if (onScreen(element)) {
+        now.push(chart);
+      } else if (!waiting.has(chart.id)) {
+        waiting.set(chart.id, chart);
+        observer.observe(element);
+      } else {
+        waiting.set(chart.id, chart);
+      }
+    });
+    for (const chart of now) {
+      await draw(chart);
     }
   }
 

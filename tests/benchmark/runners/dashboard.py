@@ -3,7 +3,8 @@
     dashboard.py history DIR        a history of 365 nightly evaluations in DIR/history.duckdb
                                     (once: kept while DIR/complete says the same shape)
     dashboard.py ready SITE CALLS   open SITE/index.html in headless Chromium (Playwright) and
-                                    append to CALLS the seconds until its charts are drawn
+                                    append to CALLS the seconds until it is ready (what is on
+                                    screen drawn), and until every chart is (scrolled to)
 
 The history: 20 runs × 50 queries × 100 documents, 10 metrics, an expected value and a gate;
 each night two runs are new versions (a ranker retrained), the other 18 are unchanged and their
@@ -59,7 +60,7 @@ def history(root: Path) -> None:
         "runs": {f"run{r:02}": {"path": f"run{r:02}.txt", "collection": "c"} for r in range(RUNS)},
         "metrics": METRICS,
         "history": "history.duckdb",
-        "expect": [{"run": "run00", "metric": "AP", "value": 0.3, "tolerance": 0.05}],
+        "expect": [{"run": "run00", "metric": "AP", "value": 0.13, "tolerance": 0.01}],
         "gates": [{"metric": "nDCG@10", "max_drop": 0.02, "against": "previous"}],
     }
     (root / "nightly.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
@@ -86,18 +87,24 @@ def _one_day_apart(path: Path) -> None:
 
 
 def ready(site: Path, calls: Path) -> None:
+    """Seconds until the page is ready (what is on screen drawn), then until every chart is
+    drawn too, scrolled to one after another."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         started = time.perf_counter()
-        page.goto((site / "index.html").as_uri())
+        page.goto((site / "index.html").absolute().as_uri())
         page.wait_for_selector("body[data-ready=true]", timeout=120_000)
         seconds = time.perf_counter() - started
+        for chart in page.locator(".chart").all():
+            chart.scroll_into_view_if_needed()
+            chart.locator("canvas, svg").first.wait_for(timeout=120_000)
+        every = time.perf_counter() - started
         browser.close()
     with calls.open("a") as out:
-        out.write(f"{seconds:.4f}\n")
+        out.write(f"{seconds:.4f} {every:.4f}\n")
 
 
 if __name__ == "__main__":
