@@ -376,3 +376,28 @@ def test_the_readme_s_nightly_example_has_its_dashboard(tmp_path, browser):
         opened.page.evaluate("window.scrollTo(0, 0)")
         opened.page.screenshot(path=os.environ["IRPIPE_DASHBOARD_SCREENSHOT"])
     opened.close()
+
+
+@pytest.mark.parametrize("command", ["run", "dashboard"])
+def test_without_the_extra_each_door_says_what_to_install(tmp_path, command):
+    """irpipe alone (vl-convert hidden): a spec's history.dashboard is refused before any data
+    is read, and `irpipe dashboard` says what to install; neither writes anything."""
+    data = generate(3, queries=5, runs=1)
+    spec = collection_spec(
+        tmp_path, data, ["AP"], history={"path": "h.duckdb", "dashboard": "site"}
+    )
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    (tmp_path / "hide").mkdir()
+    (tmp_path / "hide" / "sitecustomize.py").write_text(
+        "import sys\nclass Without:\n    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.partition('.')[0] == 'vl_convert':\n"
+        "            raise ModuleNotFoundError(name, name=name)\nsys.meta_path.insert(0, Without())\n"
+    )
+    args = ["run", "spec.yaml"] if command == "run" else ["dashboard", "h.duckdb", "--out", "site"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", *args], capture_output=True, text=True, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path / "hide")},
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "pip install 'irpipe[dashboard]'" in done.stderr
+    assert not (tmp_path / "site").exists() and not (tmp_path / "h.duckdb").exists()

@@ -1,8 +1,9 @@
 """The dashboard: a static site of a history's evaluations (`irpipe dashboard HISTORY --out
 DIR`, or `history: {dashboard: DIR}` in a spec), opened from the file system or any static host,
-with nothing fetched at view time. `data` reads the history; `pages`, `views` and `tables` make
-the HTML; `charts` are Vega-Lite specifications that the pages' script (`assets/dashboard.js`)
-draws with the Vega bundle of vl-convert (the `dashboard` extra), written beside the pages.
+with nothing fetched at view time. `data` reads the history; `index` and `evaluation` are the
+pages, made of `page`, `views` and `tables`; `charts` are Vega-Lite specifications that the
+pages' script (`assets/dashboard.js`) draws with the Vega bundle of vl-convert (the `dashboard`
+extra), written beside the pages; `site` writes them all.
 
 Imports: the history (read-only), the measures (each metric's better direction), the foundation;
 vl-convert for the bundle.

@@ -10,7 +10,8 @@ from importlib import resources
 from pathlib import Path
 
 from pipeline.dashboard.data import HistoryData
-from pipeline.dashboard.pages import comparison_page, evaluation_page, index_page
+from pipeline.dashboard.evaluation import comparison_page, evaluation_page
+from pipeline.dashboard.index import index_page
 from pipeline.dashboard.views import directions
 from pipeline.errors import SpecError
 

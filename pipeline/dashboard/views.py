@@ -6,14 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from html import escape
+from pathlib import PurePath
 from typing import Any
 
 from pipeline.dashboard.tables import Cell, link, number, table, text
 
 __all__ = [
     "aggregate_changes",
+    "aggregate_changes_table",
     "checks_section",
     "directions",
+    "legend",
     "provenance_section",
     "query_changes_table",
     "reasons_list",
@@ -190,7 +193,8 @@ def query_changes_table(queries: list[tuple], limit: int | None = None) -> str:
 
 
 def provenance_section(evaluation: dict[str, Any]) -> str:
-    """Where the numbers came from: spec, inputs with sizes and digests, versions, settings."""
+    """Where the numbers came from: spec, inputs with sizes and digests (a path inside the
+    spec's directory is shown from it), versions, settings."""
     p = evaluation["provenance"]
     facts = [("spec", p.get("spec")), ("spec sha256", p.get("spec_sha256")),
              ("spec digest (canonical)", p.get("spec_canonical")), ("host", evaluation["host"]),
@@ -204,17 +208,15 @@ def provenance_section(evaluation: dict[str, Any]) -> str:
     ]
     facts += [(f"setting: {name}", value) for name, value in sorted(p.get("settings", {}).items())]
     rows = [([text(name), text(value)], {}) for name, value in facts]
+    spec_directory = str(PurePath(p.get("spec") or "").parent) + "/"
     inputs = [
-        ([text(i.get("role")), text(i.get("name")), text(i.get("path")),
+        ([text(i.get("role")), text(i.get("name")),
+          text(str(i.get("path")).removeprefix(spec_directory)),
           Cell(f"{i.get('size', 0):,}"), text(i.get("digest"))],
          {"collection": i.get("name") if i.get("role") == "qrels" else "",
           "run": i.get("name") if i.get("role") == "run" else ""})
         for i in p.get("inputs", [])
     ]  # fmt: skip
-    return table(["fact", "value"], rows, kind="facts") + table(
-        ["role", "name", "path", "bytes", "digest"], inputs, kind="inputs"
-    )
+    headers = ["role", "name", "path (from the spec's directory)", "bytes", "digest"]
+    return table(["fact", "value"], rows, kind="facts") + table(headers, inputs, kind="inputs")
 
-
-def evaluation_link(evaluation_id: int, prefix: str = "") -> str:
-    return link(f"{prefix}evaluations/{evaluation_id}.html", f"#{evaluation_id}")

@@ -214,7 +214,11 @@ def _check_dashboard(loaded: LoadedSpec) -> None:
     """A dashboard to write after the evaluation needs its extra: said before any data is read."""
     from importlib.util import find_spec
 
-    if loaded.spec.history.dashboard is not None and find_spec("vl_convert") is None:
+    try:
+        missing = find_spec("vl_convert") is None
+    except ImportError:  # a finder that refuses it
+        missing = True
+    if loaded.spec.history.dashboard is not None and missing:
         raise SpecError(
             f"{loaded.where('history', 'dashboard')}: writing the dashboard needs the dashboard "
             "extra: pip install 'irpipe[dashboard]'"
