@@ -79,6 +79,8 @@ class EvaluationPlan:
             *(f"pool {_shown(pool.manifest())}" for pool in self.pools),
             *(f"output {job.path} ({job.level}) <- table {job.table}" for job in self.outputs),
             f"history: {self.history.path if self.history else None}",
+            *([f"dashboard: {self.history.dashboard}"] if self.history and self.history.dashboard
+              else []),
         ]  # fmt: skip
 
 
