@@ -18,6 +18,7 @@ from pydantic_core import PydanticCustomError
 
 __all__ = [
     "StrictModel",
+    "at_key",
     "did_you_mean",
     "resolve_path",
     "string_or_mapping",
@@ -73,3 +74,9 @@ def did_you_mean(word: str, options: list[str]) -> str:
     """A "did you mean 'x'? " hint, or an empty string when nothing is close."""
     close = difflib.get_close_matches(word, options, n=1)
     return f"did you mean '{close[0]}'? " if close else ""
+
+
+def at_key(loc: tuple, message: str) -> PydanticCustomError:
+    """An error of the whole spec that is about one key (`loc`): the loader names that key's
+    line (a model validator's own errors have no location)."""
+    return PydanticCustomError("at_key", "{message}", {"loc": loc, "message": message})

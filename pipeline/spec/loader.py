@@ -217,6 +217,8 @@ def _first_error(exc: ValidationError, loaded: LoadedSpec) -> str:
         loc = tuple(error["loc"])
         if error["type"] == "unknown_key":
             loc = (*loc, error["ctx"]["key"])
+        if error["type"] == "at_key":
+            loc = tuple(error["ctx"]["loc"])
         messages.append(f"{loaded.where(*loc)}: {_message(error)}")
     return "\n".join(dict.fromkeys(messages))
 

@@ -9,8 +9,11 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     PlainValidator,
+    PrivateAttr,
+    Tag,
     ValidationInfo,
     WithJsonSchema,
     field_validator,
@@ -21,6 +24,7 @@ from pydantic_core import PydanticCustomError
 from pipeline.spec.base import StrictModel, resolve_path, string_or_mapping
 from pipeline.spec.checks import Expect, Gate
 from pipeline.spec.compare import Compare
+from pipeline.spec.fusion import FusedRun, resolved_fusions
 from pipeline.spec.history import History
 from pipeline.spec.outputs import Output
 from pipeline.spec.pools import Pool
@@ -30,6 +34,7 @@ __all__ = [
     "Collection",
     "Compare",
     "Expect",
+    "FusedRun",
     "Gate",
     "History",
     "MetricItem",
@@ -181,6 +186,12 @@ class MetricItem(BaseModel):
         return dict(self.model_extra or {})
 
 
+def _run_kind(value: Any) -> str:
+    """A run is fused when it says `fuse:`; else it is read from its `path`."""
+    fused = isinstance(value, FusedRun) or (isinstance(value, dict) and "fuse" in value)
+    return "fused" if fused else "file"
+
+
 class Spec(StrictModel):
     """The whole spec: collections, runs, settings, metrics, outputs, comparisons, checks and
     pools."""
@@ -188,9 +199,16 @@ class Spec(StrictModel):
     collections: dict[str, Collection] = Field(
         min_length=1, description="test collections by name: qrels and optional size"
     )
-    runs: dict[str, Run] = Field(
+    runs: dict[
+        str,
+        Annotated[
+            Annotated[Run, Tag("file")] | Annotated[FusedRun, Tag("fused")],
+            Discriminator(_run_kind),
+        ],
+    ] = Field(
         min_length=1,
-        description="runs by name; a path may be a glob pattern: one run per file, <name>/<stem>",
+        description="runs by name: a file (a path may be a glob pattern: one run per file, "
+        "<name>/<stem>), or a fusion of other runs (`fuse:`)",
     )
     settings: Settings = Field(Settings(), description="evaluation semantics (all optional)")
     metrics: list[MetricItem] = Field(
@@ -216,12 +234,26 @@ class Spec(StrictModel):
     spark: SparkSection | None = Field(
         None, description="where the spark engine runs: master URL and Spark configuration"
     )
+    _fused_inputs: dict[str, list[tuple[str, float]]] = PrivateAttr(default_factory=dict)
 
     @field_validator("compare", mode="before")
     @classmethod
     def _bare_compare(cls, value: Any) -> Any:
         # A bare `compare:` line reads as null in YAML; it asks for comparisons with the defaults.
         return {} if value is None else value
+
+    @model_validator(mode="after")
+    def _fusions(self) -> Spec:
+        self._fused_inputs = resolved_fusions(self.runs)
+        return self
+
+    def fused_inputs(self) -> dict[str, list[tuple[str, float]]]:
+        """Each fused run's inputs: (run name, weight), in spec order."""
+        return self._fused_inputs
+
+    def file_runs(self) -> dict[str, Run]:
+        """The runs read from files (or tables), by name: every run but the fused ones."""
+        return {name: run for name, run in self.runs.items() if isinstance(run, Run)}
 
 
 class SparkSection(StrictModel):

@@ -1,0 +1,121 @@
+"""A fused run in a spec: `runs: {hybrid: {fuse: [bm25, dense], method: rrf, k: 60}}` or
+`{fuse: {bm25: 0.3, dense: 0.7}, method: wsum, norm: min-max, depth: 1000}`. It is evaluated,
+compared and recorded like a run read from a file; its rows are computed from its inputs' rows
+(`pipeline.plan.fusion`). `resolved_fusions` checks the inputs against the spec's runs.
+"""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from pipeline.spec.base import StrictModel, at_key
+
+__all__ = ["FUSION_METHODS", "NORMALIZATIONS", "FusedRun", "resolved_fusions"]
+
+#: each method, and whether its formula reads the inputs' scores (else their ranks)
+FUSION_METHODS = {
+    "rrf": False, "isr": False, "log_isr": False, "borda": False, "condorcet": False,
+    "combsum": True, "combmnz": True, "combanz": True, "combmax": True, "combmin": True,
+    "combmed": True, "wsum": True, "wmnz": True,
+}  # fmt: skip
+#: the methods that take a weight for each input
+WEIGHTED = ("rrf", "wsum", "wmnz")
+NORMALIZATIONS = ("none", "min-max", "max", "sum", "z-score", "rank", "borda")
+
+
+class FusedRun(StrictModel):
+    """A run fused from other runs of the spec (of one collection)."""
+
+    fuse: list[str] | dict[str, float] = Field(
+        min_length=1,
+        description="the runs fused: names or glob patterns of the spec's runs, or a mapping of "
+        "names to weights (rrf, wsum, wmnz)",
+    )
+    method: Literal[tuple(FUSION_METHODS)] = Field(  # type: ignore[valid-type]
+        "rrf", description="how the inputs' documents are combined (README: Fusing runs)"
+    )
+    norm: Literal[NORMALIZATIONS] | None = Field(  # type: ignore[valid-type]
+        None,
+        description="how each input's scores are normalized per query first (default: min-max "
+        "for the score methods, none for the rank methods)",
+    )
+    k: int = Field(60, ge=0, description="rrf: the constant added to each rank")
+    depth: int | None = Field(
+        None, ge=1, description="only each input's first `depth` documents of a query are fused"
+    )
+    collection: str | None = Field(
+        None, description="the collection (default: its inputs'; they must share one)"
+    )
+
+    @field_validator("fuse")
+    @classmethod
+    def _weights(cls, value: Any) -> Any:
+        if isinstance(value, dict) and any(w < 0 for w in value.values()):
+            raise ValueError("weights must be 0 or more")
+        return value
+
+    @property
+    def normalization(self) -> str:
+        """The normalization applied: the one given, else the method's default."""
+        if self.norm is not None:
+            return self.norm
+        return "min-max" if FUSION_METHODS[self.method] else "none"
+
+    def definition(self, inputs: list[tuple[str, float]]) -> dict[str, Any]:
+        """What the fused run is, as provenance and history keys record it."""
+        found = {"method": self.method, "norm": self.normalization, "inputs": inputs}
+        if self.method == "rrf":
+            found["k"] = self.k
+        if self.depth is not None:
+            found["depth"] = self.depth
+        return found
+
+
+def resolved_fusions(runs: dict[str, Any]) -> dict[str, list[tuple[str, float]]]:
+    """Each fused run's inputs, (run name, weight) in spec order; `runs` gets each fused run
+    with its collection set. A spec error names the key and the problem when an input is
+    unknown, fused itself, of another collection, or weighted for a method that takes none."""
+    files = {name: run for name, run in runs.items() if not isinstance(run, FusedRun)}
+    found = {}
+    for name, run in list(runs.items()):
+        if isinstance(run, FusedRun):
+            found[name] = _inputs(name, run, files, runs)
+            collection = _collection(name, run, [files[i] for i, _ in found[name]])
+            runs[name] = run.model_copy(update={"collection": collection})
+    return found
+
+
+def _inputs(name: str, run: FusedRun, files: dict, runs: dict) -> list[tuple[str, float]]:
+    given = run.fuse if isinstance(run.fuse, dict) else dict.fromkeys(run.fuse, 1.0)
+    if isinstance(run.fuse, dict) and run.method not in WEIGHTED:
+        raise at_key(
+            ("runs", name, "fuse"),
+            f"method {run.method} takes no weights; give the runs as a list, or use "
+            f"{', '.join(WEIGHTED)}",
+        )
+    inputs: dict[str, float] = {}
+    for entry, weight in given.items():
+        matched = [r for r in files if r == entry or fnmatchcase(r, entry)]
+        if not matched:
+            fused = " (a fused run: fuse its inputs instead)" if entry in runs else ""
+            raise at_key(
+                ("runs", name, "fuse"), f"no run {entry!r}{fused}; the runs: {', '.join(files)}"
+            )
+        inputs.update(dict.fromkeys((r for r in matched if r not in inputs), weight))
+    if len(inputs) < 2:
+        raise at_key(("runs", name, "fuse"), f"fusing needs two runs or more, found {list(inputs)}")
+    return list(inputs.items())
+
+
+def _collection(name: str, run: FusedRun, inputs: list) -> str:
+    collections = {i.collection for i in inputs} | ({run.collection} if run.collection else set())
+    if len(collections) > 1:
+        raise at_key(
+            ("runs", name, "fuse"),
+            f"its runs are of several collections ({', '.join(sorted(collections))}); fuse "
+            "runs of one collection",
+        )
+    return collections.pop()
