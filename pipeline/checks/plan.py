@@ -179,7 +179,7 @@ def _kept_pattern_run(loaded: LoadedSpec, name: str) -> bool:
     """Whether `name` can be a run of a path pattern left unexpanded (`validate --no-data`)."""
     return any(
         name.startswith(f"{key}/") and any(c in str(run.path) for c in "*?[")
-        for key, run in loaded.spec.runs.items()
+        for key, run in loaded.spec.file_runs().items()
     )
 
 

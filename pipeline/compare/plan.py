@@ -159,7 +159,7 @@ def _check_baseline(loaded: LoadedSpec, data: bool) -> None:
 
 
 def _pattern(run) -> bool:
-    return any(c in str(run.path) for c in "*?[")
+    return any(c in str(getattr(run, "path", "")) for c in "*?[")
 
 
 def _metrics(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> tuple[tuple[str, str], ...]:

@@ -9,7 +9,7 @@ from html import escape
 from pathlib import PurePath
 from typing import Any
 
-from pipeline.dashboard.tables import Cell, link, number, table, text
+from pipeline.dashboard.tables import Cell, number, table, text
 
 __all__ = [
     "aggregate_changes",
@@ -219,4 +219,3 @@ def provenance_section(evaluation: dict[str, Any]) -> str:
     ]  # fmt: skip
     headers = ["role", "name", "path (from the spec's directory)", "bytes", "digest"]
     return table(["fact", "value"], rows, kind="facts") + table(headers, inputs, kind="inputs")
-

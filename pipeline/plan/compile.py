@@ -20,6 +20,7 @@ from pipeline.contract.python_measure import PythonMeasure
 from pipeline.measures.registry import ResolvedMeasure
 from pipeline.measures.resolve import columns_of
 from pipeline.plan.batches import batched
+from pipeline.plan.fusion import Fusion, fusion_statement, with_fusions
 from pipeline.plan.inputs import (
     INPUT_TABLES,
     RUN_ROWS,
@@ -37,6 +38,7 @@ from pipeline.plan.ranking import (
     SET_ASIDE,
     SLICE_ROWS,
     mostly_judged,
+    ordering,
     ranked_sql,
     slice_bounds,
     slice_rows,
@@ -101,15 +103,34 @@ class SqlPlan:
     #: rankings fill. A session that evaluates one run after another against the same qrels makes
     #: these anew for each, beside `inputs.RUN_TABLES` (`pipeline.engines.duckdb.session`).
     run_tables: tuple[Statement, ...] = ()
+    #: the fused runs, each computed in the batch that holds its inputs (`plan.fusion`)
+    fusions: tuple[Fusion, ...] = ()
+    #: runs loaded only to be fused (the history holds their own values): dropped once fused
+    fusion_only: frozenset[str] = frozenset()
 
     def reusing(self, cached: frozenset[str]) -> SqlPlan:
         """The plan without loading the `cached` runs, whose per-query values the history
-        holds: the other runs batched as before, and the result tables reading `cached_values`."""
+        holds (but those a fused run that is not cached needs, loaded to be fused only): the
+        other runs batched as before, and the result tables reading `cached_values`."""
         if not cached:
             return self
-        runs = [load for batch in self.batches for load in batch if load.name not in cached]
-        batches = batched(runs, self.sizes)
-        return replace(self, batches=batches, finish=list(self.finish_reusing), cached=cached)
+        fusions = tuple(f for f in self.fusions if f.name not in cached)
+        needed = {name for f in fusions for name in f.inputs}
+        runs = [load for batch in self.batches for load in batch
+                if load.name not in cached or load.name in needed]  # fmt: skip
+        batches = with_fusions(batched(runs, self.sizes), fusions)
+        return replace(self, batches=batches, finish=list(self.finish_reusing), cached=cached,
+                       fusions=fusions, fusion_only=frozenset(needed & cached))  # fmt: skip
+
+    def fusing(self, batch: list[Load]) -> list[Statement]:
+        """Once a batch is loaded and checked: its fused runs' rows, then the removal of the
+        runs loaded only to be fused."""
+        names = {load.name for load in batch}
+        found = [f.statement for f in self.fusions if set(f.inputs) <= names]
+        only = sorted(names & self.fusion_only)
+        if only:
+            found.append(Statement("DELETE FROM run_rows WHERE list_contains(?, run)", [only]))
+        return found
 
     @property
     def loads(self) -> list[Load]:
@@ -122,7 +143,8 @@ class SqlPlan:
         parts += [_show_load([load]) for load in self.qrels]
         parts += [_show(s) for s in self.statements]
         for batch in self.batches:
-            parts += [_show_load(batch), *(_show(s) for s in self.per_batch)]
+            parts += [_show_load(batch), *(_show(s) for s in self.fusing(batch))]
+            parts += [_show(s) for s in self.per_batch]
             parts += _show_ranking(self.ranking, batch)
         parts += [_show(s) for s in (*self.finish, *self.outputs)]
         return "\n\n".join(parts) + "\n"
@@ -225,7 +247,8 @@ def compile_plan(
         if c.qrels is not None  # a collection not yet judged has runs only to pool
     ]
     runs_format = run_format(settings.input, settings.ordering == "rank")
-    runs = [Load(r.path, n, runs_format, r.collection) for n, r in spec.runs.items()]
+    runs = [Load(r.path, n, runs_format, r.collection) for n, r in spec.file_runs().items()]
+    fusions = _fusions(loaded)
     sql = measures_sql(everything, settings)
     # When only judged documents' positions matter, only judged rows are ranked; a query with no
     # judged document retrieved then has its `missing` value (over the ranking's length).
@@ -234,7 +257,7 @@ def compile_plan(
     results = partial(result_tables, sql, settings, judged_rows, bogus, len(metrics))
     return SqlPlan(
         qrels,
-        batched(runs, sizes or {}),
+        with_fusions(batched(runs, sizes or {}), fusions),
         [
             *name_tables(loaded, metrics),
             *curve_names(len(metrics), curves),
@@ -254,7 +277,19 @@ def compile_plan(
         sizes=dict(sizes or {}),
         finish_reusing=tuple(results(cached=True)),
         run_tables=(*run_names(loaded), *run_setup_tables(sql, settings, judged_rows, bogus)),
+        fusions=fusions,
     )
+
+
+def _fusions(loaded: LoadedSpec) -> tuple[Fusion, ...]:
+    """Each fused run of the spec, with the SQL of its rows."""
+    spec, keys = loaded.spec, ordering(loaded.spec.settings)
+    return tuple(
+        Fusion(name, tuple(run for run, _ in inputs), fusion_statement(
+            name, inputs, spec.runs[name].method, spec.runs[name].normalization,
+            spec.runs[name].k, spec.runs[name].depth, keys))
+        for name, inputs in spec.fused_inputs().items()
+    )  # fmt: skip
 
 
 def _python(metrics: list[ResolvedMeasure], settings: Settings) -> tuple:

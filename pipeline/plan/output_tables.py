@@ -212,7 +212,7 @@ def _in_kept_pattern(spec: Spec, name: str) -> bool:
     """Whether `name` can be a run of a path pattern left unexpanded (no directory listed)."""
     return any(
         name.startswith(f"{key}/") and any(c in str(run.path) for c in "*?[")
-        for key, run in spec.runs.items()
+        for key, run in spec.file_runs().items()
     )
 
 

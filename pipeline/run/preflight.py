@@ -94,7 +94,7 @@ def _check_input_files(loaded: LoadedSpec) -> dict[Path, int]:
     inputs = [(("collections", n, "qrels"), c.qrels) for n, c in spec.collections.items()]
     inputs += [(("pools", n, "exclude"), p.exclude) for n, p in spec.pools.items()]
     inputs = [(key, path) for key, path in inputs if path is not None]
-    inputs += [(("runs", n, "path"), r.path) for n, r in spec.runs.items()]
+    inputs += [(("runs", n, "path"), r.path) for n, r in spec.file_runs().items()]
     for key, path in inputs:
         if str(path).startswith(MEMORY) or is_irds(path):
             _check_table(loaded, key, path)
@@ -130,7 +130,7 @@ def with_datasets(loaded: LoadedSpec) -> LoadedSpec:
 def _inputs(spec) -> list[tuple[tuple, object, str]]:
     """(key, path, kind) of every qrels and run input."""
     found = [(("collections", n, "qrels"), c.qrels, "qrels") for n, c in spec.collections.items()]
-    return found + [(("runs", n, "path"), r.path, "run") for n, r in spec.runs.items()]
+    return found + [(("runs", n, "path"), r.path, "run") for n, r in spec.file_runs().items()]
 
 
 def _check_table(loaded: LoadedSpec, key: tuple, path: str) -> None:
@@ -150,7 +150,7 @@ def _check_outputs(loaded: LoadedSpec) -> None:
     twice, and no output replacing an input."""
     spec = loaded.spec
     paths = [c.qrels for c in spec.collections.values() if c.qrels is not None]
-    paths += [r.path for r in spec.runs.values()]
+    paths += [r.path for r in spec.file_runs().values()]
     paths += [p.exclude for p in spec.pools.values() if p.exclude is not None]
     inputs = {path.resolve() for path in paths if isinstance(path, Path)}  # not URIs, ids, tables
     seen: dict[Path, str] = {}

@@ -7,6 +7,7 @@ cache key of each run's results. Files are identified by the digest of their byt
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import socket
@@ -61,11 +62,31 @@ def inputs_of(
     reads) is given its `(size, digest)` by `describe`."""
     spec = loaded.spec
     files = [("qrels", name, c.qrels) for name, c in spec.collections.items() if c.qrels]
-    files += [("run", name, r.path) for name, r in spec.runs.items()]
+    files += [("run", name, r.path) for name, r in spec.file_runs().items()]
     files += [("exclude", name, p.exclude) for name, p in spec.pools.items() if p.exclude]
     described = [_describe(p, describe, loaded.tables.get(_view(role, p))) for role, _, p in files]
-    return [
+    found = [
         Input(role, name, str(p), *d) for (role, name, p), d in zip(files, described, strict=True)
+    ]
+    return _with_fused(spec, found)
+
+
+def _with_fused(spec, found: list[Input]) -> list[Input]:
+    """The inputs, each fused run among the runs in spec order: described by its definition
+    (its `path`), digested with its inputs' digests, so that its history key covers both."""
+    digests = {i.name: i.digest for i in found if i.role == "run"}
+    fused = {}
+    for name, inputs in spec.fused_inputs().items():
+        definition = spec.runs[name].definition([[run, weight] for run, weight in inputs])
+        text = "fuse " + json.dumps(definition, sort_keys=True)
+        digest = digest_text({"definition": definition, "inputs": [digests[r] for r, _ in inputs]})
+        fused[name] = Input("run", name, text, 0, digest)
+    runs = {i.name: i for i in found if i.role == "run"}
+    ordered = [runs.get(name) or fused[name] for name in spec.runs]
+    return [
+        *(i for i in found if i.role == "qrels"),
+        *ordered,
+        *(i for i in found if i.role not in ("qrels", "run")),
     ]
 
 

@@ -116,8 +116,9 @@ def _runs(
         _check_lines(con, batch)
         steps.report("checking", batch, i)
         _check_duplicates(con, batch)
+        run_all(con, plan.fusing(batch))  # fused runs, from the rows of their inputs
         run_all(con, [check.record_queries()])
-        _check_shared_queries(con, batch)
+        _check_shared_queries(con, [load for load in batch if load.name not in plan.fusion_only])
         steps.report("ranking", batch, i)
         rank(con, plan, batch)
     with _blaming(con, plan):
