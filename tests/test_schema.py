@@ -75,7 +75,7 @@ BAD = [
     "metrics: [AP]\nsettings: {ordering: score}",
     "metrics: [AP]\nsettings: {memory_limit: lots}",
     "metrics: [AP]\nsettings: {inptu: lenient}",
-    "metrics: [AP]\noutputs: [{path: a.csv, level: run}]",
+    "metrics: [AP]\noutputs: [{path: a.csv, level: ranking}]",
     "metrics: [AP]\noutputs: [{path: a.csv, format: csv}]",
     "metrics: [AP]\ncollections: {c: {qrels: q.txt, num_docs: -1}}",
     "metrics: [AP]\nruns: {r: {path: r.trec}}",

@@ -23,4 +23,5 @@ DEFAULT_PLUGINS = (
     "pipeline.outputs.report",
     "pipeline.outputs.plots",
     "pipeline.outputs.pool",
+    "pipeline.outputs.trec_run",
 )

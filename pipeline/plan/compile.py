@@ -20,7 +20,7 @@ from pipeline.contract.python_measure import PythonMeasure
 from pipeline.measures.registry import ResolvedMeasure
 from pipeline.measures.resolve import columns_of
 from pipeline.plan.batches import batched
-from pipeline.plan.fusion import Fusion, fusion_statement, with_fusions
+from pipeline.plan.fusion import Fusion, fusion_statement, kept_rows, with_fusions
 from pipeline.plan.inputs import (
     INPUT_TABLES,
     RUN_ROWS,
@@ -32,7 +32,7 @@ from pipeline.plan.inputs import (
 )
 from pipeline.plan.measure_sql import MeasureSql, measures_sql
 from pipeline.plan.missing_rankings import BOGUS_ROWS
-from pipeline.plan.output_tables import curve_names, output_tables
+from pipeline.plan.output_tables import curve_names, output_table, output_tables
 from pipeline.plan.ranking import (
     PUT_BACK,
     SET_ASIDE,
@@ -126,7 +126,7 @@ class SqlPlan:
         """Once a batch is loaded and checked: its fused runs' rows, then the removal of the
         runs loaded only to be fused."""
         names = {load.name for load in batch}
-        found = [f.statement for f in self.fusions if set(f.inputs) <= names]
+        found = [s for f in self.fusions if set(f.inputs) <= names for s in f.statements]
         only = sorted(names & self.fusion_only)
         if only:
             found.append(Statement("DELETE FROM run_rows WHERE list_contains(?, run)", [only]))
@@ -282,14 +282,17 @@ def compile_plan(
 
 
 def _fusions(loaded: LoadedSpec) -> tuple[Fusion, ...]:
-    """Each fused run of the spec, with the SQL of its rows."""
+    """Each fused run of the spec, with the SQL of its rows (and of their copies that its `run`
+    outputs write)."""
     spec, keys = loaded.spec, ordering(loaded.spec.settings)
-    return tuple(
-        Fusion(name, tuple(run for run, _ in inputs), fusion_statement(
-            name, inputs, spec.runs[name].method, spec.runs[name].normalization,
-            spec.runs[name].k, spec.runs[name].depth, keys))
-        for name, inputs in spec.fused_inputs().items()
-    )  # fmt: skip
+    found = []
+    for name, inputs in spec.fused_inputs().items():
+        run = spec.runs[name]
+        rows = fusion_statement(name, inputs, run.method, run.normalization, run.k, run.depth, keys)
+        kept = [kept_rows(output_table(i, o), name) for i, o in enumerate(spec.outputs)
+                if o.level == "run" and o.run == name]  # fmt: skip
+        found.append(Fusion(name, tuple(r for r, _ in inputs), (rows, *kept), bool(kept)))
+    return tuple(found)
 
 
 def _python(metrics: list[ResolvedMeasure], settings: Settings) -> tuple:

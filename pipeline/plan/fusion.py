@@ -18,7 +18,7 @@ from pipeline.plan.inputs import Load
 from pipeline.plan.ranking import SortKey, order_by
 from pipeline.plan.statement import Statement
 
-__all__ = ["Fusion", "fusion_statement", "with_fusions"]
+__all__ = ["Fusion", "fusion_statement", "kept_rows", "with_fusions"]
 
 EPSILON = "1e-9"  # the smallest denominator, as ranx's normalizations take it
 
@@ -56,12 +56,14 @@ EVERY_CANDIDATE = ("borda",)
 
 @dataclass(frozen=True)
 class Fusion:
-    """A fused run: its name, its inputs (run names), and the statement that inserts its rows
-    into `run_rows` once its inputs are there."""
+    """A fused run: its name, its inputs (run names), and the statements that insert its rows
+    into `run_rows` once its inputs are there (then copy them into the tables its `run` outputs
+    write, `written`)."""
 
     name: str
     inputs: tuple[str, ...]
-    statement: Statement
+    statements: tuple[Statement, ...]
+    written: bool = False
 
 
 def fusion_statement(
@@ -95,6 +97,15 @@ SELECT ?, qid, docno, row_number() OVER (PARTITION BY qid ORDER BY score DESC, d
     score, true
 FROM fused"""
     return Statement(sql, [*params, name])
+
+
+def kept_rows(table: str, name: str) -> Statement:
+    """A copy of the fused run's rows, which a `run` output writes once the evaluation is done
+    (`run_rows` is dropped batch by batch)."""
+    return Statement(
+        f"CREATE TABLE {table} AS SELECT run, qid, docno, rank, score FROM run_rows WHERE run = ?",
+        [name],
+    )
 
 
 def _candidates(every: bool) -> str:

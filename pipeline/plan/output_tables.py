@@ -59,6 +59,8 @@ def output_table(index: int, output: Output) -> str | None:
         return curve_table(output.recall_levels or 11)
     if output.level in DIFF_LEVELS:
         return f"diff_plot_{index}"
+    if output.level == "run":
+        return f"fused_run_{index}"
     return None
 
 
@@ -158,11 +160,17 @@ def _canonical(name: str | None) -> str | None:
 
 def check_diff_outputs(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> None:
     """Every diff_plot names a metric with per-query values that says which way is better,
-    and a run with another run of its collection to compare."""
+    and a run with another run of its collection to compare; every `run` output a fused run."""
     for i, output in enumerate(loaded.spec.outputs):
         if output.level in DIFF_LEVELS:
             _check_metric(loaded, i, _find_metric(metrics, output.metric), metrics)
             _check_baseline(loaded, i, output.baseline)
+        if output.level == "run" and output.run not in loaded.spec.fused_inputs():
+            fused = list(loaded.spec.fused_inputs())
+            raise SpecError(
+                f"{loaded.where('outputs', i, 'run')}: '{output.run}' is not a fused run of this "
+                f"spec (a file run is its own file); the fused runs: {_listed(fused)}"
+            )
 
 
 def _check_metric(

@@ -165,14 +165,15 @@ def _timeout(configured: SpecHistory | None) -> dict:
 
 def _reusing(plan: EvaluationPlan, con, keeper: Keeper, inputs, software) -> SqlPlan:
     """The SQL plan without the runs whose results the history holds (copied into `con`); a
-    pooled run is read whatever it holds (a pool needs its rows)."""
+    pooled run, and a fused run a `run` output writes, is read whatever it holds."""
     from pipeline.history.cache import run_keys
 
     loaded = plan.loaded
     keys = run_keys(loaded, plan.sql, inputs, software)
     collections = {name: run.collection for name, run in loaded.spec.runs.items()}
-    pooled = frozenset(run for pool in plan.pools for run in pool.runs)
-    return plan.sql.reusing(frozenset(keeper.reuse(con, keys, collections, pooled)))
+    read = {run for pool in plan.pools for run in pool.runs}  # a pool needs their rows
+    read |= {f.name for f in plan.sql.fusions if f.written}  # a `run` output needs its rows
+    return plan.sql.reusing(frozenset(keeper.reuse(con, keys, collections, frozenset(read))))
 
 
 def _write(plan: EvaluationPlan, con: duckdb.DuckDBPyConnection, recorded: dict) -> None:

@@ -43,13 +43,15 @@ class Output(StrictModel):
         "diff_plot",
         "comparison",
         "report",
+        "run",
     ] = Field(
         "aggregate",
         description="query: one row per query; aggregate: one per run and metric; pr_curve: "
         "interpolated precision per run and recall level; pr_plot: those curves as a plot; "
         "diff_plot: per-query differences of `metric` against the `baseline` run, as a plot; "
         "comparison: one row per paired test (needs compare); report: the table for a paper "
-        "(.md, .tex, .html): runs by metrics, best in bold, significance marks",
+        "(.md, .tex, .html): runs by metrics, best in bold, significance marks; run: the fused "
+        "run `run` as a TREC run file (.trec, .txt, .run)",
     )
     recall_levels: Literal[11, 101] | None = Field(
         None,
@@ -62,6 +64,9 @@ class Output(StrictModel):
     )
     baseline: str | None = Field(
         None, validate_default=True, description="diff_plot: the run the others are compared to"
+    )
+    run: str | None = Field(
+        None, validate_default=True, description="run: the fused run written (its name)"
     )
 
     @field_validator("path", mode="before")
@@ -77,6 +82,18 @@ class Output(StrictModel):
         if value is not None and level is not None and level not in CURVE_LEVELS:
             raise _level_error(info.field_name, level, CURVE_LEVELS)
         return value
+
+    @field_validator("run")
+    @classmethod
+    def _run_only(cls, value: Any, info: ValidationInfo) -> Any:
+        level = info.data.get("level")
+        if level is None or (value is None) == (level != "run"):
+            return value
+        if value is None:
+            raise PydanticCustomError(
+                "missing_for_level", "level run needs run: the name of the fused run written"
+            )
+        raise _level_error(info.field_name, level, ("run",))
 
     @field_validator("metric", "baseline")
     @classmethod

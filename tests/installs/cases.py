@@ -194,10 +194,11 @@ def case_dashboard(case: Case) -> None:
     require(dom.count("<svg") >= len(spec["metrics"]), "Chromium drew fewer charts than metrics")
 
 
-#: Chromium's own headless mode: the page's DOM once its scripts have run (no network at all).
+#: Chromium's own headless mode: the page's DOM once its scripts have run (no network at all),
+#: in a window tall enough for every chart to be on screen (a chart is drawn when it comes near).
 HEADLESS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--virtual-time-budget=10000", "--dump-dom")  # fmt: skip
+            "--window-size=1280,8000", "--virtual-time-budget=10000", "--dump-dom")  # fmt: skip
 
 
 #: Run by the arrays case's Python: the names of a distribution's Python measures.
