@@ -107,9 +107,10 @@ def _collection(loaded: LoadedSpec, key: tuple, pool: Pool) -> Path | None:
 
 def _runs(loaded: LoadedSpec, key: tuple, pool: Pool) -> tuple[str, ...]:
     """The pooled runs in spec order: each one of the pool's collection."""
-    runs = loaded.spec.runs
-    if pool.runs == "all":
-        chosen = [name for name, run in runs.items() if run.collection == pool.collection]
+    runs, fused = loaded.spec.runs, loaded.spec.fused_inputs()
+    if pool.runs == "all":  # the runs submitted: a fused run adds no document of its own
+        chosen = [name for name, run in runs.items()
+                  if run.collection == pool.collection and name not in fused]  # fmt: skip
         if not chosen:
             raise SpecError(
                 f"{loaded.where(*key, 'collection')}: no run is of collection "
@@ -126,6 +127,11 @@ def _runs(loaded: LoadedSpec, key: tuple, pool: Pool) -> tuple[str, ...]:
                 f"defined: {', '.join(list(runs)[:10])}"
             )
         for run in expanded:
+            if run in fused:
+                raise SpecError(
+                    f"{where}: run '{run}' is fused from {', '.join(r for r, _ in fused[run])}; "
+                    "a pool holds the runs submitted (its inputs add the same documents)"
+                )
             if runs[run].collection != pool.collection:
                 raise SpecError(
                     f"{where}: run '{run}' is of collection '{runs[run].collection}', and the "

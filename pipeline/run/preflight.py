@@ -41,6 +41,7 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
         from pipeline.engines.spark.session import require_pyspark
 
         require_pyspark(spec.where("settings", "engine"))
+        _no_fusion_on_spark(spec)
     registry = get_registry()
     metrics = resolve_metrics(spec, registry)
     _check_judged(spec)
@@ -208,6 +209,17 @@ def check_history_directory(path: Path, where: str) -> None:
                     "cannot be made; give another path"
                 )
             return
+
+
+def _no_fusion_on_spark(loaded: LoadedSpec) -> None:
+    """Fused runs are computed by the DuckDB engine's batches; Spark shards queries."""
+    fused = list(loaded.spec.fused_inputs())
+    if fused:
+        raise SpecError(
+            f"{loaded.where('runs', fused[0])}: fused runs are computed by the duckdb engine; "
+            "evaluate this spec with settings.engine: duckdb (or write the fused run with a "
+            "`level: run` output first, and evaluate that file on Spark)"
+        )
 
 
 def _check_dashboard(loaded: LoadedSpec) -> None:

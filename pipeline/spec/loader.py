@@ -219,6 +219,8 @@ def _first_error(exc: ValidationError, loaded: LoadedSpec) -> str:
             loc = (*loc, error["ctx"]["key"])
         if error["type"] == "at_key":
             loc = tuple(error["ctx"]["loc"])
+        if loc[:1] == ("runs",) and loc[2:3] in (("file",), ("fused",)):
+            loc = loc[:2] + loc[3:]  # the kind of run (a file, or fused) is not a key
         messages.append(f"{loaded.where(*loc)}: {_message(error)}")
     return "\n".join(dict.fromkeys(messages))
 

@@ -1,0 +1,231 @@
+"""Fused runs: each method and normalization by hand on a small case, against ranx's fusion on
+generated runs (in a process of its own, numba compiling ranx once into a cache kept between
+runs of the suite), and as runs of a spec: evaluated, compared, written, recorded and reused."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pipeline import evaluate
+from pipeline.errors import SpecError
+
+A = "q1 Q0 d1 1 3.0 a\nq1 Q0 d2 2 2.0 a\nq1 Q0 d3 3 1.0 a\nq2 Q0 d1 1 1.0 a\n"
+B = "q1 Q0 d2 1 0.9 b\nq1 Q0 d4 2 0.5 b\nq3 Q0 d9 1 4.0 b\n"
+QRELS = "q1 0 d2 1\nq1 0 d3 1\nq2 0 d1 1\nq3 0 d9 1\n"
+
+
+def _fused(tmp_path: Path, **fusion) -> dict[str, list[tuple[str, float]]]:
+    """Each query's fused documents and scores, in rank order, as its `run` output writes them."""
+    (tmp_path / "a.txt").write_text(A)
+    (tmp_path / "b.txt").write_text(B)
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    spec = {
+        "collections": {"c": {"qrels": "qrels.txt"}},
+        "runs": {"a": {"path": "a.txt", "collection": "c"}, "b": {"path": "b.txt", "collection": "c"},
+                 "f": {"fuse": ["a", "b"], **fusion}},
+        "metrics": ["AP"],
+        "outputs": [{"path": "f.trec", "level": "run", "run": "f"}],
+    }  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    evaluate(tmp_path / "spec.yaml")
+    found: dict[str, list[tuple[str, float]]] = {}
+    for line in (tmp_path / "f.trec").read_text().splitlines():
+        qid, _, docno, rank, score, tag = line.split()
+        assert tag == "f" and int(rank) == len(found.get(qid, [])) + 1
+        found.setdefault(qid, []).append((docno, float(score)))
+    return found
+
+
+# q1: a ranks d1 d2 d3 (3, 2, 1); b ranks d2 d4 (0.9, 0.5). q2 only in a, q3 only in b.
+HAND = {
+    "rrf": ({"k": 60}, [("d2", 1 / 62 + 1 / 61), ("d1", 1 / 61), ("d4", 1 / 62), ("d3", 1 / 63)]),
+    "combsum": (
+        {},
+        [("d2", 1.5), ("d1", 1.0), ("d4", 0.0), ("d3", 0.0)],
+    ),  # min-max; ties: docno desc
+    "combmnz": ({}, [("d2", 3.0), ("d1", 1.0), ("d4", 0.0), ("d3", 0.0)]),
+    "combanz": ({}, [("d1", 1.0), ("d2", 0.75), ("d4", 0.0), ("d3", 0.0)]),
+    "combmax": ({}, [("d2", 1.0), ("d1", 1.0), ("d4", 0.0), ("d3", 0.0)]),
+    "combmin": ({}, [("d1", 1.0), ("d2", 0.5), ("d4", 0.0), ("d3", 0.0)]),
+    "combmed": ({}, [("d1", 1.0), ("d2", 0.75), ("d4", 0.0), ("d3", 0.0)]),
+    "isr": ({}, [("d2", 2.5), ("d1", 1.0), ("d4", 0.25), ("d3", 1 / 9)]),
+    "log_isr": ({}, [("d2", 1.25 * 0.6931471805599453), ("d4", 0.0), ("d3", 0.0), ("d1", 0.0)]),
+    # 4 candidates: a gives 4, 3, 2 and d4 (4 - 3 + 1) / 2; b gives 4, 3 and d1, d3 1.5 each
+    "borda": ({}, [("d2", 7.0), ("d1", 5.5), ("d4", 4.0), ("d3", 3.5)]),
+    # pairwise majorities: d2 beats d3 and d4, ties d1; d1 beats d3, ties d4; d4 ties d3
+    "condorcet": ({}, [("d2", 2.0), ("d1", 1.0), ("d4", -1.0), ("d3", -2.0)]),
+}
+
+
+@pytest.mark.parametrize("method", HAND)
+def test_each_method_as_computed_by_hand(tmp_path, method):
+    params, expected = HAND[method]
+    found = _fused(tmp_path, method=method, **params)
+    _same(found["q1"], expected)
+    assert {q for q in found} == {
+        "q1",
+        "q2",
+        "q3",
+    }  # a query one input lacks is fused from the other
+
+
+def _same(found: list[tuple[str, float]], expected: list[tuple[str, float]]) -> None:
+    assert [d for d, _ in found] == [d for d, _ in expected]
+    assert [s for _, s in found] == pytest.approx([s for _, s in expected], abs=1e-12)
+
+
+def test_weights_depth_and_normalizations_by_hand(tmp_path):
+    weighted = _fused(tmp_path, fuse={"a": 0.3, "b": 0.7}, method="wsum")["q1"]
+    _same(weighted, [("d2", 0.85), ("d1", 0.3), ("d4", 0.0), ("d3", 0.0)])
+    mnz = _fused(tmp_path, fuse={"a": 0.3, "b": 0.7}, method="wmnz")["q1"]  # sum(x) * sum(w)
+    _same(mnz, [("d2", 1.5), ("d1", 0.3), ("d4", 0.0), ("d3", 0.0)])
+    cut = _fused(tmp_path, method="rrf", k=0, depth=1)["q1"]  # each input's first document
+    _same(cut, [("d2", 1.0), ("d1", 1.0)])
+    by_sum = _fused(tmp_path, method="combsum", norm="sum")["q1"]  # (s - min) / (sum - n min)
+    _same(by_sum, [("d2", 1 / 3 + 0.4 / 0.4), ("d1", 2 / 3), ("d4", 0.0), ("d3", 0.0)])
+    by_rank = _fused(tmp_path, method="combsum", norm="rank")["q1"]  # 1 - (pos - 1) / n
+    _same(by_rank, [("d2", 2 / 3 + 1), ("d1", 1.0), ("d4", 0.5), ("d3", 1 / 3)])
+
+
+def test_a_fused_run_is_evaluated_compared_and_recorded_like_a_file_run(tmp_path):
+    (tmp_path / "a.txt").write_text(A)
+    (tmp_path / "b.txt").write_text(B)
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    spec = {
+        "collections": {"c": {"qrels": "qrels.txt"}},
+        "runs": {"a": {"path": "a.txt", "collection": "c"}, "b": {"path": "b.txt", "collection": "c"},
+                 "f": {"fuse": ["?"], "method": "rrf", "k": 1}},
+        "metrics": ["AP", "RR"], "history": "h.duckdb", "compare": {"baseline": "f"},
+    }  # fmt: skip
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    first = evaluate(path)
+    values = {(r, m): v for r, _, m, v, _ in first.aggregate()}
+    # f ranks q1: d2 (1/3 + 1/2), d1, d4, d3; q2: d1; q3: d9; AP over the qrels' 3 queries
+    assert values["f", "AP"] == pytest.approx((1 + (1 + 2 / 4) / 2 + 1) / 3)
+    assert first.con.execute("SELECT count(*) FROM comparison WHERE baseline = 'f'").fetchone()[0]
+    recorded = {i["name"]: i for i in first.recorded["inputs"]}
+    assert recorded["f"]["path"].startswith('fuse {"inputs": [["a", 1.0], ["b", 1.0]], "k": 1')
+    assert evaluate(path).keeper.reused.keys() == {"a", "b", "f"}  # nothing changed
+    spec["runs"]["f"]["k"] = 60
+    path.write_text(yaml.safe_dump(spec))
+    assert evaluate(path).keeper.reused.keys() == {"a", "b"}  # its inputs read again, to fuse only
+    (tmp_path / "b.txt").write_text(B.replace("0.5", "0.95"))
+    assert evaluate(path).keeper.reused.keys() == {"a"}  # an input changed: so did the fusion
+
+
+@pytest.mark.parametrize(
+    "fused, message",
+    [
+        ({"fuse": ["a", "nope"]}, r"runs\.f\.fuse: no run 'nope'; the runs: a, b"),
+        ({"fuse": ["a"]}, r"fusing needs two runs or more, found \['a'\]"),
+        ({"fuse": {"a": 1, "b": 2}, "method": "combsum"}, "method combsum takes no weights"),
+        ({"fuse": ["a", "b"], "method": "avg"}, "method"),
+        ({"fuse": ["a", "g"]}, r"no run 'g' \(a fused run: fuse its inputs instead\)"),
+    ],
+)
+def test_a_wrong_fusion_is_one_error_naming_its_key(tmp_path, fused, message):
+    (tmp_path / "a.txt").write_text(A)
+    (tmp_path / "b.txt").write_text(B)
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    spec = {
+        "collections": {"c": {"qrels": "qrels.txt"}},
+        "runs": {"a": {"path": "a.txt", "collection": "c"}, "b": {"path": "b.txt", "collection": "c"},
+                 "g": {"fuse": ["a", "b"]}, "f": fused},
+        "metrics": ["AP"],
+    }  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    with pytest.raises(SpecError, match=message):
+        evaluate(tmp_path / "spec.yaml", write=False)
+
+
+# ranx's methods and normalizations by irpipe's names (condorcet is left out: ranx sorts with a
+# comparison that is not transitive, over candidates in set order, so its order is not defined)
+RANX_METHODS = {"combsum": "sum", "combmnz": "mnz", "combanz": "anz", "combmax": "max",
+                "combmin": "min", "combmed": "med", "wsum": "wsum", "wmnz": "wmnz"}  # fmt: skip
+RANK_METHODS = {"rrf": "rrf", "isr": "isr", "log_isr": "log_isr", "borda": "bordafuse"}
+RANX_NORMS = {"none": None, "min-max": "min-max", "max": "max", "sum": "sum",
+              "z-score": "zmuv", "rank": "rank", "borda": "borda"}  # fmt: skip
+WEIGHTS = {"r0": 0.5, "r1": 0.3, "r2": 0.2}
+
+RANX = """
+import json, sys
+from ranx import Run, fuse
+runs = [Run(json.load(open(p))) for p in sys.argv[2:5]]
+found = {}
+for name, (method, norm, params) in json.load(open(sys.argv[1])).items():
+    found[name] = fuse(runs, norm=norm, method=method, params=params).to_dict()
+json.dump(found, sys.stdout)
+"""
+
+
+def _generated_runs(root: Path) -> dict[str, dict[str, dict[str, float]]]:
+    """Three runs of 12 queries, 20 to 40 documents each out of 60, distinct scores (ranx breaks
+    ties its own way), every run answering every query (ranx fuses the first run's queries)."""
+    import random
+
+    rng = random.Random(25)
+    runs = {}
+    for r in range(3):
+        run = {}
+        for q in range(12):
+            docs = rng.sample(range(60), rng.randint(20, 40))
+            run[f"q{q}"] = {f"d{d}": round(rng.uniform(-5, 20), 6) + d * 1e-9 for d in docs}
+        runs[f"r{r}"] = run
+        lines = [f"{q} Q0 {d} 0 {s!r} r{r}" for q, docs in run.items() for d, s in docs.items()]
+        (root / f"r{r}.txt").write_text("\n".join(lines) + "\n")
+        (root / f"r{r}.json").write_text(json.dumps(run))
+    return runs
+
+
+def test_equal_to_ranx_where_the_definitions_agree(tmp_path):
+    pytest.importorskip("ranx")
+    _generated_runs(tmp_path)
+    (tmp_path / "qrels.txt").write_text("q0 0 d1 1\n")
+    fusions, asked = {}, {}
+    for ours, theirs in RANX_METHODS.items():
+        for norm, ranx_norm in RANX_NORMS.items():
+            name = f"{ours}.{norm}"
+            weighted = ours in ("wsum", "wmnz")
+            fusions[name] = {"fuse": WEIGHTS if weighted else list(WEIGHTS), "method": ours,
+                             "norm": norm}  # fmt: skip
+            asked[name] = [
+                theirs,
+                ranx_norm,
+                {"weights": list(WEIGHTS.values())} if weighted else {},
+            ]
+    for ours, theirs in RANK_METHODS.items():
+        fusions[ours] = {"fuse": list(WEIGHTS), "method": ours, "norm": "none"}
+        asked[ours] = [theirs, None, {"k": 60} if ours == "rrf" else {}]
+    spec = {
+        "collections": {"c": {"qrels": "qrels.txt"}},
+        "runs": {**{r: {"path": f"{r}.txt", "collection": "c"} for r in WEIGHTS}, **fusions},
+        "metrics": ["AP"],
+        "outputs": [{"path": f"{n}.trec", "level": "run", "run": n} for n in fusions],
+    }
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    evaluate(tmp_path / "spec.yaml")
+    (tmp_path / "asked.json").write_text(json.dumps(asked))
+    cache = Path.home() / ".cache" / "irpipe-tests" / "numba"  # ranx's compiled code, kept
+    done = subprocess.run(
+        [sys.executable, "-c", RANX, "asked.json", "r0.json", "r1.json", "r2.json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=900,
+        env={**os.environ, "NUMBA_CACHE_DIR": str(cache)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = json.loads(done.stdout)
+    for name in fusions:
+        ours: dict[str, dict[str, float]] = {}
+        for line in (tmp_path / f"{name}.trec").read_text().splitlines():
+            qid, _, docno, _, score, _ = line.split()
+            ours.setdefault(qid, {})[docno] = float(score)
+        assert ours.keys() == theirs[name].keys(), name
+        for qid, docs in ours.items():
+            assert docs == pytest.approx(theirs[name][qid], rel=1e-9, abs=1e-12), (name, qid)
