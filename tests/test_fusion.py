@@ -229,3 +229,67 @@ def test_equal_to_ranx_where_the_definitions_agree(tmp_path):
         assert ours.keys() == theirs[name].keys(), name
         for qid, docs in ours.items():
             assert docs == pytest.approx(theirs[name][qid], rel=1e-9, abs=1e-12), (name, qid)
+
+
+def _track(tmp_path: Path, runs: int = 3) -> dict:
+    """A generated collection of 30 queries and `runs` runs of different skill, as files."""
+    from pipeline.synthetic import generate, write_qrels, write_run
+
+    data = generate(31, queries=30, runs=runs, skill=(1.5, 0.5, 1.0)[:runs], ties=False)
+    write_qrels(data.qrels, tmp_path / "qrels.txt")
+    for name, run in data.runs.items():
+        write_run(run, tmp_path / f"{name}.txt", tag=name)
+    return {name: {"path": f"{name}.txt", "collection": "c"} for name in data.runs}
+
+
+def test_tuned_weights_are_chosen_on_the_other_folds_and_held_out(tmp_path):
+    """Against fused runs of every weighting given explicitly: each fold's weights are the best
+    mean on the other folds' queries, and its queries take that weighting's values."""
+    import numpy as np
+
+    from pipeline.run.tuning import weightings
+
+    runs = _track(tmp_path)
+    grid = weightings(3, 0.25)
+    explicit = {f"w{i}": {"fuse": dict(zip(runs, w, strict=True)), "method": "wsum"}
+                for i, w in enumerate(grid)}  # fmt: skip
+    tune = {"metric": "nDCG@10", "grid": 0.25, "folds": 3, "seed": 7}
+    spec = {
+        "collections": {"c": {"qrels": "qrels.txt"}},
+        "runs": {**runs, **explicit, "t": {"fuse": list(runs), "method": "wsum", "tune": tune}},
+        "metrics": ["nDCG@10"],
+    }
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    done = evaluate(tmp_path / "spec.yaml", write=False)
+    per_query = {(r, q): v for r, _, q, _, v in done.per_query()}
+    qids = sorted({q for _, q in per_query})
+    values = np.array([[per_query[f"w{i}", q] for q in qids] for i in range(len(grid))])
+    folds = np.random.default_rng(7).permutation(len(qids)) % 3
+    chosen = done.recorded["tuning"]["t"]
+    for fold in range(3):
+        best = int(np.argmax(values[:, folds != fold].mean(axis=1)))
+        assert chosen["folds"][fold]["weights"] == dict(zip(runs, grid[best], strict=True))
+        for i in np.flatnonzero(folds == fold):
+            assert per_query["t", qids[i]] == pytest.approx(values[best, i], abs=1e-12)
+    mean = {(r, m): v for r, _, m, v, _ in done.aggregate()}["t", "nDCG@10"]
+    assert chosen["cross_validated"] == pytest.approx(mean, abs=1e-12)
+    assert len(chosen["folds"]) == 3 and chosen["weightings"] == len(grid) == 15
+
+
+@pytest.mark.parametrize(
+    "tune, message",
+    [
+        ({"fuse": ["run0", "run1"], "method": "combsum"}, "tune chooses the weights of rrf"),
+        ({"fuse": {"run0": 1, "run1": 1}, "method": "wsum"}, "give the runs as a list"),
+        ({"fuse": ["run0", "run1"], "method": "wsum", "grid": 0.3}, r"1 / 0\.3 is not whole"),
+    ],
+)
+def test_a_wrong_tuning_is_named(tmp_path, tune, message):
+    runs = _track(tmp_path, 2)
+    grid = tune.pop("grid", 0.1)
+    fused = {**tune, "tune": {"metric": "AP", "grid": grid}}
+    spec = {"collections": {"c": {"qrels": "qrels.txt"}}, "runs": {**runs, "t": fused},
+            "metrics": ["AP"]}  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    with pytest.raises(SpecError, match=message):
+        evaluate(tmp_path / "spec.yaml", write=False)

@@ -288,10 +288,12 @@ def _fusions(loaded: LoadedSpec) -> tuple[Fusion, ...]:
     found = []
     for name, inputs in spec.fused_inputs().items():
         run = spec.runs[name]
-        rows = fusion_statement(name, inputs, run.method, run.normalization, run.k, run.depth, keys)
+        build = partial(fusion_statement, name, inputs, run.method, run.normalization, run.k,
+                        run.depth, keys)  # fmt: skip
         kept = [kept_rows(output_table(i, o), name) for i, o in enumerate(spec.outputs)
                 if o.level == "run" and o.run == name]  # fmt: skip
-        found.append(Fusion(name, tuple(r for r, _ in inputs), (rows, *kept), bool(kept)))
+        found.append(Fusion(name, tuple(r for r, _ in inputs), (build(), *kept), bool(kept),
+                            build if run.tune else None))  # fmt: skip
     return tuple(found)
 
 

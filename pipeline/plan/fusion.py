@@ -12,13 +12,14 @@ every input ranks every candidate of the query, the ones it lacks sharing its re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from pipeline.plan.inputs import Load
 from pipeline.plan.ranking import SortKey, order_by
 from pipeline.plan.statement import Statement
 
-__all__ = ["Fusion", "fusion_statement", "kept_rows", "with_fusions"]
+__all__ = ["Fusion", "QueryWeights", "fusion_statement", "kept_rows", "with_fusions"]
 
 EPSILON = "1e-9"  # the smallest denominator, as ranx's normalizations take it
 
@@ -55,6 +56,15 @@ EVERY_CANDIDATE = ("borda",)
 
 
 @dataclass(frozen=True)
+class QueryWeights:
+    """Each query's weight of each input (by its position in the inputs), in three columns."""
+
+    qids: tuple[str, ...]
+    positions: tuple[int, ...]
+    weights: tuple[float, ...]
+
+
+@dataclass(frozen=True)
 class Fusion:
     """A fused run: its name, its inputs (run names), and the statements that insert its rows
     into `run_rows` once its inputs are there (then copy them into the tables its `run` outputs
@@ -64,6 +74,13 @@ class Fusion:
     inputs: tuple[str, ...]
     statements: tuple[Statement, ...]
     written: bool = False
+    #: with weights chosen by cross-validation (`tune`): its statement for given query weights
+    retuned: Callable[[QueryWeights], Statement] | None = None
+
+    def tuned(self, weights: QueryWeights) -> Fusion:
+        """The fused run with each query's weights of its inputs chosen (see `QueryWeights`)."""
+        assert self.retuned is not None
+        return replace(self, statements=(self.retuned(weights), *self.statements[1:]))
 
 
 def fusion_statement(
@@ -74,20 +91,31 @@ def fusion_statement(
     k: int,
     depth: int | None,
     keys: tuple[SortKey, ...],
+    by_query: QueryWeights | None = None,
 ) -> Statement:
     """The INSERT of the fused run `name`'s rows (every value bound, the SQL built from the
-    closed lists of methods and normalizations)."""
+    closed lists of methods and normalizations). `by_query`: each query's own weights of the
+    inputs (a tuned run); a query without them takes the inputs' weights."""
     values = ", ".join("(?, ?, ?)" for _ in inputs)
     params: list = [v for i, (run, weight) in enumerate(inputs) for v in (run, float(weight), i)]
+    tuned, weight, joined = "", "i.weight", ""
+    if by_query is not None:
+        tuned = ("tuned AS (SELECT unnest(?::VARCHAR[]) AS qid, unnest(?::INTEGER[]) AS position, "
+                 "unnest(?::DOUBLE[]) AS weight),")  # fmt: skip
+        params += [list(by_query.qids), list(by_query.positions), list(by_query.weights)]
+        weight = "coalesce(t.weight, i.weight)"
+        joined = "LEFT JOIN tuned t ON t.position = i.position AND t.qid = r.qid"
     cut = f"QUALIFY pos <= {int(depth)}" if depth is not None else ""
     every = method in EVERY_CANDIDATE or norm in EVERY_CANDIDATE
     sql = f"""
 INSERT INTO run_rows
 WITH inputs(run, weight, position) AS (VALUES {values}),
+{tuned}
 ranked AS (
-    SELECT i.position, i.weight, r.qid, r.docno, r.score,
+    SELECT i.position, {weight} AS weight, r.qid, r.docno, r.score,
         row_number() OVER (PARTITION BY i.position, r.qid ORDER BY {order_by(keys)}) AS pos
     FROM (SELECT run, qid, docno, score, rank AS file_rank FROM run_rows) r JOIN inputs i USING (run)
+    {joined}
     {cut}),
 {_candidates(every)},
 normed AS (

@@ -110,15 +110,27 @@ def evaluate(
     inputs, software = inputs_of(loaded, runner.describe(loaded)), versions(plan.engine)
     keeper = _keeper(loaded, history, refresh or not runner.reuses_results) if remember else None
     sql = plan.sql if keeper is None else _reusing(plan, con, keeper, inputs, software)
+    sql, tuning = _tuned(plan, sql)
     runner.execute(with_pools(sql, loaded, list(plan.pools)) if plan.pools else sql, loaded, con)
     _pools_and_comparisons(plan, con)
     recorded = record(plan, inputs, started, software)
+    if tuning:  # each tuned fused run's weights, fold by fold, and its held-out values
+        recorded["tuning"] = tuning
     if keeper is not None:
         recorded["history"] = str(keeper.path)
         recorded["evaluation_id"] = keeper.record(con, recorded, now(), _notes(plan, con))
     if write and plan.outputs:
         _write(plan, con, recorded)
     return Evaluation(plan, con, sql, keeper, recorded)
+
+
+def _tuned(plan: EvaluationPlan, sql: SqlPlan) -> tuple[SqlPlan, dict]:
+    """The SQL plan with its tuned fused runs' weights chosen (`pipeline.run.tuning`)."""
+    if not any(f.retuned is not None for f in sql.fusions):
+        return sql, {}
+    from pipeline.run.tuning import tuned  # numpy: only to tune
+
+    return tuned(plan, sql)
 
 
 def _notes(plan: EvaluationPlan, con: duckdb.DuckDBPyConnection) -> dict:

@@ -44,6 +44,7 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
         _no_fusion_on_spark(spec)
     registry = get_registry()
     metrics = resolve_metrics(spec, registry)
+    _check_tuning(spec, registry)
     _check_judged(spec)
     comparing = check_compare(spec, metrics, data)
     checks = check_checks(spec, metrics, comparing, data)
@@ -209,6 +210,21 @@ def check_history_directory(path: Path, where: str) -> None:
                     "cannot be made; give another path"
                 )
             return
+
+
+def _check_tuning(loaded: LoadedSpec, registry) -> None:
+    """A tuned fused run's metric resolves to one measure with one value per query."""
+    for name, run in loaded.spec.runs.items():
+        tune = getattr(run, "tune", None)
+        if tune is None:
+            continue
+        where = loaded.where("runs", name, "tune", "metric")
+        try:
+            found = registry.resolve(tune.metric)
+        except SpecError as exc:
+            raise SpecError(f"{where}: {exc}") from None
+        if len(found) != 1 or found[0].measure.kind != "number":
+            raise SpecError(f"{where}: {tune.metric!r} is not one metric of numbers; give one")
 
 
 def _no_fusion_on_spark(loaded: LoadedSpec) -> None:

@@ -13,7 +13,7 @@ from pydantic import Field, field_validator
 
 from pipeline.spec.base import StrictModel, at_key
 
-__all__ = ["FUSION_METHODS", "NORMALIZATIONS", "FusedRun", "resolved_fusions"]
+__all__ = ["FUSION_METHODS", "NORMALIZATIONS", "FusedRun", "Tune", "resolved_fusions"]
 
 #: each method, and whether its formula reads the inputs' scores (else their ranks)
 FUSION_METHODS = {
@@ -24,6 +24,28 @@ FUSION_METHODS = {
 #: the methods that take a weight for each input
 WEIGHTED = ("rrf", "wsum", "wmnz")
 NORMALIZATIONS = ("none", "min-max", "max", "sum", "z-score", "rank", "borda")
+
+
+class Tune(StrictModel):
+    """Weights chosen by cross-validation over the queries: each fold's queries are fused with
+    the weights best on the other folds' queries, never with weights chosen on themselves."""
+
+    metric: str = Field(description="the metric the weights are chosen by (a metric string)")
+    grid: float = Field(
+        0.1,
+        gt=0,
+        le=0.5,
+        description="the weights' step: every weighting on this grid that sums to 1",
+    )
+    folds: int = Field(5, ge=2, description="folds of the queries")
+    seed: int = Field(1, description="seed of the queries' shuffle into folds")
+
+    @field_validator("grid")
+    @classmethod
+    def _divides_one(cls, value: float) -> float:
+        if abs(round(1 / value) * value - 1) > 1e-9:
+            raise ValueError(f"the weights sum to 1 in steps of grid: 1 / {value} is not whole")
+        return value
 
 
 class FusedRun(StrictModel):
@@ -49,6 +71,9 @@ class FusedRun(StrictModel):
     collection: str | None = Field(
         None, description="the collection (default: its inputs'; they must share one)"
     )
+    tune: Tune | None = Field(
+        None, description="choose the weights (rrf, wsum, wmnz) by cross-validation over queries"
+    )
 
     @field_validator("fuse")
     @classmethod
@@ -71,6 +96,8 @@ class FusedRun(StrictModel):
             found["k"] = self.k
         if self.depth is not None:
             found["depth"] = self.depth
+        if self.tune is not None:
+            found["tune"] = self.tune.model_dump()
         return found
 
 
@@ -90,6 +117,12 @@ def resolved_fusions(runs: dict[str, Any]) -> dict[str, list[tuple[str, float]]]
 
 def _inputs(name: str, run: FusedRun, files: dict, runs: dict) -> list[tuple[str, float]]:
     given = run.fuse if isinstance(run.fuse, dict) else dict.fromkeys(run.fuse, 1.0)
+    if run.tune is not None and (isinstance(run.fuse, dict) or run.method not in WEIGHTED):
+        raise at_key(
+            ("runs", name, "tune"),
+            "tune chooses the weights of rrf, wsum or wmnz: give the runs as a list, and one "
+            "of those methods",
+        )
     if isinstance(run.fuse, dict) and run.method not in WEIGHTED:
         raise at_key(
             ("runs", name, "fuse"),

@@ -1,6 +1,6 @@
 """The suites: track, grid and run100k (everyday.py), five and official (compare.py), scale, runs10,
 spill, validate, python, significance, history (history_suite.py), pools (pools_suite.py), spark
-(spark_suite.py), notebook (notebook_suite.py) and dashboard (dashboard_suite.py).
+(spark_suite.py), notebook (notebook_suite.py), dashboard (dashboard_suite.py) and fusion (fusion_suite.py).
 
 Each suite measures its commands in turns, then adds a section (and its targets) to the report.
 """
@@ -12,11 +12,12 @@ from pathlib import Path
 
 from compare import compare
 from context import FIVE_IRPIPE, TIMING_HEADERS, Context, measured, progress, show, timing_row
+from dashboard_suite import dashboard
 from everyday import EVERYDAY_SUITES, everyday
+from fusion_suite import fusion
 from generate import SIZES
 from history_suite import history
 from measure import ToolFailed, take_turns
-from dashboard_suite import dashboard
 from notebook_suite import notebook
 from pools_suite import pools
 from report import agreement, table
@@ -223,6 +224,7 @@ SUITES = {
     "spark": spark,
     "notebook": notebook,
     "dashboard": dashboard,
+    "fusion": fusion,
 }
 SUITE_NAMES = list(SUITES)
 # Names that stand for several suites on the command line.

@@ -1,0 +1,127 @@
+"""A fused run's weights chosen by cross-validation over the queries (`tune:` of a fused run).
+
+Every weighting on the grid (multiples of `grid` summing to 1: 66 for three inputs at 0.1) is
+evaluated in one pass: a spec of the inputs and one fused run per weighting, with the tuning
+metric alone, evaluated like any spec. The evaluated queries, in qid order, are shuffled by
+`seed` and dealt into `folds`. For each fold, the weighting with the best mean over the *other*
+folds' queries is chosen (the first in grid order among equals), and the fold's queries are
+fused with it. The fused run's values are thus held out: no query is ranked with weights chosen
+on it, and the run's mean is the cross-validated one. A query outside the evaluated ones (which
+no value depends on) is fused with the weighting best on all of them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pipeline.engines import execute
+from pipeline.plan.fusion import Fusion, QueryWeights
+from pipeline.run.preflight import validate
+from pipeline.spec.loader import spec_from_mapping
+
+if TYPE_CHECKING:
+    from pipeline.plan.compile import SqlPlan
+    from pipeline.run.plan import EvaluationPlan
+    from pipeline.spec import LoadedSpec
+
+__all__ = ["tuned", "weightings"]
+
+
+def tuned(plan: EvaluationPlan, sql: SqlPlan) -> tuple[SqlPlan, dict[str, Any]]:
+    """The SQL plan with each tuned fused run it evaluates fused by its chosen weights, and
+    what was chosen (by run: each fold's weights and held-out mean, and the cross-validated
+    mean), for the provenance."""
+    chosen, fusions = {}, []
+    for fusion in sql.fusions:
+        if fusion.retuned is not None:
+            weights, chosen[fusion.name] = _tune(plan.loaded, fusion)
+            fusion = fusion.tuned(weights)
+        fusions.append(fusion)
+    return (replace(sql, fusions=tuple(fusions)), chosen) if chosen else (sql, {})
+
+
+def weightings(inputs: int, grid: float) -> list[tuple[float, ...]]:
+    """Every weighting of `inputs` inputs by multiples of `grid` that sums to 1, in order."""
+    steps = round(1 / grid)
+    found = []
+    for bars in itertools.combinations(range(steps + inputs - 1), inputs - 1):
+        parts = np.diff([-1, *bars, steps + inputs - 1]) - 1  # stars between the bars
+        found.append(tuple(round(int(p) * grid, 12) for p in parts))
+    return found
+
+
+def _tune(loaded: LoadedSpec, fusion: Fusion) -> tuple[QueryWeights, dict[str, Any]]:
+    run = loaded.spec.runs[fusion.name]
+    grid = weightings(len(fusion.inputs), run.tune.grid)
+    values, qids, everything = _values(loaded, fusion, grid)
+    better = np.nanargmin if _lower_is_better(loaded, run.tune.metric) else np.nanargmax
+    folds = np.random.default_rng(run.tune.seed).permutation(len(qids)) % run.tune.folds
+    held, record = np.empty(len(qids)), []
+    per_query: dict[str, tuple[float, ...]] = {}
+    for fold in range(run.tune.folds):
+        train, test = folds != fold, folds == fold
+        best = int(better(values[:, train].mean(axis=1)))
+        held[test] = values[best, test]
+        per_query.update(dict.fromkeys((qids[i] for i in np.flatnonzero(test)), grid[best]))
+        record.append({"fold": fold + 1, "queries": int(test.sum()),
+                       "weights": dict(zip(fusion.inputs, grid[best], strict=True)),
+                       "held_out": float(values[best, test].mean())})  # fmt: skip
+    overall = grid[int(better(values.mean(axis=1)))]
+    per_query.update({q: overall for q in everything if q not in per_query})
+    return _query_weights(per_query), {
+        "metric": run.tune.metric, "grid": run.tune.grid, "weightings": len(grid),
+        "folds": record, "cross_validated": float(held.mean()),
+    }  # fmt: skip
+
+
+def _values(loaded: LoadedSpec, fusion: Fusion, grid: list) -> tuple[np.ndarray, list, list]:
+    """The tuning metric's per-query values of every weighting (rows) on each evaluated query
+    (columns, in qid order), those queries, and every query the inputs answer."""
+    trial = _trial_spec(loaded, fusion, grid)
+    plan = validate(trial)
+    con = execute(plan.sql, plan.loaded)
+    rows = con.execute(
+        "SELECT run, qid, value FROM per_query WHERE starts_with(run, '\x1f') ORDER BY qid"
+    ).fetchall()
+    qids = sorted({qid for _, qid, _ in rows})
+    column = {qid: i for i, qid in enumerate(qids)}
+    values = np.zeros((len(grid), len(qids)))
+    for name, qid, value in rows:
+        values[int(name[1:]), column[qid]] = np.nan if value is None else value
+    everything = [qid for (qid,) in con.execute("SELECT DISTINCT qid FROM present").fetchall()]
+    con.close()
+    return values, qids, everything
+
+
+def _trial_spec(loaded: LoadedSpec, fusion: Fusion, grid: list) -> LoadedSpec:
+    """The inputs, and one fused run per weighting (named by a control character and its
+    index, which no spec's run has), with the tuning metric alone."""
+    spec, run = loaded.spec, loaded.spec.runs[fusion.name]
+    how = {"method": run.method, "norm": run.normalization, "k": run.k}
+    if run.depth is not None:
+        how["depth"] = run.depth
+    runs = {name: spec.runs[name].model_dump(mode="json") for name in fusion.inputs}
+    runs |= {f"\x1f{i}": {"fuse": dict(zip(fusion.inputs, w, strict=True)), **how}
+             for i, w in enumerate(grid)}  # fmt: skip
+    data = {
+        "collections": {run.collection: spec.collections[run.collection].model_dump(mode="json")},
+        "runs": runs,
+        "metrics": [run.tune.metric],
+        "settings": spec.settings.model_dump(mode="json"),
+    }
+    return spec_from_mapping(data, loaded.path, loaded.sha256, tables=loaded.tables)
+
+
+def _lower_is_better(loaded: LoadedSpec, metric: str) -> bool:
+    from pipeline.measures.registry import get_registry
+
+    return get_registry().resolve(metric)[0].measure.better == "lower"
+
+
+def _query_weights(per_query: dict[str, tuple[float, ...]]) -> QueryWeights:
+    cells = [(qid, i, w) for qid, ws in sorted(per_query.items()) for i, w in enumerate(ws)]
+    return QueryWeights(*(tuple(column) for column in zip(*cells, strict=True)))
