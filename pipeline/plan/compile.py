@@ -289,7 +289,7 @@ def _fusions(loaded: LoadedSpec) -> tuple[Fusion, ...]:
     for name, inputs in spec.fused_inputs().items():
         run = spec.runs[name]
         build = partial(fusion_statement, name, inputs, run.method, run.normalization, run.k,
-                        run.depth, keys)  # fmt: skip
+                        run.depth, keys, ranks=spec.settings.ordering == "rank")  # fmt: skip
         kept = [kept_rows(output_table(i, o), name) for i, o in enumerate(spec.outputs)
                 if o.level == "run" and o.run == name]  # fmt: skip
         found.append(Fusion(name, tuple(r for r, _ in inputs), (build(), *kept), bool(kept),

@@ -92,10 +92,12 @@ def fusion_statement(
     depth: int | None,
     keys: tuple[SortKey, ...],
     by_query: QueryWeights | None = None,
+    ranks: bool = False,
 ) -> Statement:
     """The INSERT of the fused run `name`'s rows (every value bound, the SQL built from the
     closed lists of methods and normalizations). `by_query`: each query's own weights of the
-    inputs (a tuned run); a query without them takes the inputs' weights."""
+    inputs (a tuned run); a query without them takes the inputs' weights. `ranks`: each row
+    gets its rank in the fused run (the `ordering: rank` setting ranks by it)."""
     values = ", ".join("(?, ?, ?)" for _ in inputs)
     params: list = [v for i, (run, weight) in enumerate(inputs) for v in (run, float(weight), i)]
     tuned, weight, joined = "", "i.weight", ""
@@ -107,42 +109,55 @@ def fusion_statement(
         joined = "LEFT JOIN tuned t ON t.position = i.position AND t.qid = r.qid"
     cut = f"QUALIFY pos <= {int(depth)}" if depth is not None else ""
     every = method in EVERY_CANDIDATE or norm in EVERY_CANDIDATE
+    # Only what the method and normalization read is computed: a position needs a sort of each
+    # input's query, the counts a window, the rank of the fused run another sort.
+    pos = method in RANK_METHODS or depth is not None or norm in ("rank", "borda")
+    position = f"row_number() OVER (PARTITION BY i.position, r.qid ORDER BY {order_by(keys)})"
     sql = f"""
 INSERT INTO run_rows
 WITH inputs(run, weight, position) AS (VALUES {values}),
 {tuned}
 ranked AS (
     SELECT i.position, {weight} AS weight, r.qid, r.docno, r.score,
-        row_number() OVER (PARTITION BY i.position, r.qid ORDER BY {order_by(keys)}) AS pos
+        {position if pos else "NULL::BIGINT"} AS pos
     FROM (SELECT run, qid, docno, score, rank AS file_rank FROM run_rows) r JOIN inputs i USING (run)
     {joined}
     {cut}),
-{_candidates(every)},
+{_candidates(every, method == "borda" or norm in ("rank", "borda"))},
 normed AS (
     SELECT *, {NORMS[norm]} AS x FROM scored WINDOW w AS (PARTITION BY position, qid)),
 {_fused(method, k)}
-SELECT ?, qid, docno, row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC),
-    score, true
+SELECT ?, qid, docno, {_FUSED_RANK if ranks else "NULL::BIGINT"}, score, true
 FROM fused"""
     return Statement(sql, [*params, name])
+
+
+#: the fused run's rank, by its score (an `ordering: rank` spec ranks by it; a file written shows it)
+_FUSED_RANK = "row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC)"
+#: the methods that read an input's positions
+RANK_METHODS = ("rrf", "isr", "log_isr", "borda", "condorcet")
 
 
 def kept_rows(table: str, name: str) -> Statement:
     """A copy of the fused run's rows, which a `run` output writes once the evaluation is done
     (`run_rows` is dropped batch by batch)."""
     return Statement(
-        f"CREATE TABLE {table} AS SELECT run, qid, docno, rank, score FROM run_rows WHERE run = ?",
+        f"CREATE TABLE {table} AS SELECT run, qid, docno, {_FUSED_RANK} AS rank, score "
+        "FROM run_rows WHERE run = ?",
         [name],
     )
 
 
-def _candidates(every: bool) -> str:
+def _candidates(every: bool, counts_read: bool) -> str:
     """`scored`: each input's rows with `n` (its documents for the query) and `c` (the
-    query's candidates); under Borda also a row for every candidate it lacks (`present` false)."""
+    query's candidates), where they are read; under Borda also a row for every candidate it
+    lacks (`present` false)."""
     counts = """counted AS (
     SELECT *, count(*) OVER (PARTITION BY position, qid) AS n,
         count(DISTINCT docno) OVER (PARTITION BY qid) AS c
     FROM ranked)"""
+    if not every and not counts_read:
+        return "scored AS (SELECT *, true AS present FROM ranked)"
     if not every:
         return f"{counts},\nscored AS (SELECT *, true AS present FROM counted)"
     return f"""{counts},
