@@ -293,3 +293,20 @@ def test_a_wrong_tuning_is_named(tmp_path, tune, message):
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
     with pytest.raises(SpecError, match=message):
         evaluate(tmp_path / "spec.yaml", write=False)
+
+
+def test_a_notebook_fuses_frames_as_a_spec_fuses_files(tmp_path):
+    pd = pytest.importorskip("pandas")
+    runs = _track(tmp_path, 2)
+    spec = {"collections": {"c": {"qrels": "qrels.txt"}},
+            "runs": {**runs, "rrf": {"fuse": list(runs), "k": 10}}, "metrics": ["AP", "nDCG@10"]}  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    from_files = evaluate(tmp_path / "spec.yaml", write=False).aggregate()
+    names = ["qid", "Q0", "docno", "rank", "score", "tag"]
+    frames = {name: pd.read_csv(tmp_path / run["path"], sep=" ", names=names, dtype={"qid": str})
+              for name, run in runs.items()}  # fmt: skip
+    results = evaluate(qrels=str(tmp_path / "qrels.txt"), metrics=["AP", "nDCG@10"],
+                       runs={**frames, "rrf": {"fuse": list(runs), "k": 10}})  # fmt: skip
+    found = {tuple(r) for r in results.aggregate().itertuples(index=False)}
+    assert found == {(r, "default", m, v, n) for r, _, m, v, n in from_files}
+    assert any(r == "rrf" for r, *_ in found)

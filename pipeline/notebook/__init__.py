@@ -51,7 +51,8 @@ def evaluate(
         evaluate(qrels=qrels_frame, runs={"bm25": bm25, "dense": dense}, metrics=["AP", "nDCG@10"])
 
     `qrels`: one input, or a mapping of collection names to inputs; `runs`: one input, a list, or
-    a mapping of run names to inputs (with several collections, a run is `{"run": input,
+    a mapping of run names to inputs (a fused run is given as in a spec: `{"fuse": [names]}`;
+    with several collections, a run is `{"run": input,
     "collection": name}`). An input is a path or a table (`pipeline.frames.convert`);
     `columns` maps irpipe's column names (qid, docno, rel, score, rank) to a table's. `metrics`,
     `settings` and `compare` are the spec's keys, with the spec's defaults. The other keywords of
@@ -172,6 +173,9 @@ def _runs(runs, collections: list[str], tables: dict, read) -> dict[str, Any]:
     found = {}
     for name, value in named.items():
         collection = collections[0]
+        if isinstance(value, Mapping) and "fuse" in value:  # a fused run, as in a spec
+            found[name] = dict(value)
+            continue
         if isinstance(value, Mapping) and "collection" in value:
             collection, value = value["collection"], value.get("run")
         found[name] = {"path": _input(value, "runs", name, tables, read),
@@ -185,6 +189,7 @@ def _is_run_mapping_of_queries(value: Mapping) -> bool:
     return (
         isinstance(first, Mapping)
         and "collection" not in first
+        and "fuse" not in first
         and not any(isinstance(v, Mapping) for v in first.values())
     )
 
