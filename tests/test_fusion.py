@@ -21,18 +21,20 @@ B = "q1 Q0 d2 1 0.9 b\nq1 Q0 d4 2 0.5 b\nq3 Q0 d9 1 4.0 b\n"
 QRELS = "q1 0 d2 1\nq1 0 d3 1\nq2 0 d1 1\nq3 0 d9 1\n"
 
 
-def _fused(tmp_path: Path, **fusion) -> dict[str, list[tuple[str, float]]]:
-    """Each query's fused documents and scores, in rank order, as its `run` output writes them."""
+def _small(tmp_path: Path, fused: dict[str, dict], **keys) -> dict:
+    """A spec over the small case's files (written): runs a and b, then `fused`, and `keys`."""
     (tmp_path / "a.txt").write_text(A)
     (tmp_path / "b.txt").write_text(B)
     (tmp_path / "qrels.txt").write_text(QRELS)
-    spec = {
-        "collections": {"c": {"qrels": "qrels.txt"}},
-        "runs": {"a": {"path": "a.txt", "collection": "c"}, "b": {"path": "b.txt", "collection": "c"},
-                 "f": {"fuse": ["a", "b"], **fusion}},
-        "metrics": ["AP"],
-        "outputs": [{"path": "f.trec", "level": "run", "run": "f"}],
-    }  # fmt: skip
+    files = {"a": {"path": "a.txt", "collection": "c"}, "b": {"path": "b.txt", "collection": "c"}}
+    return {"collections": {"c": {"qrels": "qrels.txt"}}, "runs": {**files, **fused},
+            "metrics": ["AP"], **keys}  # fmt: skip
+
+
+def _fused(tmp_path: Path, **fusion) -> dict[str, list[tuple[str, float]]]:
+    """Each query's fused documents and scores, in rank order, as its `run` output writes them."""
+    outputs = [{"path": "f.trec", "level": "run", "run": "f"}]
+    spec = _small(tmp_path, {"f": {"fuse": ["a", "b"], **fusion}}, outputs=outputs)
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
     evaluate(tmp_path / "spec.yaml")
     found: dict[str, list[tuple[str, float]]] = {}
@@ -95,15 +97,9 @@ def test_weights_depth_and_normalizations_by_hand(tmp_path):
 
 
 def test_a_fused_run_is_evaluated_compared_and_recorded_like_a_file_run(tmp_path):
-    (tmp_path / "a.txt").write_text(A)
-    (tmp_path / "b.txt").write_text(B)
-    (tmp_path / "qrels.txt").write_text(QRELS)
-    spec = {
-        "collections": {"c": {"qrels": "qrels.txt"}},
-        "runs": {"a": {"path": "a.txt", "collection": "c"}, "b": {"path": "b.txt", "collection": "c"},
-                 "f": {"fuse": ["?"], "method": "rrf", "k": 1}},
-        "metrics": ["AP", "RR"], "history": "h.duckdb", "compare": {"baseline": "f"},
-    }  # fmt: skip
+    spec = _small(tmp_path, {"f": {"fuse": ["?"], "method": "rrf", "k": 1}},
+                  history="h.duckdb", compare={"baseline": "f"})  # fmt: skip
+    spec["metrics"] = ["AP", "RR"]
     path = tmp_path / "spec.yaml"
     path.write_text(yaml.safe_dump(spec))
     first = evaluate(path)
@@ -132,15 +128,7 @@ def test_a_fused_run_is_evaluated_compared_and_recorded_like_a_file_run(tmp_path
     ],
 )
 def test_a_wrong_fusion_is_one_error_naming_its_key(tmp_path, fused, message):
-    (tmp_path / "a.txt").write_text(A)
-    (tmp_path / "b.txt").write_text(B)
-    (tmp_path / "qrels.txt").write_text(QRELS)
-    spec = {
-        "collections": {"c": {"qrels": "qrels.txt"}},
-        "runs": {"a": {"path": "a.txt", "collection": "c"}, "b": {"path": "b.txt", "collection": "c"},
-                 "g": {"fuse": ["a", "b"]}, "f": fused},
-        "metrics": ["AP"],
-    }  # fmt: skip
+    spec = _small(tmp_path, {"g": {"fuse": ["a", "b"]}, "f": fused})
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
     with pytest.raises(SpecError, match=message):
         evaluate(tmp_path / "spec.yaml", write=False)

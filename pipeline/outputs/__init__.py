@@ -30,7 +30,7 @@ from pipeline.sql import quote_identifier
 if TYPE_CHECKING:  # DuckDB is imported where a table is written: validating a spec needs none
     import duckdb
 
-__all__ = ["TABLE_LEVELS", "write_outputs", "writer_for", "writers_of"]
+__all__ = ["TABLE_LEVELS", "write_outputs", "write_space_separated", "writer_for", "writers_of"]
 
 #: the output levels whose data is a table of results (plots are levels too, but not tables)
 TABLE_LEVELS = (
@@ -41,6 +41,14 @@ TABLE_LEVELS = (
     "report",
     *POOL_LEVELS,
 )
+
+
+def write_space_separated(con: duckdb.DuckDBPyConnection, select: str, path: Path) -> None:
+    """The rows of `select` as TREC's text files hold them: fields separated by one space, no
+    header, nothing quoted (qrels, runs and pools are read this way by every tool)."""
+    con.execute(
+        f"COPY ({select}) TO ? (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '')", [str(path)]
+    )
 
 
 class CopyWriter(Writer):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pipeline.contract.writer import Writer
 from pipeline.hookspecs import hookimpl
+from pipeline.outputs import write_space_separated
 from pipeline.sql import quote_identifier
 
 __all__ = ["PoolWriter"]
@@ -17,12 +18,7 @@ class PoolWriter(Writer):
     levels = ("pool",)
 
     def write(self, con, table, path, manifest):
-        source = quote_identifier(table)
-        con.execute(
-            f"COPY (SELECT qid, 0, docno, -1 FROM {source}) TO ? "
-            "(FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '')",
-            [str(path)],
-        )
+        write_space_separated(con, f"SELECT qid, 0, docno, -1 FROM {quote_identifier(table)}", path)
 
 
 @hookimpl

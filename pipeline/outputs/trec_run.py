@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pipeline.contract.writer import Writer
 from pipeline.hookspecs import hookimpl
+from pipeline.outputs import write_space_separated
 from pipeline.sql import quote_identifier
 
 __all__ = ["TrecRunWriter"]
@@ -18,11 +19,9 @@ class TrecRunWriter(Writer):
     levels = ("run",)
 
     def write(self, con, table, path, manifest):
-        con.execute(
-            f"COPY (SELECT qid, 'Q0', docno, rank, score, run FROM {quote_identifier(table)} "
-            "ORDER BY qid, rank) TO ? (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '')",
-            [str(path)],
-        )
+        source = quote_identifier(table)
+        select = f"SELECT qid, 'Q0', docno, rank, score, run FROM {source} ORDER BY qid, rank"
+        write_space_separated(con, select, path)
 
 
 @hookimpl

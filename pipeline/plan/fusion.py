@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pipeline.plan.inputs import Load
 from pipeline.plan.ranking import SortKey, order_by
 from pipeline.plan.statement import Statement
+from pipeline.spec.fusion import FUSION_METHODS
 
 __all__ = ["Fusion", "QueryWeights", "fusion_statement", "kept_rows", "with_fusions"]
 
@@ -111,7 +112,7 @@ def fusion_statement(
     every = method in EVERY_CANDIDATE or norm in EVERY_CANDIDATE
     # Only what the method and normalization read is computed: a position needs a sort of each
     # input's query, the counts a window, the rank of the fused run another sort.
-    pos = method in RANK_METHODS or depth is not None or norm in ("rank", "borda")
+    pos = not FUSION_METHODS[method] or depth is not None or norm in ("rank", "borda")
     position = f"row_number() OVER (PARTITION BY i.position, r.qid ORDER BY {order_by(keys)})"
     sql = f"""
 INSERT INTO run_rows
@@ -134,8 +135,6 @@ FROM fused"""
 
 #: the fused run's rank, by its score (an `ordering: rank` spec ranks by it; a file written shows it)
 _FUSED_RANK = "row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC)"
-#: the methods that read an input's positions
-RANK_METHODS = ("rrf", "isr", "log_isr", "borda", "condorcet")
 
 
 def kept_rows(table: str, name: str) -> Statement:
@@ -178,9 +177,10 @@ def _fused(method: str, k: int) -> str:
     if method != "condorcet":
         return f"""fused AS (
     SELECT qid, docno, {METHODS[method].format(k=int(k))} AS score FROM normed GROUP BY qid, docno)"""
-    return """grid AS (
+    return """documents AS (SELECT DISTINCT qid, docno FROM ranked),
+grid AS (
     SELECT d.qid, d.docno, i.position, coalesce(r.pos, 9223372036854775807) AS p
-    FROM (SELECT DISTINCT qid, docno FROM ranked) d CROSS JOIN inputs i
+    FROM documents d CROSS JOIN inputs i
     LEFT JOIN ranked r ON r.position = i.position AND r.qid = d.qid AND r.docno = d.docno),
 votes AS (
     SELECT a.qid, a.docno, b.docno AS other,
@@ -189,8 +189,7 @@ votes AS (
     GROUP BY ALL),
 fused AS (
     SELECT d.qid, d.docno, coalesce(sum(sign(v.margin)), 0) AS score
-    FROM (SELECT DISTINCT qid, docno FROM ranked) d
-    LEFT JOIN votes v USING (qid, docno) GROUP BY ALL)"""
+    FROM documents d LEFT JOIN votes v USING (qid, docno) GROUP BY ALL)"""
 
 
 def with_fusions(batches: list[list[Load]], fusions: tuple[Fusion, ...]) -> list[list[Load]]:

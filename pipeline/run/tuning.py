@@ -84,14 +84,15 @@ def _values(loaded: LoadedSpec, fusion: Fusion, grid: list) -> tuple[np.ndarray,
     trial = _trial_spec(loaded, fusion, grid)
     plan = validate(trial)
     con = execute(plan.sql, plan.loaded)
-    rows = con.execute(
-        "SELECT run, qid, value FROM per_query WHERE starts_with(run, '\x1f') ORDER BY qid"
-    ).fetchall()
-    qids = sorted({qid for _, qid, _ in rows})
-    column = {qid: i for i, qid in enumerate(qids)}
+    # Each value's place in the matrix: the weighting's index (its run's name) and the query's.
+    found = con.execute(
+        "SELECT CAST(run[2:] AS INTEGER) AS row, dense_rank() OVER (ORDER BY qid) - 1 AS col, "
+        "qid, coalesce(value, 'NaN'::DOUBLE) AS value "
+        "FROM per_query WHERE starts_with(run, '\x1f')"
+    ).fetchnumpy()
+    qids = sorted(set(found["qid"].tolist()))
     values = np.zeros((len(grid), len(qids)))
-    for name, qid, value in rows:
-        values[int(name[1:]), column[qid]] = np.nan if value is None else value
+    values[found["row"], found["col"]] = found["value"]
     everything = [qid for (qid,) in con.execute("SELECT DISTINCT qid FROM present").fetchall()]
     con.close()
     return values, qids, everything
