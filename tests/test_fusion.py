@@ -298,3 +298,35 @@ def test_a_notebook_fuses_frames_as_a_spec_fuses_files(tmp_path):
     found = {tuple(r) for r in results.aggregate().itertuples(index=False)}
     assert found == {(r, "default", m, v, n) for r, _, m, v, n in from_files}
     assert any(r == "rrf" for r, *_ in found)
+
+
+@pytest.mark.parametrize(
+    "keys, message",
+    [
+        ({"outputs": [{"path": "a.trec", "level": "run", "run": "a"}]},
+         r"outputs\.0\.run: 'a' is not a fused run of this spec .* the fused runs: f"),
+        ({"outputs": [{"path": "f.trec", "level": "run"}]}, "level run needs run: the name"),
+        ({"outputs": [{"path": "f.csv", "level": "aggregate", "run": "f"}]}, r"outputs\.0\.run"),
+        ({"pools": {"p": {"collection": "c", "runs": ["f"]}}},
+         r"run 'f' is fused from a, b; a pool holds the runs submitted"),
+        ({"settings": {"engine": "spark"}},
+         r"runs\.f: fused runs are computed by the duckdb engine"),
+    ],
+)  # fmt: skip
+def test_what_a_fused_run_cannot_be_given_is_named(tmp_path, keys, message):
+    spec = _small(tmp_path, {"f": {"fuse": ["a", "b"]}}, **keys)
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    with pytest.raises(SpecError, match=message):
+        evaluate(tmp_path / "spec.yaml", write=False)
+    assert not list(tmp_path.glob("*.trec")) and not list(tmp_path.glob("*.csv"))
+
+
+def test_runs_all_pools_the_submitted_runs_only(tmp_path):
+    from pipeline.run.preflight import validate
+    from pipeline.spec import load_spec
+
+    spec = _small(tmp_path, {"f": {"fuse": ["a", "b"]}},
+                  pools={"p": {"collection": "c", "runs": "all"}})  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    (pool,) = validate(load_spec(tmp_path / "spec.yaml")).pools
+    assert pool.runs == ("a", "b")
