@@ -43,7 +43,9 @@ SPEC_ERROR, DATA_ERROR, OUTPUT_ERROR, HISTORY_ERROR = 2, 3, 4, 6
 
 def irpipe(*args: str, **env: str) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "pipeline.cli", *args]
-    env = {"IRPIPE_LOAD_PLUGINS": "", "PATH": "/usr/bin:/bin", "COLUMNS": "200", **env}
+    # No bytecode caches: a case's plugin or sitecustomize must leave its directory as it was.
+    env = {"IRPIPE_LOAD_PLUGINS": "", "PATH": "/usr/bin:/bin", "COLUMNS": "200",
+           "PYTHONDONTWRITEBYTECODE": "1", **env}  # fmt: skip
     return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env)
 
 
@@ -53,6 +55,7 @@ def irpipe(*args: str, **env: str) -> subprocess.CompletedProcess:
 def write(name: str, data: str | bytes) -> Callable[[Path], None]:
     def change(d: Path) -> None:
         path = d / name
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data if isinstance(data, bytes) else data.encode())
 
     return change
@@ -387,7 +390,24 @@ CASES = [
     Case("spec_bad_yaml", write("spec.yaml", "runs: {r: [\n"), SPEC_ERROR, r"/spec\.yaml:\d+: invalid YAML"),
     # outputs
     Case("output_directory_is_a_file", spec(add_output("blocked/x.csv"), write("blocked", "a file")), OUTPUT_ERROR, r"cannot write outputs: .*/blocked"),
-    Case("output_target_is_a_directory", spec(add_output("out/sub.csv"), lambda d: (d / "out/sub.csv").mkdir()), OUTPUT_ERROR, r"/out/sub\.csv: is a directory"),
+    Case("output_target_is_a_directory", spec(add_output("out/sub.csv"), lambda d: (d / "out/sub.csv").mkdir()), SPEC_ERROR, r"/spec\.yaml:\d+: outputs\.3\.path: \S+/out/sub\.csv is a directory; name a file"),
+    # what irpipe writes never replaces what it did not write, nor what it reads
+    Case("output_replaces_a_users_file", spec(add_output("notes.csv"), write("notes.csv", "mine\n")), SPEC_ERROR, r"/spec\.yaml:\d+: outputs\.3\.path: \S+/notes\.csv exists and irpipe did not write it \(no notes\.csv\.manifest\.json beside it\); move it away or name another path"),
+    Case("output_manifest_is_an_input", spec(lambda s: (add_output("x.csv")(s), qrels_path("x.csv.manifest.json")(s)), write("x.csv.manifest.json", QRELS)), SPEC_ERROR, r"outputs\.3\.path: \S+/x\.csv's manifest x\.csv\.manifest\.json is an input of this spec \(collections\.c\.qrels\)"),
+    Case("dashboard_is_the_outputs_directory", history({"path": "hist.duckdb", "dashboard": "out"}), SPEC_ERROR, r"^Error: \S+/spec\.yaml:\d+: history\.dashboard: \S+/out holds outputs\.0 \(\S+/out/summary\.csv\), and the dashboard replaces its directory whole; name a directory of its own\n$"),
+    Case("dashboard_is_the_spec_directory", history({"path": "hist.duckdb", "dashboard": "."}), SPEC_ERROR, r"^Error: \S+/spec\.yaml:\d+: history\.dashboard: \S+/case is the spec's directory; name another path\n$"),
+    Case("dashboard_holds_the_spec", history({"path": "hist.duckdb", "dashboard": ".."}), SPEC_ERROR, r"history\.dashboard: \S+ holds the spec \(\S+/case/spec\.yaml\)"),
+    Case("dashboard_is_a_file", history({"path": "hist.duckdb", "dashboard": "notes.txt"}, write("notes.txt", "mine\n")), SPEC_ERROR, r"history\.dashboard: \S+/notes\.txt is a file, and the dashboard is a directory; name a new or empty directory"),
+    Case("dashboard_is_the_history", history({"path": "hist.duckdb", "dashboard": "hist.duckdb"}), SPEC_ERROR, r"/spec\.yaml:\d+: history: \S+/hist\.duckdb is the dashboard \(history\.dashboard\); name another path"),
+    Case("dashboard_is_an_input", history({"path": "hist.duckdb", "dashboard": "run.txt"}), SPEC_ERROR, r"history\.dashboard: \S+/run\.txt is an input of this spec \(runs\.r\.path\)"),
+    Case("dashboard_is_a_users_directory", history({"path": "hist.duckdb", "dashboard": "photos"}, write("photos/cat.jpg", "meow")), SPEC_ERROR, r"history\.dashboard: \S+/photos exists and is not a dashboard irpipe wrote \(no \.irpipe-dashboard in it\), and the dashboard replaces its directory whole; name a new or empty directory"),
+    Case("dashboard_command_holds_the_history", history("hist.duckdb"), SPEC_ERROR, r"^Error: --out: \S+/case holds the history \(\S+/hist\.duckdb\), and the dashboard replaces its directory whole", command=("dashboard", "--out", "{d}"), target="hist.duckdb"),
+    Case("dashboard_command_is_the_history", history("hist.duckdb"), SPEC_ERROR, r"^Error: --out: \S+/hist\.duckdb is the history; name another path", command=("dashboard", "--out", "{d}/hist.duckdb"), target="hist.duckdb"),
+    Case("history_is_an_input", history("run.txt"), SPEC_ERROR, r"/spec\.yaml:\d+: history: \S+/run\.txt is an input of this spec \(runs\.r\.path\); writing it would replace the data"),
+    Case("history_is_an_output", history("out/summary.csv"), SPEC_ERROR, r"/spec\.yaml:\d+: history: \S+/out/summary\.csv is also outputs\.0; name another path"),
+    Case("history_cli_is_an_output", line("run.txt", 2, "garbage"), SPEC_ERROR, r"^Error: --history: \S+/out/summary\.csv is also outputs\.0; name another path", command=("run", "--quiet", "--history", "{d}/out/summary.csv")),
+    Case("junit_is_the_spec", line("run.txt", 2, "garbage"), SPEC_ERROR, r"^Error: --junit: \S+/spec\.yaml is the spec; name another path", command=("run", "--quiet", "--junit", "{d}/spec.yaml")),
+    Case("junit_is_a_manifest", line("run.txt", 2, "garbage"), SPEC_ERROR, r"^Error: --junit: \S+/summary\.csv\.manifest\.json is the manifest of outputs\.0; name another path", command=("run", "--quiet", "--junit", "{d}/out/summary.csv.manifest.json")),
     Case("output_database_held", hold_database("out/all.duckdb"), OUTPUT_ERROR, r"/out/all\.duckdb: the database is open in process \d+; close it there and rerun"),
     # a spec checked without its data (validate --no-data) is still checked whole
     Case("no_data_unknown_metric", spec(lambda s: s["metrics"].append("nDGC@10"), remove("run.txt", "qrels.txt")), SPEC_ERROR, r"/spec\.yaml:\d+: metrics\.2: unknown metric 'nDGC'; did you mean 'nDCG'", command=("validate", "--no-data")),
@@ -488,9 +508,11 @@ def good(tmp_path_factory) -> Path:
     return d
 
 
-def snapshot(directory: Path) -> dict[str, bytes]:
+def snapshot(directory: Path) -> dict[str, bytes | None]:
+    """Every file's bytes and every directory (None) under `directory`."""
     return {
-        str(p.relative_to(directory)): p.read_bytes() for p in directory.rglob("*") if p.is_file()
+        str(p.relative_to(directory)): p.read_bytes() if p.is_file() else None
+        for p in directory.rglob("*")
     }
 
 
@@ -516,8 +538,8 @@ def outcomes(good, tmp_path_factory, request) -> dict[str, Outcome]:
         try:
             d = tmp_path_factory.mktemp(case.id) / "case"
             shutil.copytree(good, d)
-            before = snapshot(d / "out")
             cleanup = case.change(d)
+            before = snapshot(d)  # the whole directory: inputs, spec, outputs, anything else
             env = {key: value.format(d=d) for key, value in case.env}
             try:
                 command = [part.format(d=d) for part in case.command]
@@ -525,7 +547,7 @@ def outcomes(good, tmp_path_factory, request) -> dict[str, Outcome]:
             finally:
                 if callable(cleanup):
                     cleanup()
-            return Outcome(result, before, snapshot(d / "out"))
+            return Outcome(result, before, snapshot(d))
         except Exception as exc:  # reported by the case's own test
             return Outcome(error=exc)
 

@@ -3,6 +3,8 @@ sample data (configs/data) through the real command."""
 
 from __future__ import annotations
 
+import re
+
 import shutil
 import subprocess
 import sys
@@ -83,11 +85,37 @@ def test_a_spec_without_checks_writes_an_empty_testsuite(sample, tmp_path):
 def test_the_report_is_replaced_whole_and_no_temporary_file_stays(sample, tmp_path):
     report = tmp_path / "reports" / "checks.xml"
     report.parent.mkdir()
-    report.write_text("an old report")
+    assert irpipe("run", "--quiet", "--junit", str(report), str(sample)).returncode == 0  # 0 tests
     spec = with_checks(sample, expect=CHECKS["expect"][:1])
     assert irpipe("run", "--quiet", "--junit", str(report), str(spec)).returncode == 0
     assert [p.name for p in report.parent.iterdir()] == ["checks.xml"]
     assert ET.parse(report).getroot().find("testsuite").get("tests") == "1"
+
+
+def test_a_file_irpipe_did_not_write_is_kept_and_nothing_is_evaluated(sample, tmp_path):
+    report = tmp_path / "checks.xml"
+    report.write_text("the CI system's own report")
+    result = irpipe("run", "--quiet", "--junit", str(report), str(sample))
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"Error: --junit: {report} exists and is not a JUnit report irpipe wrote; move it away "
+        "or name another path\n"
+    )
+    assert report.read_text() == "the CI system's own report"
+    assert not (sample.parent / "out").exists()
+
+
+def test_the_report_is_never_an_input_of_the_spec(sample, tmp_path):
+    qrels = sample.parent / "data" / "qrels.txt"
+    before = qrels.read_bytes()
+    result = irpipe("run", "--quiet", "--junit", str(qrels), str(sample))
+    assert result.returncode == 2
+    assert re.fullmatch(
+        r"Error: --junit: \S+/qrels\.txt is an input of this spec \(collections\.\w+\.qrels\); "
+        r"writing it would replace the data\n",
+        result.stderr,
+    )
+    assert qrels.read_bytes() == before
 
 
 def test_a_directory_is_refused_before_evaluating(sample, tmp_path):

@@ -33,8 +33,11 @@ def run(args: argparse.Namespace) -> int:
     from pipeline.checks.junit import check_junit_path, write_junit
 
     junit = Path(args.junit) if args.junit else None
-    if junit is not None:
-        check_junit_path(junit)  # before the evaluation, which may take an hour
+    if junit is not None:  # before the evaluation, which may take an hour
+        from pipeline.run.writes import check_report
+
+        check_junit_path(junit)
+        check_report(args.spec, junit)
     evaluation = _evaluate(args)
     if not args.quiet:
         _print_summary(evaluation)
@@ -62,7 +65,8 @@ def _keep_checks(evaluation, results: list) -> None:
     if site is not None:
         from pipeline.dashboard import write_dashboard
 
-        write_dashboard(keeper.path, site, keeper.lock_timeout)
+        where = evaluation.loaded.where("history", "dashboard")
+        write_dashboard(keeper.path, site, keeper.lock_timeout, where=where)
 
 
 def _print_summary(evaluation) -> None:

@@ -25,17 +25,20 @@ def write_dashboard(
     lock_timeout: float = 60.0,
     detail: int = DETAIL,
     compare: tuple[int, int] | None = None,
+    where: str = "--out",
 ) -> Path:
     """Write the site of `history` into the directory `out`; the path of its index page.
     `detail`: the latest evaluations whose pages show per-query differences; `compare`: a pair
     of evaluation ids (old, new) that gets a page of its own. A history that is missing, locked
     past `lock_timeout`, not a history or of a newer version is a HistoryError; nothing is
-    written then."""
+    written then. `out` is refused (SpecError naming `where`, the key or flag that gave it)
+    where it is or holds the history, or is not a dashboard irpipe wrote."""
     from pipeline.dashboard.data import read_history
     from pipeline.dashboard.site import vega_bundle, write_site
     from pipeline.history.documents import Source, reading, require
 
     vega_bundle()  # the extra is there, before reading anything
+    _check_out(Path(history), Path(out), where)
     source = Source(Path(history), lock_timeout)
     with reading(source) as con:
         if compare is not None:
@@ -46,3 +49,11 @@ def write_dashboard(
 
         raise HistoryError(f"{history}: the history holds no evaluation yet; nothing to show")
     return write_site(data, Path(out), detail, compare)
+
+
+def _check_out(history: Path, out: Path, where: str) -> None:
+    """The site's directory may be replaced: not the history, nor a directory holding it, nor
+    one irpipe did not write."""
+    from pipeline.outputs.targets import Kept, Written, check_written
+
+    check_written([Written(out, "dashboard", where, where)], [Kept(history, "the history")])

@@ -5,7 +5,9 @@ that `irpipe run` evaluates to the same tables."""
 from __future__ import annotations
 
 import html
+import os
 import re
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +16,8 @@ import yaml
 from pipeline.compare.marks import report_table
 from pipeline.errors import SpecError
 from pipeline.formatting import format_value
+from pipeline.frames.irds import is_irds
+from pipeline.outputs.targets import TO_SPEC_HEADER, Kept, Written, check_written
 from pipeline.plan.table_inputs import MEMORY, memory_view
 
 if TYPE_CHECKING:
@@ -106,12 +110,15 @@ class Results:
         """Write the tables given in Python as Parquet files and a spec (`spec.yaml`) naming
         them, into `directory`; `irpipe run DIRECTORY/spec.yaml` evaluates the same inputs with
         the same settings to the same tables. Every file is written under a temporary name and
-        renamed once all are written, so a failure leaves nothing half-written. The spec's path."""
+        renamed once all are written, so a failure leaves nothing half-written. A file is
+        replaced only in a directory `to_spec` wrote (its spec begins with `TO_SPEC_HEADER`),
+        and never an input. The spec's path."""
         import pyarrow.parquet as pq
 
         directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
         files = _file_names(self._spec)
+        _check_directory(directory, [*files.values(), "spec.yaml"], self._spec)
+        directory.mkdir(parents=True, exist_ok=True)
         staged: list[tuple[Path, Path]] = []
         try:
             for path, kind in _memory_inputs(self._spec):
@@ -121,7 +128,7 @@ class Results:
                 )
             staged.append(_staged(directory / "spec.yaml"))
             spec = yaml.safe_dump(_replaced(self._spec, files), sort_keys=False, allow_unicode=True)
-            staged[-1][0].write_text(spec, encoding="utf-8")
+            staged[-1][0].write_text(f"{TO_SPEC_HEADER}\n{spec}", encoding="utf-8")
         except BaseException:
             for temporary, _ in staged:
                 temporary.unlink(missing_ok=True)
@@ -131,8 +138,28 @@ class Results:
         return directory / "spec.yaml"
 
 
+def _check_directory(directory: Path, names: list[str], spec: dict[str, Any]) -> None:
+    """`to_spec` may write `names` into `directory` (SpecError naming the call otherwise)."""
+    where = f"to_spec({str(directory)!r})"
+    if directory.exists() and not directory.is_dir():
+        raise SpecError(f"{where}: {directory} is a file; give a new or empty directory")
+    inputs = [Kept(Path(path), "an input of these results", "name another directory")
+              for path in _file_inputs(spec)]  # fmt: skip
+    check_written([Written(directory / name, "to_spec", name, where) for name in names], inputs)
+
+
+def _file_inputs(spec: dict[str, Any]) -> list[str]:
+    """The inputs given as files (not tables, not ir_datasets ids)."""
+    found = [c["qrels"] for c in spec["collections"].values()]
+    found += [r["path"] for r in spec["runs"].values() if "path" in r]
+    return [path for path in found if not str(path).startswith(MEMORY) and not is_irds(path)]
+
+
 def _staged(target: Path) -> tuple[Path, Path]:
-    return target.with_name(f".{target.name}.partial"), target
+    """A fresh temporary name beside `target` (never a file of the user's)."""
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+    os.close(fd)
+    return Path(name), target
 
 
 def _file_names(spec: dict[str, Any]) -> dict[str, str]:

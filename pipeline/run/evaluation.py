@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING
 from pipeline.compare.marks import Significance, report_table, significance
 from pipeline.engines import engine_named, with_engine
 from pipeline.outputs import write_outputs
+from pipeline.outputs.targets import Written
 from pipeline.pools import finish_pools, with_pools
 from pipeline.run.plan import EvaluationPlan
 from pipeline.run.preflight import check_history_directory, compile_spec, validate
 from pipeline.run.provenance import inputs_of, now, record, versions
+from pipeline.run.writes import check_writes
 from pipeline.spec import LoadedSpec, load_spec
 from pipeline.spec.history import History as SpecHistory
 
@@ -106,9 +108,9 @@ def evaluate(
     plan = spec if isinstance(spec, EvaluationPlan) else validate(_loaded(spec, engine))
     loaded = plan.loaded  # with the tables it read (an ir_datasets id's)
     runner = runner or engine_named(plan.engine)
+    keeper = _keeper(loaded, history, refresh or not runner.reuses_results) if remember else None
     con = runner.connect(plan.sql)
     inputs, software = inputs_of(loaded, runner.describe(loaded)), versions(plan.engine)
-    keeper = _keeper(loaded, history, refresh or not runner.reuses_results) if remember else None
     sql = plan.sql if keeper is None else _reusing(plan, con, keeper, inputs, software)
     sql, tuning = _tuned(plan, sql)
     runner.execute(with_pools(sql, loaded, list(plan.pools)) if plan.pools else sql, loaded, con)
@@ -165,6 +167,7 @@ def _keeper(loaded: LoadedSpec, history: str | Path | None, refresh: bool) -> Ke
     if history is not None:  # the spec's lock_timeout still applies, or its default
         configured = SpecHistory(path=Path(history), **_timeout(configured))
         where = "--history"
+        check_writes(loaded, history=Written(configured.path, "history", where, where))
     if configured is None:
         return None
     check_history_directory(configured.path, where)

@@ -22,6 +22,7 @@ from pipeline.plan.output_tables import check_diff_outputs, curve_measures, outp
 from pipeline.plan.table_inputs import MEMORY, memory_view
 from pipeline.pools import pool_outputs, pool_plans
 from pipeline.run.plan import EvaluationPlan, OutputJob
+from pipeline.run.writes import check_writes
 from pipeline.spec import LoadedSpec, load_spec
 from pipeline.spec.models import is_uri
 
@@ -148,25 +149,12 @@ def _check_table(loaded: LoadedSpec, key: tuple, path: str) -> None:
 
 
 def _check_outputs(loaded: LoadedSpec) -> None:
-    """A writer for every output, the spec's and its pools' (`_check_writer`), no output written
-    twice, and no output replacing an input."""
-    spec = loaded.spec
-    paths = [c.qrels for c in spec.collections.values() if c.qrels is not None]
-    paths += [r.path for r in spec.file_runs().values()]
-    paths += [p.exclude for p in spec.pools.values() if p.exclude is not None]
-    inputs = {path.resolve() for path in paths if isinstance(path, Path)}  # not URIs, ids, tables
-    seen: dict[Path, str] = {}
-    for key, output in _outputs(spec):
-        where = loaded.where(*key, "path")
+    """A writer for every output, the spec's and its pools' (`_check_writer`); then every path
+    the evaluation writes kept apart from its inputs and from each other, and replacing only
+    what irpipe wrote (`pipeline.run.writes`)."""
+    for key, output in _outputs(loaded.spec):
         _check_writer(loaded, key, output)
-        target = output.path.resolve()
-        if target in inputs or target.with_name(target.name + ".manifest.json") in inputs:
-            raise SpecError(
-                f"{where}: {output.path} is an input of this spec; writing it would replace the data"
-            )
-        if target in seen:
-            raise SpecError(f"{where}: {output.path} is also {seen[target]}; name each output once")
-        seen[target] = ".".join(map(str, key))
+    check_writes(loaded)
 
 
 def _outputs(spec) -> list[tuple[tuple, object]]:
