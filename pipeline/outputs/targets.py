@@ -37,7 +37,7 @@ MARKER_TEXT = (
 #: the first line of a spec `Results.to_spec` writes (its directory's files are irpipe's)
 TO_SPEC_HEADER = "# Written by irpipe's Results.to_spec: its files are replaced by the next one."
 
-#: the entries of a dashboard written before `MARKER` existed (irpipe 0.1), recognised as one
+#: the entries of a dashboard written before `MARKER` existed, recognised as one
 _EARLIER_SITE = {"index.html", "assets", "evaluations"}
 
 
