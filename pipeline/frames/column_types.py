@@ -94,7 +94,7 @@ def _typed(array: Any, column: str, place: Place, ranked: bool) -> Any:
 
     try:
         if pa.types.is_dictionary(array.type):  # pandas' categories, polars' Categorical
-            array = array.cast(array.type.value_type)
+            array = _decoded(array)
         if len(array) == 0:  # the engine says the table has no row
             return array.cast(_target(column))
         if column in ("qid", "docno"):
@@ -102,6 +102,20 @@ def _typed(array: Any, column: str, place: Place, ranked: bool) -> Any:
         return _numbers(array, column, place, ranked)
     except pa.ArrowException as exc:  # a cast no check above foresaw: still name the column
         raise SpecError(f"{place} cannot be read: {first_line(exc)}; {RULES[column]}") from None
+
+
+def _decoded(array: Any) -> Any:
+    """A dictionary-encoded column as its values; text as string first, since pyarrow cannot
+    decode (take from) string_view values."""
+    import pyarrow as pa
+
+    chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
+    plain = pa.string() if is_text(array.type.value_type) else array.type.value_type
+    return pa.chunked_array(
+        [pa.DictionaryArray.from_arrays(c.indices, c.dictionary.cast(plain)).dictionary_decode()
+         for c in chunks],
+        plain,
+    )  # fmt: skip
 
 
 def _ids(array: Any, place: Place) -> Any:
