@@ -2,8 +2,10 @@
 
 Ids become their exact text: any Arrow text type (string, large_string, string_view, dictionary-
 encoded or not) as it is, an integer as its decimal text. Grades become integers (booleans are
-grades 1 and 0; floats only when whole), scores doubles, ranks integers (floats only when whole).
-A column of the wrong type is a SpecError naming the input, the column and, where one value is at
+grades 1 and 0; floats only when whole), scores doubles (booleans too, as they always were),
+ranks integers (floats only when whole). Text is refused in all three, digits or not: a column's
+type is what the frame says it holds, and text there is most often a file read without types or
+a parse gone wrong upstream, which reading '1' as 1 would hide. A column of the wrong type is a SpecError naming the input, the column and, where one value is at
 fault, its row, as floats in an id column always were. A missing value (a null; a NaN where a
 grade belongs) is left to the engine, which names its row as it names a file's bad line
 (InputDataError); only a missing rank is named here, since the engine does not check ranks.
@@ -31,6 +33,8 @@ RULES = {
     "score": "scores are numbers",
     "rank": "ranks are whole numbers",
 }
+#: why ranks may be fractions, and how to get whole ones
+RANK_TIES = " (pandas' rank() gives tied rows their mean rank; rank(method='first') does not)"
 #: how to make a column of numbers given as text hold numbers
 _CONVERT = {
     "rel": "pandas: .astype(int); polars: .cast(pl.Int64)",
@@ -130,8 +134,8 @@ def _ids(array: Any, place: Place) -> Any:
         missing = _first(pc.is_nan(array.fill_null(float("nan"))))
         why = f" ({place.rows.at(missing)} is missing)" if missing is not None else ""
         raise SpecError(
-            f"{place.where}: column {place.name!r} holds floats ({kind}){why}; ids are text: give "
-            "them as strings or integers (a missing value makes pandas store integers as floats)"
+            f"{place} holds floats ({kind}){why}; ids are text: give them as strings or "
+            "integers (a missing value makes pandas store integers as floats)"
         )
     raise SpecError(f"{place} holds {kind}; ids are text or integers")
 
@@ -154,12 +158,13 @@ def _numbers(array: Any, column: str, place: Place, ranked: bool) -> Any:
         array = _whole(array, column, place)
     if column == "rank" and ranked:
         _every_rank(array, place)
-    return array.cast(pa.int64())  # a boolean grade: 1 or 0
+    return array.cast(pa.int64())  # whole floats, and booleans as the grades 1 and 0
 
 
 def _whole(array: Any, column: str, place: Place) -> Any:
     """Floats as whole floats where `column` needs integers, refusing the first that is not
-    whole. NaN is a missing value, as pandas reads it (polars keeps it: a NaN grade is null)."""
+    whole or is past 64 bits. A NaN is a missing value, as pandas reads it when it makes Arrow
+    (polars keeps NaN apart from null: here it is null too, and the engine names its row)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -173,10 +178,6 @@ def _whole(array: Any, column: str, place: Place) -> Any:
         hint = RANK_TIES if column == "rank" and why.endswith("number") else ""
         raise SpecError(f"{place.row(bad)}: {value} {why}; {RULES[column]}{hint}")
     return floats
-
-
-#: why ranks may be fractions, and how to get whole ones
-RANK_TIES = " (pandas' rank() gives tied rows their mean rank; rank(method='first') does not)"
 
 
 def _every_rank(array: Any, place: Place) -> None:
