@@ -1,13 +1,16 @@
 """Any input a notebook holds, as the Arrow table irpipe reads (`pipeline.plan.table_inputs`).
 
-A path stays a path (read as a file is). A pandas, polars or pyarrow table, an Arrow stream, a
-DuckDB relation, a dict of dicts (`{qid: {docno: score}}`, pytrec_eval's and ranx's shape) and an
-iterable of named tuples (ir_measures' and ir_datasets' shape, read once) all become one Arrow
-table with the columns `qid`, `docno` and `rel` (qrels) or `qid`, `docno`, `score` and `rank`
-(runs). Columns are found by the names the field uses, or mapped with `columns=`. Ids that are
-integers become their exact decimal text; ids that are floats are refused (a NaN made them floats,
-or 1.0 would be read as "1.0"). What a row holds is then checked by the engine, as a file's lines
-are, with messages naming the input and the row.
+A path stays a path (read as a file is). A pandas or polars frame (a LazyFrame is collected), a
+pyarrow table, an Arrow stream, a DuckDB relation, a dict by query (`{qid: {docno: score}}`,
+pytrec_eval's and ranx's shape, or `{qid: [(docno, score), ...]}`) and an iterable of named tuples
+(ir_measures' and ir_datasets' shape, read once) all become one Arrow table with the columns
+`qid`, `docno` and `rel` (qrels) or `qid`, `docno`, `score` and `rank` (runs). Columns are found by
+the names the field uses, or mapped with `columns=`; only those are read, so the others (a
+PyTerrier frame's query text) may hold anything. Each is typed by `column_types`: ids as their
+exact text, floats in an id column refused (a NaN made them floats, or 1.0 would be read as
+"1.0"), and every column of the wrong type refused naming the input, the column and the row. What
+a row holds is then checked by the engine, as a file's lines are, with messages naming the input
+and the row. No library's exception leaves here: each becomes a SpecError or an InputDataError.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import SpecError
+from pipeline.errors import InputDataError, SpecError
+from pipeline.frames.column_types import Place, Rows, array_of, first_line, typed
+from pipeline.frames.python_forms import FORMS, by_query, from_mapping, from_rows
 
-__all__ = ["ALIASES", "is_path", "table_of"]
+__all__ = ["ALIASES", "by_query", "check_columns", "is_path", "table_of"]
 
 #: each column's names in the field's tools, in the order they are looked for: PyTerrier frames
 #: (qid, docno, score, rank, label: its `query` column is the query's text, its `docid` an
@@ -31,12 +36,32 @@ ALIASES = {
     "rank": ("rank",),
 }
 _WANTED = {"qrels": ("qid", "docno", "rel"), "run": ("qid", "docno", "score", "rank")}
-_INNER = {"qrels": "rel", "run": "score"}  # a dict of dicts holds these
 
 
 def is_path(value: Any) -> bool:
     """Whether an input names a file (or an ir_datasets id, read through its own door)."""
     return isinstance(value, str | Path)
+
+
+def check_columns(columns: Any) -> None:
+    """`columns=` maps irpipe's column names to the table's (`{"docno": "passage_id"}`; a pandas
+    frame's label may be an integer): a SpecError saying how, for anything else."""
+    if columns is None:
+        return
+    if not isinstance(columns, Mapping):
+        raise SpecError(
+            f"columns={columns!r}: give a mapping of irpipe's column names to the table's, "
+            "e.g. columns={'docno': 'passage_id'}"
+        )
+    for ours, theirs in columns.items():
+        if ours not in ALIASES:
+            flipped = f"; did you mean {{{theirs!r}: {ours!r}}}?" if theirs in ALIASES else ""
+            raise SpecError(
+                f"columns: {ours!r} is not one of irpipe's columns ({', '.join(ALIASES)}); each "
+                f"key is irpipe's name, its value the table's{flipped}"
+            )
+        if not isinstance(theirs, str | int) or isinstance(theirs, bool):
+            raise SpecError(f"columns[{ours!r}]: give the table's column name, not {theirs!r}")
 
 
 def table_of(
@@ -52,124 +77,155 @@ def table_of(
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    table, mapped = _arrow(value, kind, where), columns or {}
-    found = {c: _column(table, c, mapped) for c in _WANTED[kind]}
+    source, mapped = _source(value, kind, where), {k: str(v) for k, v in (columns or {}).items()}
+    names = _names(source, where)
+    found = {c: _column(names, c, mapped) for c in _WANTED[kind]}
     rank_only = ranked and kind == "run" and found["score"] is None and found["rank"] is not None
     for column, name in found.items():
         if name is None and column != "rank" and not (column == "score" and rank_only):
-            raise _missing(table, column, where, mapped, kind == "run")
-    arrays = {c: _typed(table.column(name), c, where, name) for c, name in found.items() if name}
+            raise _missing(names, column, where, mapped, kind == "run")
+    arrays = _read(_collected(source, found, where), found, where, ranked)
     if rank_only:  # ordered by rank alone, whose ties the docno breaks as trec_eval does
         arrays["score"] = pc.negate(arrays["rank"].cast(pa.float64()))
     return pa.table(arrays)
 
 
-def _arrow(value: Any, kind: str, where: str):
-    """Any tabular value as an Arrow table, without copying where Arrow can share memory."""
+def _read(source: Any, found: dict[str, str | None], where: str, ranked: bool) -> dict:
+    """The columns `found` names, typed; ids first, so that messages name a row by its ids."""
+    rows, arrays = Rows(), {}
+    for column, name in found.items():
+        if name is not None:
+            place = Place(where, name, rows)
+            array = typed(_raw(source, name, column, place), column, place, ranked)
+            if array is not None:  # None: a rank column no ordering reads, left out
+                arrays[column] = array
+            if column in ("qid", "docno"):
+                rows.ids[column] = array
+    return arrays
+
+
+def _source(value: Any, kind: str, where: str) -> Any:
+    """Any tabular value as a table whose columns are read one by one: an Arrow table (shared,
+    not copied, where Arrow can), a pandas or polars frame, or Python columns (a dict of lists)."""
     import pyarrow as pa
 
     if isinstance(value, pa.Table):
         return value
-    if isinstance(value, pa.RecordBatchReader | pa.RecordBatch):
-        return (
-            pa.Table.from_batches([value])
-            if isinstance(value, pa.RecordBatch)
-            else value.read_all()
-        )
-    module = type(value).__module__.split(".")[0]
-    if module == "pandas":
-        return pa.Table.from_pandas(value, preserve_index=False)
-    if module == "polars":
-        return value.to_arrow()
-    if module == "duckdb":
-        return value.to_arrow_table()
+    if isinstance(value, pa.RecordBatch):
+        return pa.Table.from_batches([value])
+    library = _library(value)
+    if library in ("pandas", "polars"):
+        return _frame(value, library, where)
+    if isinstance(value, pa.RecordBatchReader):
+        return _reading(value.read_all, "Arrow stream", where)
+    if library == "duckdb":
+        return _reading(value.to_arrow_table, "DuckDB relation", where)
     if hasattr(value, "__arrow_c_stream__"):  # any other Arrow producer
-        return pa.RecordBatchReader.from_stream(value).read_all()
+        stream = "Arrow stream"
+        return _reading(lambda: pa.RecordBatchReader.from_stream(value).read_all(), stream, where)
     if isinstance(value, Mapping):
-        return _from_mapping(value, kind, where)
+        return from_mapping(value, kind, where)
     if isinstance(value, Iterable) and not isinstance(value, str | bytes):
-        return _from_rows(value, kind, where)
+        return from_rows(value, where)
+    raise SpecError(f"{where}: cannot read a {type(value).__name__}; give {FORMS}")
+
+
+def _library(value: Any) -> str:
+    """The library whose table `value` is (its class's or a base's), or ""."""
+    for cls in type(value).__mro__:
+        if (library := cls.__module__.split(".")[0]) in ("pandas", "polars", "duckdb"):
+            return library
+    return ""
+
+
+def _frame(value: Any, library: str, where: str) -> Any:
+    """A pandas or polars frame as it is (a LazyFrame is collected once its columns are known)."""
+    if any(cls.__name__ in ("DataFrame", "LazyFrame") for cls in type(value).__mro__):
+        return value
     raise SpecError(
-        f"{where}: cannot read a {type(value).__name__}; give a path, a pandas, polars or Arrow "
-        f"table, a DuckDB relation, a dict {{qid: {{docno: value}}}} or named tuples"
+        f"{where}: cannot read a {library} {type(value).__name__}; give a DataFrame with the "
+        "columns by name (a Series: .to_frame(), or .reset_index() for one indexed by qid)"
     )
 
 
-def _from_mapping(value: Mapping, kind: str, where: str):
-    """`{qid: {docno: value}}` (pytrec_eval's and ranx's shape) as a table."""
+def _reading(read, what: str, where: str) -> Any:
+    """What `read` returns: the rows of a stream or relation, which may fail only now (a query
+    that fails, a file gone): InputDataError with the library's first line, not its exception."""
+    try:
+        return read()
+    except Exception as exc:  # the library's own class: pyarrow's, duckdb's, the producer's
+        raise InputDataError(f"{where}: the {what} could not be read: {first_line(exc)}") from None
+
+
+def _names(source: Any, where: str) -> list[str]:
+    """The source's column names, as text (a pandas frame's may be integers)."""
+    if isinstance(source, dict):
+        return list(source)
+    if _library(source) == "pandas":
+        return [str(name) for name in source.columns]
+    if type(source).__name__ == "LazyFrame":  # its plan may fail already (a file gone)
+        return _reading(lambda: source.collect_schema().names(), "polars LazyFrame", where)
+    return source.columns if _library(source) == "polars" else source.column_names
+
+
+def _collected(source: Any, found: dict[str, str | None], where: str) -> Any:
+    """A polars LazyFrame's columns `found` names, collected (a frame is what the call means:
+    there is nothing else to read it as); any other source as it is."""
+    if type(source).__name__ != "LazyFrame":
+        return source
+    wanted = [name for name in found.values() if name is not None]
+    return _reading(lambda: source.select(wanted).collect(), "polars LazyFrame", where)
+
+
+def _raw(source: Any, name: str, column: str, place: Place) -> Any:
+    """The source's column `name` as Arrow, as it is (`typed` makes it irpipe's type)."""
+    if isinstance(source, dict):
+        return array_of(source[name], column, place)
+    library = _library(source)
+    if library == "polars":
+        return _polars_column(source, name, place)
+    names = _names(source, place.where)
+    if names.count(name) > 1:
+        raise SpecError(f"{place} appears {names.count(name)} times; rename all but one")
+    if library == "pandas":
+        return _pandas_column(source.iloc[:, names.index(name)], column, place)
+    return source.column(name)
+
+
+def _pandas_column(series: Any, column: str, place: Place) -> Any:
+    """A pandas column as Arrow (NaN and pd.NA as nulls); an object column Arrow finds no one
+    type for (ids '1' and 2, a score 'x' among numbers) is read value by value (`array_of`)."""
     import pyarrow as pa
 
-    qids, docnos, values = [], [], []
-    for qid, inner in value.items():
-        if not isinstance(inner, Mapping):
-            raise SpecError(
-                f"{where}[{qid!r}]: expected a dict {{docno: value}}, found {type(inner).__name__}"
-            )
-        qids += [qid] * len(inner)
-        docnos += list(inner)
-        values += list(inner.values())
-    return pa.table({"qid": qids, "docno": docnos, _INNER[kind]: values})
+    try:
+        return pa.array(series, from_pandas=True)
+    except (pa.ArrowException, OverflowError):
+        return array_of(series.astype(object).where(series.notna(), None).tolist(), column, place)
 
 
-def _from_rows(rows: Iterable, kind: str, where: str):
-    """Named tuples (ir_measures' Qrel and ScoredDoc, ir_datasets' records), read once."""
-    import pyarrow as pa
-
-    rows = list(rows)  # an iterator is read once, here, and never again
-    if not rows:
-        raise SpecError(f"{where}: no rows: the iterable was empty (or already read)")
-    fields = getattr(rows[0], "_fields", None)
-    if fields is None:
-        raise SpecError(
-            f"{where}: rows must be named tuples (query_id, doc_id, ...), found "
-            f"{type(rows[0]).__name__}"
-        )
-    return pa.table({f: [getattr(r, f) for r in rows] for f in fields})
+def _polars_column(frame: Any, name: str, place: Place) -> Any:
+    """A polars column as Arrow; one that has no Arrow form (an Object column) is named."""
+    try:
+        return frame.get_column(name).to_arrow()
+    except Exception as exc:  # polars' errors, or Arrow's: this column cannot become Arrow
+        raise SpecError(f"{place} cannot be read as Arrow: {first_line(exc)}") from None
 
 
-def _column(table, column: str, mapped: Mapping[str, str]) -> str | None:
+def _column(names: list[str], column: str, mapped: Mapping[str, str]) -> str | None:
     """The input's column holding irpipe's `column`, or None."""
-    names = table.column_names
     if mapped.get(column) in names:  # a mapping names the column of the inputs that have it
         return mapped[column]
     lowered = {name.lower(): name for name in names}
     return next((lowered[a] for a in ALIASES[column] if a in lowered), None)
 
 
-def _missing(table, column: str, where: str, mapped: Mapping[str, str], run: bool) -> SpecError:
+def _missing(names: list[str], column: str, where: str, mapped: Mapping[str, str], run: bool):
     """The message for a column the input lacks, saying how to name or map it."""
     given = f"no column {mapped[column]!r} (columns=) nor" if column in mapped else "no"
     hint = ""
-    if run and column == "score" and _column(table, "rank", mapped):
+    if run and column == "score" and _column(names, "rank", mapped):
         hint = "; or, for a ranking without scores, settings={'ordering': 'rank'}"
     return SpecError(
-        f"{where}: {given} {column} column among {', '.join(table.column_names)}; name it one "
+        f"{where}: {given} {column} column among {', '.join(names)}; name it one "
         f"of {', '.join(ALIASES[column])}, or map it: columns={{{column!r}: 'your_name'}}{hint}"
     )
-
-
-def _typed(array, column: str, where: str, name: str):
-    """A column as irpipe's type: ids as exact text, scores as doubles, grades as integers."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    kind = array.type
-    if pa.types.is_dictionary(kind):
-        array, kind = array.cast(kind.value_type), kind.value_type
-    if column in ("qid", "docno"):
-        if pa.types.is_floating(kind):
-            raise SpecError(
-                f"{where}: column {name!r} holds floats ({kind}); ids are text: give them as "
-                "strings or integers (a missing value makes pandas store integers as floats)"
-            )
-        if not (pa.types.is_integer(kind) or pa.types.is_string(kind)
-                or pa.types.is_large_string(kind)):  # fmt: skip
-            raise SpecError(f"{where}: column {name!r} holds {kind}; ids are text or integers")
-        return array.cast(pa.string())
-    if column == "rel":
-        if pa.types.is_floating(kind):
-            whole = pc.all(pc.equal(pc.floor(array), array)).as_py()
-            if whole is False:
-                raise SpecError(f"{where}: column {name!r} holds fractions; grades are integers")
-        return array.cast(pa.int64(), safe=False) if not pa.types.is_integer(kind) else array
-    return array.cast(pa.float64() if column == "score" else pa.int64())

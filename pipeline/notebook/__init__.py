@@ -19,7 +19,7 @@ from typing import Any
 
 from pipeline.engines.duckdb.session import Session
 from pipeline.errors import SpecError
-from pipeline.frames.convert import is_path, table_of
+from pipeline.frames.convert import by_query, check_columns, is_path, table_of
 from pipeline.frames.irds import irds_table, is_irds
 from pipeline.notebook.results import Results
 from pipeline.plan.table_inputs import MEMORY, memory_view
@@ -77,6 +77,7 @@ class Evaluator:
         settings: Mapping[str, Any] | None = None,
         columns: Mapping[str, str] | None = None,
     ) -> None:
+        _check_arguments(metrics, settings, None, columns)
         if is_irds(qrels):  # read once, here, not at every call
             self.qrels = irds_table(qrels, "qrels", "qrels")
         else:
@@ -112,6 +113,24 @@ class Evaluator:
         return replace(plan, loaded=replace(plan.loaded, tables=tables)), data
 
 
+def _check_arguments(metrics: Any, settings: Any, compare: Any, columns: Any) -> None:
+    """Each keyword has the shape the spec gives its key (SpecError saying which to give): a
+    string where a list or a mapping belongs would otherwise be read letter by letter, or fail
+    deep inside. One metric is a list of one, as in a spec and in ir_measures."""
+    if not isinstance(metrics, list | tuple):
+        example = [metrics] if isinstance(metrics, str | Mapping) else ["AP", "nDCG@10"]
+        raise SpecError(f"metrics={metrics!r}: give a list of metrics, e.g. metrics={example!r}")
+    baseline = compare if isinstance(compare, str) else "bm25"
+    examples = {"settings": {"compatibility": "trec_eval-9"}, "compare": {"baseline": baseline}}
+    for keyword, value in (("settings", settings), ("compare", compare)):
+        if value is not None and not isinstance(value, Mapping):
+            raise SpecError(
+                f"{keyword}={value!r}: give a mapping, as a spec's {keyword} section is, e.g. "
+                f"{keyword}={examples[keyword]!r}"
+            )
+    check_columns(columns)
+
+
 def _check_metrics(metrics: list) -> None:
     """Each metric names a measure with valid parameters (SpecError naming the entry)."""
     from pydantic import ValidationError
@@ -132,9 +151,11 @@ def _loaded(qrels, runs, metrics, settings, compare, columns) -> tuple[LoadedSpe
     """The spec the keywords make, validated, with the tables it names; and the spec itself."""
     if qrels is None or metrics is None:
         raise SpecError("evaluate(): give qrels= and metrics= (and runs=), or a spec's path")
+    _check_arguments(metrics, settings, compare, columns)
     tables: dict[str, Any] = {}
     read = _reader(settings, columns)
-    collections = qrels if isinstance(qrels, Mapping) and _named(qrels) else {"default": qrels}
+    named = isinstance(qrels, Mapping) and not by_query(qrels)
+    collections = qrels if named else {"default": qrels}
     data: dict[str, Any] = {
         "collections": {
             name: {"qrels": _input(value, "qrels", name, tables, read)}
@@ -151,20 +172,11 @@ def _loaded(qrels, runs, metrics, settings, compare, columns) -> tuple[LoadedSpe
     return spec_from_mapping(data, Path.cwd() / ORIGIN, digest, tables=tables), data
 
 
-def _named(value: Mapping) -> bool:
-    """Whether a mapping names collections (its values are inputs), rather than being one
-    input (`{qid: {docno: grade}}`, whose values are dicts)."""
-    return not all(isinstance(item, Mapping) for item in value.values()) or all(
-        isinstance(item, Mapping) and all(isinstance(v, Mapping) for v in item.values())
-        for item in value.values()
-    )
-
-
 def _runs(runs, collections: list[str], tables: dict, read) -> dict[str, Any]:
     """The spec's runs: each named, with its collection (the only one, unless it says)."""
     if runs is None:
         return {}
-    if isinstance(runs, Mapping) and not _is_run_mapping_of_queries(runs):
+    if isinstance(runs, Mapping) and not by_query(runs):
         named = dict(runs)
     elif isinstance(runs, list | tuple) and not hasattr(next(iter(runs), None), "_fields"):
         named = {_run_name(value, i): value for i, value in enumerate(runs, 1)}
@@ -181,17 +193,6 @@ def _runs(runs, collections: list[str], tables: dict, read) -> dict[str, Any]:
         found[name] = {"path": _input(value, "runs", name, tables, read),
                        "collection": collection}  # fmt: skip
     return found
-
-
-def _is_run_mapping_of_queries(value: Mapping) -> bool:
-    """Whether a mapping is one run as `{qid: {docno: score}}` (its values' values are numbers)."""
-    first = next(iter(value.values()), None)
-    return (
-        isinstance(first, Mapping)
-        and "collection" not in first
-        and "fuse" not in first
-        and not any(isinstance(v, Mapping) for v in first.values())
-    )
 
 
 def _run_name(value: Any, index: int) -> str:
