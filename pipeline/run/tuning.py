@@ -102,9 +102,8 @@ def _trial_spec(loaded: LoadedSpec, fusion: Fusion, grid: list) -> LoadedSpec:
     """The inputs, and one fused run per weighting (named by a control character and its
     index, which no spec's run has), with the tuning metric alone."""
     spec, run = loaded.spec, loaded.spec.runs[fusion.name]
-    how = {"method": run.method, "norm": run.normalization, "k": run.k}
-    if run.depth is not None:
-        how["depth"] = run.depth
+    # Only the options the spec gives: a method refuses one it does not read (a default k).
+    how = run.model_dump(include={"method", "norm", "k", "depth"}, exclude_unset=True)
     runs = {name: spec.runs[name].model_dump(mode="json") for name in fusion.inputs}
     runs |= {f"\x1f{i}": {"fuse": dict(zip(fusion.inputs, w, strict=True)), **how}
              for i, w in enumerate(grid)}  # fmt: skip
