@@ -115,8 +115,8 @@ def id_type_problem(where: str, column: str, type_name: str) -> str | None:
     held = "floats" if floats else "decimals" if kind.startswith("decimal") else "values"
     why = " (pandas stores integers as floats when a value is missing)" if floats else ""
     return (
-        f"{where}: column {column!r} holds {held} ({kind}); ids are text or integers: write them as "
-        f"strings or integers{why}"
+        f"{where}: column {column!r} holds {held} ({kind}); ids are text or integers: write "
+        f"them as strings or integers{why}"
     )
 
 
