@@ -85,6 +85,7 @@ def parquet(path: Path, rows: str, columns: str) -> None:
 # --- 1, 2: Parquet inputs ---------------------------------------------------------------------
 
 FLOAT_DOCNOS = "('1', 101.0::DOUBLE, 2.0), ('1', 102.0::DOUBLE, 1.0), ('2', 201.0::DOUBLE, 1.0)"
+INTEGER_IDS = "(1, 101, 2.0), (1, 102, 1.0), (2, 201, 1.0)"
 
 
 def test_a_parquet_run_of_float_docnos_is_refused(tmp_path):
@@ -105,7 +106,7 @@ def test_parquet_qrels_of_float_qids_are_refused(tmp_path):
 
 def test_integer_ids_in_parquet_are_read_as_their_decimal_text(tmp_path):
     case = case_dir(tmp_path, spec_of({"p": {"path": "p.parquet", "collection": "c"}}))
-    parquet(case / "p.parquet", "(1, 101, 2.0), (1, 102, 1.0), (2, 201, 1.0)", "qid, docno, score")
+    parquet(case / "p.parquet", INTEGER_IDS, "qid, docno, score")
     done = irpipe("run", "--quiet", str(case / "spec.yaml"))
     assert done.returncode == 0, done.stderr
     rows = (case / "out" / "summary.csv").read_text().splitlines()
@@ -115,7 +116,7 @@ def test_integer_ids_in_parquet_are_read_as_their_decimal_text(tmp_path):
 @pytest.mark.parametrize("content", ["text", "truncated"])
 def test_a_file_named_parquet_that_is_not_parquet_is_named(tmp_path, content):
     case = case_dir(tmp_path, spec_of({"p": {"path": "p.parquet", "collection": "c"}}))
-    parquet(case / "p.parquet", FLOAT_DOCNOS.replace(".0::DOUBLE", ""), "qid, docno, score")
+    parquet(case / "p.parquet", INTEGER_IDS, "qid, docno, score")
     whole = (case / "p.parquet").read_bytes()
     (case / "p.parquet").write_bytes(RUN_A.encode() if content == "text" else whole[:-20])
     refused(case, DATA_ERROR, r"/case/p\.parquet: not a valid Parquet file \(.*\); if it is TREC "
