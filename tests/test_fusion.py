@@ -190,7 +190,7 @@ def test_equal_to_ranx_where_the_definitions_agree(tmp_path):
                 {"weights": list(WEIGHTS.values())} if weighted else {},
             ]
     for ours, theirs in RANK_METHODS.items():
-        fusions[ours] = {"fuse": list(WEIGHTS), "method": ours, "norm": "none"}
+        fusions[ours] = {"fuse": list(WEIGHTS), "method": ours}  # a rank method: norm none
         asked[ours] = [theirs, None, {"k": 60} if ours == "rrf" else {}]
     spec = {
         "collections": {"c": {"qrels": "qrels.txt"}},

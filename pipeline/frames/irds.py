@@ -24,16 +24,15 @@ def is_irds(path: Any) -> bool:
 def irds_table(path: str, kind: str, where: str):
     """The qrels (`kind` "qrels") or scored documents ("run") of the dataset `path` names."""
     dataset = _dataset(path, where)
+    # A dataset defines `qrels_iter` (`scoreddocs_iter`) only when it has them: ask first.
     has, rows = (
-        (dataset.has_qrels(), dataset.qrels_iter)
-        if kind == "qrels"
-        else (dataset.has_scoreddocs(), dataset.scoreddocs_iter)
+        ("has_qrels", "qrels_iter") if kind == "qrels" else ("has_scoreddocs", "scoreddocs_iter")
     )
-    if not has:
+    if not getattr(dataset, has)():
         what = "qrels" if kind == "qrels" else "scored documents (a run)"
         raise SpecError(f"{where}: the ir_datasets dataset {path!r} has no {what}")
     try:
-        return table_of(rows(), kind, where)
+        return table_of(getattr(dataset, rows)(), kind, where)
     except (SpecError, InputDataError):
         raise
     except Exception as exc:  # ir_datasets' own: a download that failed, a broken cache

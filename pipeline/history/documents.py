@@ -9,8 +9,6 @@ as a writer does.
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipeline.errors import HistoryError, SpecError
+from pipeline.formatting import json_text
 from pipeline.history import queries, store
 
 if TYPE_CHECKING:
@@ -167,14 +166,4 @@ def _can_change(change: dict[str, Any]) -> bool:
 
 def dumps(document: dict[str, Any]) -> str:
     """The document as JSON text; NaN and infinities (not JSON) become null."""
-    return json.dumps(_finite(document), indent=2, ensure_ascii=False)
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_finite(item) for item in value]
-    return value
+    return json_text(document, indent=2, ensure_ascii=False)

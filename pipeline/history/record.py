@@ -3,10 +3,10 @@ from the evaluation's in-memory tables to the file without passing through Pytho
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from pipeline.formatting import json_text
 from pipeline.history.store import ALIAS, insert_rows, tables_of
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def note(con: duckdb.DuckDBPyConnection, evaluation: int, notes: dict) -> None:
     con.execute(
         f"UPDATE {H}.evaluations SET provenance = json_merge_patch(provenance, ?::JSON) "
         "WHERE id = ?",
-        [json.dumps(notes), evaluation],
+        [json_text(notes), evaluation],  # DuckDB's JSON would keep a NaN: no reader takes it
     )
 
 
@@ -53,7 +53,7 @@ def _evaluation(
         f"INSERT INTO {H}.evaluations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [evaluation, _utc(record["started"]), _utc(finished), record["host"], record["spec"],
          record["spec_canonical"], versions["irpipe"], versions["duckdb"], versions["python"],
-         json.dumps(record)],
+         json_text(record)],
     )  # fmt: skip
     inputs = [
         (evaluation, i["role"], i["name"], i["path"], i["size"], i["digest"])

@@ -45,22 +45,35 @@ def attached(
 
 
 def _attach(con: duckdb.DuckDBPyConnection, path: Path, timeout: float, write: bool) -> None:
-    mode = "" if write else " (READ_ONLY)"
-    # ATTACH takes no parameters: the path is a quoted SQL string literal.
-    statement = f"ATTACH {_literal(str(path))} AS {ALIAS}{mode}"
+    # ATTACH takes no parameters: the path is a quoted SQL string literal. Absolute, so that
+    # DuckDB takes no name for one of its own (":memory:" and "" are in-memory databases, "md:"
+    # MotherDuck), and of TYPE duckdb, so that it never loads (or downloads) an extension to read
+    # a file of another format, a SQLite database's.
+    mode = "TYPE duckdb" if write else "TYPE duckdb, READ_ONLY"
+    statement = f"ATTACH {_literal(str(path.absolute()))} AS {ALIAS} ({mode})"
     deadline, pause = time.monotonic() + timeout, _FIRST_PAUSE
-    while True:
-        try:
-            con.execute(statement)
-            return
-        except duckdb.IOException as exc:
-            holder = _lock_holder(str(exc))
-            if holder is None:
-                raise HistoryError(_unreadable(path, str(exc))) from None
-            if time.monotonic() + pause > deadline:
-                raise HistoryError(_locked(path, holder, timeout)) from None
+    while (holder := _attached(con, statement, path)) is not None:
+        if time.monotonic() + pause > deadline:
+            raise HistoryError(_locked(path, holder, timeout))
         time.sleep(pause)
         pause = min(pause * 2, _LONGEST_PAUSE)
+
+
+def _attached(con: duckdb.DuckDBPyConnection, statement: str, path: Path) -> str | None:
+    """Run the ATTACH `statement`: None once attached, else the process holding the file (to
+    wait for); a HistoryError when the file is not a DuckDB database DuckDB can read."""
+    try:
+        con.execute(statement)
+        return None
+    except duckdb.IOException as exc:
+        holder = _lock_holder(str(exc))
+        if holder is None:
+            raise HistoryError(_unreadable(path, str(exc))) from None
+        return holder
+    except duckdb.InterruptException:
+        raise  # a signal stopped it, not the file
+    except duckdb.Error as exc:  # a corrupt file: DuckDB raises its base class
+        raise HistoryError(_unreadable(path, str(exc))) from None
 
 
 def _literal(text: str) -> str:

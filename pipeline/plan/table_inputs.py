@@ -21,12 +21,14 @@ from pipeline.sql import quote_identifier
 __all__ = [
     "MEMORY",
     "TABLE_COLUMNS",
-    "column_names",
+    "column_types",
     "duplicate_rows",
+    "id_type_problem",
     "insert_rows",
     "is_registered",
     "is_table_input",
     "memory_view",
+    "not_parquet_message",
     "problem_rows",
 ]
 
@@ -39,6 +41,11 @@ TABLE_COLUMNS = {
     "qrels": {"qid": "VARCHAR", "docno": "VARCHAR", "rel": "INTEGER"},
     "run_rows": {"qid": "VARCHAR", "docno": "VARCHAR", "rank": "BIGINT", "score": "DOUBLE"},
 }
+#: the types an id column may have, as DuckDB and Spark name them: text and integers
+_ID_TYPES = {
+    "varchar", "string", "tinyint", "smallint", "int", "integer", "bigint", "hugeint",
+    "utinyint", "usmallint", "uinteger", "ubigint", "uhugeint",
+}  # fmt: skip
 #: why a row is bad, in the order the report names the first one that applies
 _PROBLEMS = {
     "qrels": [
@@ -72,6 +79,15 @@ def memory_view(path: Path | str, kind: str) -> str:
     return f"irpipe_{kind}_" + re.sub(r"[^A-Za-z0-9]", "_", str(path))
 
 
+def not_parquet_message(path: Path | str, detail: str) -> str:
+    """A file named *.parquet that its engine cannot read as Parquet (`detail`: the reader's
+    words): a text file so named, or a truncated or corrupt one."""
+    return (
+        f"{path}: not a valid Parquet file ({detail}); if it is TREC text, name it without "
+        ".parquet, else write it again"
+    )
+
+
 def _source(load: Load) -> tuple[str, list]:
     """The relation a table input is read from, and its parameters."""
     if is_registered(load.path):
@@ -80,10 +96,28 @@ def _source(load: Load) -> tuple[str, list]:
     return "read_parquet(?)", [literal_path(load.path)]
 
 
-def column_names(load: Load) -> Statement:
-    """The names of a table input's columns."""
+def column_types(load: Load) -> Statement:
+    """(name, type) of each of a table input's columns."""
     source, params = _source(load)
-    return Statement(f"SELECT column_name FROM (DESCRIBE SELECT * FROM {source})", params)
+    sql = f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM {source})"
+    return Statement(sql, params)
+
+
+def id_type_problem(where: str, column: str, type_name: str) -> str | None:
+    """Why an id column (`qid`, `docno`) of type `type_name` (DuckDB's or Spark's name) is
+    refused, or None when it is read: text, or integers (as their decimal text). A float id
+    would be read as the text '101.0', which matches no '101' of the other input: every value
+    would silently be 0."""
+    kind = type_name.lower()
+    if column not in ("qid", "docno") or kind in _ID_TYPES:
+        return None
+    floats = kind.startswith(("float", "double", "real"))
+    held = "floats" if floats else "decimals" if kind.startswith("decimal") else "values"
+    why = " (pandas stores integers as floats when a value is missing)" if floats else ""
+    return (
+        f"{where}: column {column!r} holds {held} ({kind}); ids are text or integers: write "
+        f"them as strings or integers{why}"
+    )
 
 
 def _typed(load: Load, present: set[str]) -> str:

@@ -201,11 +201,13 @@ def check_history_directory(path: Path, where: str) -> None:
 
 
 def _check_tuning(loaded: LoadedSpec, registry) -> None:
-    """A tuned fused run's metric resolves to one measure with one value per query."""
-    for name, run in loaded.spec.runs.items():
-        tune = getattr(run, "tune", None)
-        if tune is None:
-            continue
+    """A tuned fused run's metric resolves to one measure with one value per query, by which
+    runs are better or worse (weights best by a count would mean nothing), and numpy, which
+    chooses the weights, is installed."""
+    from importlib.util import find_spec
+
+    tuned = {name: run.tune for name, run in loaded.spec.runs.items() if getattr(run, "tune", None)}
+    for name, tune in tuned.items():
         where = loaded.where("runs", name, "tune", "metric")
         try:
             found = registry.resolve(tune.metric)
@@ -213,6 +215,20 @@ def _check_tuning(loaded: LoadedSpec, registry) -> None:
             raise SpecError(f"{where}: {exc}") from None
         if len(found) != 1 or found[0].measure.kind != "number":
             raise SpecError(f"{where}: {tune.metric!r} is not one metric of numbers; give one")
+        if found[0].measure.better is None:
+            raise SpecError(
+                f"{where}: runs are not better or worse by {tune.metric!r} (a count or a "
+                "diagnostic); tune by a metric of quality, such as AP"
+            )
+    try:  # a finder that refuses numpy raises rather than answering None
+        missing = bool(tuned) and find_spec("numpy") is None
+    except ImportError:
+        missing = True
+    if missing:
+        raise SpecError(
+            f"{loaded.where('runs', next(iter(tuned)), 'tune')}: tuning the weights needs "
+            "numpy, which is not installed: pip install 'irpipe[arrays]'"
+        )
 
 
 def _no_fusion_on_spark(loaded: LoadedSpec) -> None:

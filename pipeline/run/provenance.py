@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pipeline._version import __version__
 from pipeline.digest import digest_file, digest_table, digest_text
+from pipeline.formatting import finite
 from pipeline.plan.table_inputs import memory_view
 
 if TYPE_CHECKING:
@@ -149,7 +150,8 @@ def record(
         recorded["pr_curve_metrics"] = definitions(plan.sql.curves)
     if plan.comparing is not None:
         recorded["compare"] = plan.comparing.manifest()
-    return recorded
+    # Each output writes it as JSON, which has no NaN: a parameter given as .nan is null there.
+    return finite(recorded)
 
 
 def record_metrics(

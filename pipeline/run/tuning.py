@@ -13,12 +13,15 @@ no value depends on) is fused with the weighting best on all of them.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from pipeline.engines import execute
+from pipeline.errors import SpecError
 from pipeline.plan.fusion import Fusion, QueryWeights
 from pipeline.run.preflight import validate
 from pipeline.spec.loader import spec_from_mapping
@@ -58,24 +61,70 @@ def _tune(loaded: LoadedSpec, fusion: Fusion) -> tuple[QueryWeights, dict[str, A
     run = loaded.spec.runs[fusion.name]
     grid = weightings(len(fusion.inputs), run.tune.grid)
     values, qids, everything = _values(loaded, fusion, grid)
-    better = np.nanargmin if _lower_is_better(loaded, run.tune.metric) else np.nanargmax
-    folds = np.random.default_rng(run.tune.seed).permutation(len(qids)) % run.tune.folds
-    held, record = np.empty(len(qids)), []
-    per_query: dict[str, tuple[float, ...]] = {}
-    for fold in range(run.tune.folds):
-        train, test = folds != fold, folds == fold
-        best = int(better(values[:, train].mean(axis=1)))
-        held[test] = values[best, test]
-        per_query.update(dict.fromkeys((qids[i] for i in np.flatnonzero(test)), grid[best]))
-        record.append({"fold": fold + 1, "queries": int(test.sum()),
-                       "weights": dict(zip(fusion.inputs, grid[best], strict=True)),
-                       "held_out": float(values[best, test].mean())})  # fmt: skip
-    overall = grid[int(better(values.mean(axis=1)))]
+    folds = _folds(loaded, fusion.name, len(qids))
+    where = loaded.where("runs", fusion.name, "tune", "metric")
+    best = partial(_best, lower=_lower_is_better(loaded, run.tune.metric), where=where)
+    chosen = [best(values[:, folds != fold]) for fold in range(run.tune.folds)]
+    per_query = {qid: grid[chosen[fold]] for qid, fold in zip(qids, folds, strict=True)}
+    overall = grid[best(values)]  # for a query outside the evaluated ones
     per_query.update({q: overall for q in everything if q not in per_query})
-    return _query_weights(per_query), {
-        "metric": run.tune.metric, "grid": run.tune.grid, "weightings": len(grid),
-        "folds": record, "cross_validated": float(held.mean()),
-    }  # fmt: skip
+    return _query_weights(per_query), _record(run.tune, fusion.inputs, grid, values, folds, chosen)
+
+
+def _record(tune, inputs, grid: list, values: np.ndarray, folds: np.ndarray, chosen: list) -> dict:
+    """What was chosen, for the provenance: each fold's weights and held-out mean, and the
+    cross-validated mean (None where the metric has no value: JSON has no NaN)."""
+    held = values[np.array(chosen)[folds], np.arange(len(folds))]
+    record = [
+        {"fold": fold + 1, "queries": int((folds == fold).sum()),
+         "weights": dict(zip(inputs, grid[b], strict=True)),
+         "held_out": _mean(values[b, folds == fold])}
+        for fold, b in enumerate(chosen)
+    ]  # fmt: skip
+    return {"metric": tune.metric, "grid": tune.grid, "weightings": len(grid), "folds": record,
+            "cross_validated": _mean(held)}  # fmt: skip
+
+
+def _folds(loaded: LoadedSpec, name: str, queries: int) -> np.ndarray:
+    """Each evaluated query's fold (the queries in qid order, shuffled by the seed, dealt into
+    the folds); a SpecError when there are fewer queries than folds, since each fold needs a
+    query of its own and other folds' queries to choose its weights on."""
+    tune = loaded.spec.runs[name].tune
+    if tune.folds > queries:
+        fix = f"give at most {queries} folds" if queries > 1 else "tune on more queries"
+        raise SpecError(
+            f"{loaded.where('runs', name, 'tune', 'folds')}: {tune.folds} folds, but "
+            f"{queries} quer{'y is' if queries == 1 else 'ies are'} evaluated: each fold needs a "
+            f"query, and the other folds' queries to choose its weights on; {fix}"
+        )
+    return np.random.default_rng(tune.seed).permutation(queries) % tune.folds
+
+
+def _best(values: np.ndarray, lower: bool, where: str) -> int:
+    """The weighting (row) whose mean over the queries (columns) is best, the first among
+    equals; a SpecError naming the metric (`where`) when no query has a value to choose by."""
+    means = _means(values)
+    if np.isnan(means).all():
+        raise SpecError(
+            f"{where}: the metric has no value on the queries the weights are chosen on; tune "
+            "by a metric defined on every query"
+        )
+    return int(np.nanargmin(means) if lower else np.nanargmax(means))
+
+
+def _means(values: np.ndarray) -> np.ndarray:
+    """Means over the last axis of the values that are defined (a metric may leave a query
+    without value, NaN here: like the aggregate, the mean leaves it out); NaN where none is.
+    Computed so that numpy never warns (nanmean warns of an empty slice)."""
+    defined = ~np.isnan(values)
+    sums, counts = np.where(defined, values, 0.0).sum(axis=-1), defined.sum(axis=-1)
+    return np.divide(sums, counts, out=np.full(np.shape(sums), np.nan), where=counts > 0)
+
+
+def _mean(values: np.ndarray) -> float | None:
+    """The mean of the defined values, for the record: None (JSON null) when none is."""
+    mean = float(_means(values))
+    return mean if math.isfinite(mean) else None
 
 
 def _values(loaded: LoadedSpec, fusion: Fusion, grid: list) -> tuple[np.ndarray, list, list]:
@@ -102,9 +151,8 @@ def _trial_spec(loaded: LoadedSpec, fusion: Fusion, grid: list) -> LoadedSpec:
     """The inputs, and one fused run per weighting (named by a control character and its
     index, which no spec's run has), with the tuning metric alone."""
     spec, run = loaded.spec, loaded.spec.runs[fusion.name]
-    how = {"method": run.method, "norm": run.normalization, "k": run.k}
-    if run.depth is not None:
-        how["depth"] = run.depth
+    # Only the options the spec gives: a method refuses one it does not read (a default k).
+    how = run.model_dump(include={"method", "norm", "k", "depth"}, exclude_unset=True)
     runs = {name: spec.runs[name].model_dump(mode="json") for name in fusion.inputs}
     runs |= {f"\x1f{i}": {"fuse": dict(zip(fusion.inputs, w, strict=True)), **how}
              for i, w in enumerate(grid)}  # fmt: skip

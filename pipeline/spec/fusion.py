@@ -6,6 +6,7 @@ compared and recorded like a run read from a file; its rows are computed from it
 
 from __future__ import annotations
 
+import math
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
@@ -23,6 +24,12 @@ FUSION_METHODS = {
 }  # fmt: skip
 #: the methods that take a weight for each input
 WEIGHTED = ("rrf", "wsum", "wmnz")
+#: the options that only some methods read, and those methods (`depth` and `collection` are
+#: read by every method; `tune` and weights by the WEIGHTED ones, checked with the inputs)
+READ_BY = {
+    "k": ("rrf",),
+    "norm": tuple(method for method, scores in FUSION_METHODS.items() if scores),
+}
 NORMALIZATIONS = ("none", "min-max", "max", "sum", "z-score", "rank", "borda")
 
 
@@ -78,8 +85,9 @@ class FusedRun(StrictModel):
     @field_validator("fuse")
     @classmethod
     def _weights(cls, value: Any) -> Any:
-        if isinstance(value, dict) and any(w < 0 for w in value.values()):
-            raise ValueError("weights must be 0 or more")
+        # not `w < 0` alone: NaN passes it, and would fuse every document to NaN
+        if isinstance(value, dict) and not all(0 <= w < math.inf for w in value.values()):
+            raise ValueError("weights must be finite numbers, 0 or more")
         return value
 
     @property
@@ -115,7 +123,20 @@ def resolved_fusions(runs: dict[str, Any]) -> dict[str, list[tuple[str, float]]]
     return found
 
 
+def _options_read(name: str, run: FusedRun) -> None:
+    """Every option given explicitly is read by the method (a default never counts): a `k`
+    given to combsum would otherwise be ignored without a word."""
+    for option, methods in READ_BY.items():
+        if option in run.model_fields_set and run.method not in methods:
+            raise at_key(
+                ("runs", name, option),
+                f"method {run.method} takes no {option}: only {', '.join(methods)} "
+                f"read{'s' * (len(methods) == 1)} it; remove it, or change the method",
+            )
+
+
 def _inputs(name: str, run: FusedRun, files: dict, runs: dict) -> list[tuple[str, float]]:
+    _options_read(name, run)
     given = run.fuse if isinstance(run.fuse, dict) else dict.fromkeys(run.fuse, 1.0)
     if run.tune is not None and (isinstance(run.fuse, dict) or run.method not in WEIGHTED):
         raise at_key(

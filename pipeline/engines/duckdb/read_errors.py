@@ -11,6 +11,7 @@ import duckdb
 
 from pipeline.errors import InputDataError
 from pipeline.plan.inputs import Load
+from pipeline.plan.table_inputs import is_registered, is_table_input, not_parquet_message
 
 __all__ = [
     "first_line",
@@ -26,7 +27,24 @@ def reading(load: Load) -> Iterator[None]:
     except duckdb.IOException as exc:
         raise InputDataError(f"{load.path}: {_io_problem(str(exc))}") from None
     except duckdb.InvalidInputException as exc:
+        if _is_parquet(load):
+            raise InputDataError(_parquet_problem(load, str(exc))) from None
         raise InputDataError(_text_problem(load, str(exc))) from None
+    except duckdb.Error as exc:
+        # DuckDB raises its base class for a Parquet file whose footer it cannot decode (Thrift's
+        # "Negative size", "Footer length error"); its subclasses (an interrupt) are not the file's.
+        if type(exc) is not duckdb.Error or not _is_parquet(load):
+            raise
+        raise InputDataError(_parquet_problem(load, str(exc))) from None
+
+
+def _is_parquet(load: Load) -> bool:
+    """A Parquet file (not a table registered in Python, which DuckDB does not read)."""
+    return is_table_input(load.path) and not is_registered(load.path)
+
+
+def _parquet_problem(load: Load, message: str) -> str:
+    return not_parquet_message(load.path, re.sub(r"^[A-Za-z ]*Error: ", "", first_line(message)))
 
 
 def _io_problem(message: str) -> str:

@@ -11,8 +11,9 @@ from pipeline.errors import DuplicateError, InputDataError
 from pipeline.plan import input_checks as check
 from pipeline.plan.table_inputs import (
     TABLE_COLUMNS,
-    column_names,
+    column_types,
     duplicate_rows,
+    id_type_problem,
     insert_rows,
     problem_rows,
 )
@@ -26,8 +27,9 @@ __all__ = ["insert_tables", "report_bad_rows", "report_duplicates"]
 
 
 def _columns(con: duckdb.DuckDBPyConnection, load: Load) -> set[str]:
-    """The input's columns; InputDataError naming the ones its table needs and lacks."""
-    found = [name for (name,) in fetch_all(con, column_names(load))]
+    """The input's columns; InputDataError naming the ones its table needs and lacks, or an id
+    column of a type that is neither text nor integers."""
+    found = dict(fetch_all(con, column_types(load)))
     wanted = [c for c in TABLE_COLUMNS[load.table] if c != "rank"]
     missing = [c for c in wanted if c not in found]
     if missing:
@@ -36,7 +38,16 @@ def _columns(con: duckdb.DuckDBPyConnection, load: Load) -> set[str]:
             f"{check.input_name(load)}: a {kind} table needs the columns {', '.join(wanted)}; "
             f"missing: {', '.join(missing)} (found: {', '.join(found)})"
         )
+    _check_ids(load, found)
     return set(found)
+
+
+def _check_ids(load: Load, types: dict[str, str]) -> None:
+    """InputDataError when an id column is neither text nor integers (`id_type_problem`)."""
+    for column in ("qid", "docno"):
+        problem = id_type_problem(check.input_name(load), column, types[column])
+        if problem:
+            raise InputDataError(problem)
 
 
 def insert_tables(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:

@@ -19,6 +19,7 @@ from urllib.parse import unquote
 from pipeline.engines.spark.shard import ROW_SCHEMA, typed
 from pipeline.errors import InputDataError, SpecError
 from pipeline.plan.inputs import Format, Load, parsed_lines
+from pipeline.plan.table_inputs import id_type_problem, not_parquet_message
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -169,10 +170,16 @@ def _names(batch: pa.RecordBatch, names: dict[str, str]) -> pa.Table:
     return pa.table({"file": files, "name": [names[file_key(f)] for f in files]})
 
 
-def _parquet_rows(spark: SparkSession, load: Load) -> DataFrame:
-    from pyspark.sql.functions import lit
+def _parquet_frame(spark: SparkSession, load: Load) -> DataFrame:
+    """A Parquet input as Spark reads it; InputDataError when it is not Parquet, lacks a column
+    its table needs, or has an id column that is neither text nor integers (as on DuckDB)."""
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import AnalysisException
 
-    frame = spark.read.parquet(uri_of(load.path))
+    try:  # Spark reads the footers here, for the schema
+        frame = spark.read.parquet(uri_of(load.path))
+    except (Py4JJavaError, AnalysisException) as exc:
+        raise InputDataError(not_parquet_message(load.path, _cause(exc))) from None
     wanted = PARQUET_COLUMNS[load.table]
     missing = [c for c in wanted if c not in frame.columns]
     if missing:
@@ -180,6 +187,29 @@ def _parquet_rows(spark: SparkSession, load: Load) -> DataFrame:
             f"{load.path}: a Parquet {_kind(load)} needs the columns {', '.join(wanted)}; "
             f"missing: {', '.join(missing)} (found: {', '.join(frame.columns)})"
         )
+    for column in ("qid", "docno"):
+        kind = frame.schema[column].dataType.simpleString()
+        problem = id_type_problem(str(load.path), column, kind)
+        if problem:
+            raise InputDataError(problem)
+    return frame
+
+
+def _cause(exc: Exception) -> str:
+    """The first line of what Java (or Spark) says went wrong at the root of `exc`."""
+    cause = getattr(exc, "java_exception", None)
+    if cause is None:
+        return str(exc).strip().splitlines()[0]
+    while cause.getCause() is not None:
+        cause = cause.getCause()
+    return str(cause.getMessage() or cause.toString()).strip().splitlines()[0]
+
+
+def _parquet_rows(spark: SparkSession, load: Load) -> DataFrame:
+    from pyspark.sql.functions import lit
+
+    frame = _parquet_frame(spark, load)
+    wanted = PARQUET_COLUMNS[load.table]
     typed = {c: f"try_cast({c} AS {t})" for c, t in wanted.items()}
     run = load.table == "run_rows"
     rank = "try_cast(rank AS BIGINT)" if "rank" in frame.columns else "CAST(NULL AS BIGINT)"
