@@ -4,7 +4,6 @@ sample data (configs/data) through the real command."""
 from __future__ import annotations
 
 import re
-
 import shutil
 import subprocess
 import sys

@@ -28,7 +28,13 @@ from pipeline import InputDataError, IrpipeError, SpecError, evaluate
 from pipeline.errors import DuplicateError
 
 QRELS = ["1 0 a 2", "1 0 b 0", "1 0 c 1", "2 0 d 1", "2 0 e 0"]
-RUN = ["1 Q0 a 1 3.5 sys", "1 Q0 b 2 2.5 sys", "1 Q0 c 3 1.5 sys", "2 Q0 d 1 1 sys", "2 Q0 e 2 0.5 sys"]
+RUN = [
+    "1 Q0 a 1 3.5 sys",
+    "1 Q0 b 2 2.5 sys",
+    "1 Q0 c 3 1.5 sys",
+    "2 Q0 d 1 1 sys",
+    "2 Q0 e 2 0.5 sys",
+]
 SPEC = {
     "collections": {"c": {"qrels": "qrels.txt"}},
     "runs": {"r": {"path": "run.txt", "collection": "c"}},
@@ -231,18 +237,35 @@ def test_the_command_exits_with_the_mistake_s_code_in_one_line(good, tmp_path_fa
 #: the keyword door's spellings of the spec's mistakes that a call can make
 keyword_mistakes = st.one_of(
     st.builds(lambda w: ({"metrics": ["AP", "Xx" + w]}, r"metrics\.1: unknown metric"), words),
-    st.builds(lambda k: ({"metrics": [{"metric": "P", "k": k}]}, r"metrics\.0: .*parameter 'k'"),
-              st.integers(-1000, 0)),  # fmt: skip
+    st.builds(
+        lambda k: ({"metrics": [{"metric": "P", "k": k}]}, r"metrics\.0: .*parameter 'k'"),
+        st.integers(-1000, 0),
+    ),  # fmt: skip
     st.builds(
         lambda name, value: ({"settings": {name: value}}, rf"settings\.{name}: "),
         st.sampled_from(["ordering", "queries", "relevance_level", "compatibility", "input"]),
         not_numbers.filter(lambda w: w not in {"rank", "qrels", "run", "lenient"}),
     ),
-    st.builds(lambda w: ({"settings": {w: 1}}, rf"settings\.{w}: unknown key"),
-              words.filter(lambda w: w not in {"relevance_level", "ordering", "queries",
-                                               "missing_queries", "compatibility", "max_docs",
-                                               "judged_only", "input", "memory_limit",
-                                               "engine"})),  # fmt: skip
+    st.builds(
+        lambda w: ({"settings": {w: 1}}, rf"settings\.{w}: unknown key"),
+        words.filter(
+            lambda w: (
+                w
+                not in {
+                    "relevance_level",
+                    "ordering",
+                    "queries",
+                    "missing_queries",
+                    "compatibility",
+                    "max_docs",
+                    "judged_only",
+                    "input",
+                    "memory_limit",
+                    "engine",
+                }
+            )
+        ),
+    ),  # fmt: skip
 )
 
 

@@ -60,17 +60,24 @@ def files(directory: Path) -> dict[str, bytes | None]:
 
 
 def test_a_dashboard_replaces_the_one_it_wrote_and_marks_it(tmp_path):
-    spec = write_spec(inputs(tmp_path).parent, {"history": {"path": "h.duckdb", "dashboard": "site"}})
+    spec = write_spec(
+        inputs(tmp_path).parent, {"history": {"path": "h.duckdb", "dashboard": "site"}}
+    )
     for _ in range(2):
         result = irpipe("run", "--quiet", str(spec))
         assert result.returncode == 0, result.stderr
     assert (tmp_path / "site" / MARKER).is_file()
-    assert sorted(p.name for p in (tmp_path / "site" / "evaluations").iterdir()) == ["1.html", "2.html"]
+    assert sorted(p.name for p in (tmp_path / "site" / "evaluations").iterdir()) == [
+        "1.html",
+        "2.html",
+    ]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staging left
 
 
 def test_a_dashboard_of_an_earlier_irpipe_without_the_marker_is_still_replaced(tmp_path):
-    spec = write_spec(inputs(tmp_path).parent, {"history": {"path": "h.duckdb", "dashboard": "site"}})
+    spec = write_spec(
+        inputs(tmp_path).parent, {"history": {"path": "h.duckdb", "dashboard": "site"}}
+    )
     assert irpipe("run", "--quiet", str(spec)).returncode == 0
     (tmp_path / "site" / MARKER).unlink()  # as irpipe wrote it before the marker
     result = irpipe("run", "--quiet", str(spec))
@@ -189,7 +196,9 @@ def layouts(draw):
     return outputs, history, dashboard
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(layout=layouts())
 def test_evaluating_refuses_or_leaves_everything_else_as_it_was(tmp_path_factory, layout):
     outputs, history, dashboard = layout

@@ -12,7 +12,6 @@ the writers are plugins that the host loads by name.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import tempfile
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pipeline import interrupts
 from pipeline.contract.writer import Writer
 from pipeline.errors import OutputError, SpecError
-from pipeline.formatting import format_value
+from pipeline.formatting import format_value, json_text
 from pipeline.hookspecs import hookimpl
 from pipeline.spec.pools import POOL_LEVELS
 from pipeline.sql import quote_identifier
@@ -95,7 +94,7 @@ class DuckDBWriter(Writer):
             name = quote_identifier(table)
             con.execute(f"CREATE TABLE irpipe_out.{name} AS SELECT * FROM {name}")
             con.execute("CREATE TABLE irpipe_out.manifest (key VARCHAR, value VARCHAR)")
-            rows = [(key, json.dumps(value)) for key, value in manifest.items()]
+            rows = [(key, json_text(value)) for key, value in manifest.items()]
             con.executemany("INSERT INTO irpipe_out.manifest VALUES (?, ?)", rows)
         finally:
             con.execute("DETACH irpipe_out")
@@ -235,7 +234,7 @@ def write_outputs(con: duckdb.DuckDBPyConnection, jobs: list[tuple], manifest: d
         for (table, path, *_), writer in zip(jobs, writers, strict=True):
             writer.write(con, table, _reserve(path, staged), manifest)
             sidecar = _reserve(path.with_name(path.name + ".manifest.json"), staged)
-            sidecar.write_text(json.dumps({**manifest, "table": table}, indent=2) + "\n", "utf-8")
+            sidecar.write_text(json_text({**manifest, "table": table}, indent=2) + "\n", "utf-8")
         interrupts.checkpoint()  # a signal that came during an import stops the run here
         # Signals wait for the renames (microseconds): every new output, or none.
         with interrupts.held():

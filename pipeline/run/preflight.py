@@ -45,7 +45,7 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
         _no_fusion_on_spark(spec)
     registry = get_registry()
     metrics = resolve_metrics(spec, registry)
-    _check_tuning(spec, registry)
+    _check_tuning(spec, registry, data)
     _check_judged(spec)
     comparing = check_compare(spec, metrics, data)
     checks = check_checks(spec, metrics, comparing, data)
@@ -200,12 +200,10 @@ def check_history_directory(path: Path, where: str) -> None:
             return
 
 
-def _check_tuning(loaded: LoadedSpec, registry) -> None:
+def _check_tuning(loaded: LoadedSpec, registry, data: bool) -> None:
     """A tuned fused run's metric resolves to one measure with one value per query, by which
     runs are better or worse (weights best by a count would mean nothing), and numpy, which
-    chooses the weights, is installed."""
-    from importlib.util import find_spec
-
+    chooses the weights, is installed (for an evaluation: `data`)."""
     tuned = {name: run.tune for name, run in loaded.spec.runs.items() if getattr(run, "tune", None)}
     for name, tune in tuned.items():
         where = loaded.where("runs", name, "tune", "metric")
@@ -220,11 +218,7 @@ def _check_tuning(loaded: LoadedSpec, registry) -> None:
                 f"{where}: runs are not better or worse by {tune.metric!r} (a count or a "
                 "diagnostic); tune by a metric of quality, such as AP"
             )
-    try:  # a finder that refuses numpy raises rather than answering None
-        missing = bool(tuned) and find_spec("numpy") is None
-    except ImportError:
-        missing = True
-    if missing:
+    if data and tuned and not _installed("numpy"):
         raise SpecError(
             f"{loaded.where('runs', next(iter(tuned)), 'tune')}: tuning the weights needs "
             "numpy, which is not installed: pip install 'irpipe[arrays]'"
@@ -244,13 +238,7 @@ def _no_fusion_on_spark(loaded: LoadedSpec) -> None:
 
 def _check_dashboard(loaded: LoadedSpec) -> None:
     """A dashboard to write after the evaluation needs its extra: said before any data is read."""
-    from importlib.util import find_spec
-
-    try:
-        missing = find_spec("vl_convert") is None
-    except ImportError:  # a finder that refuses it
-        missing = True
-    if loaded.spec.history.dashboard is not None and missing:
+    if loaded.spec.history.dashboard is not None and not _installed("vl_convert"):
         raise SpecError(
             f"{loaded.where('history', 'dashboard')}: writing the dashboard needs the dashboard "
             "extra: pip install 'irpipe[dashboard]'"
@@ -275,3 +263,13 @@ _LEVEL_TABLES = {
 def _table(index: int, output) -> str:
     """The table output `index` writes."""
     return output_table(index, output) or _LEVEL_TABLES[output.level]
+
+
+def _installed(module: str) -> bool:
+    """Whether `module` can be imported, without importing it."""
+    from importlib.util import find_spec
+
+    try:
+        return find_spec(module) is not None
+    except ImportError:  # a finder that refuses it raises rather than answering None
+        return False

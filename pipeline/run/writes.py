@@ -55,7 +55,9 @@ def written_paths(loaded: LoadedSpec) -> list[Written]:
     and its dashboard."""
     spec = loaded.spec
     keys = [("outputs", i) for i in range(len(spec.outputs))]
-    keys += [("pools", n, "outputs", i) for n, p in spec.pools.items() for i in range(len(p.outputs))]
+    keys += [
+        ("pools", n, "outputs", i) for n, p in spec.pools.items() for i in range(len(p.outputs))
+    ]
     outputs = [*spec.outputs, *(o for p in spec.pools.values() for o in p.outputs)]
     written = [
         Written(o.path, "output", ".".join(map(str, k)), loaded.where(*k, "path"))

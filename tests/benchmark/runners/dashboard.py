@@ -82,7 +82,9 @@ def _one_day_apart(path: Path) -> None:
     con.execute(
         "UPDATE evaluations SET started = DATE '2026-11-25' - INTERVAL (? - id) DAY "
         "+ INTERVAL 2 HOUR, finished = DATE '2026-11-25' - INTERVAL (? - id) DAY "
-        "+ INTERVAL 2 HOUR + (finished - started)", [NIGHTS, NIGHTS])
+        "+ INTERVAL 2 HOUR + (finished - started)",
+        [NIGHTS, NIGHTS],
+    )
     con.close()
 
 
