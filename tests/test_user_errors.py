@@ -123,6 +123,25 @@ def test_a_file_named_parquet_that_is_not_parquet_is_named(tmp_path, content):
             r"text, name it without \.parquet", "run", str(case / "spec.yaml"))  # fmt: skip
 
 
+FRACTIONAL_GRADES = (
+    "('1', '101', 1.0::DOUBLE), ('1', '102', 2.5::DOUBLE), ('2', '201', 1.0::DOUBLE)"
+)
+
+
+def test_parquet_qrels_of_fractional_grades_are_refused_where_whole_ones_are_read(tmp_path):
+    """A cast alone would read 2.5 as 2 (DuckDB rounds, Spark truncates): a wrong number where
+    a text file's `2.5` is a bad line."""
+    spec = spec_of()
+    spec["collections"]["c"]["qrels"] = "q.parquet"
+    case = case_dir(tmp_path, spec)
+    parquet(case / "q.parquet", FRACTIONAL_GRADES, "qid, docno, rel")
+    refused(case, DATA_ERROR, r"/case/q\.parquet: row 2: the relevance grade is missing or not "
+            r"an integer", "run", str(case / "spec.yaml"))  # fmt: skip
+    parquet(case / "q.parquet", FRACTIONAL_GRADES.replace("2.5", "2.0"), "qid, docno, rel")
+    done = irpipe("run", "--quiet", str(case / "spec.yaml"))
+    assert done.returncode == 0, done.stderr
+
+
 def test_spark_refuses_the_parquet_files_duckdb_refuses(spark, tmp_path, capsys):
     from pipeline.cli import main
 
@@ -142,6 +161,16 @@ def test_spark_refuses_the_parquet_files_duckdb_refuses(spark, tmp_path, capsys)
     err = capsys.readouterr().err
     assert re.fullmatch(r"Error: \S+/p\.parquet: not a valid Parquet file \(.*is not a Parquet file.*\n", err)  # fmt: skip
     assert snapshot(case) == before
+    spec_data = yaml.safe_load((case / "spec.yaml").read_text())
+    spec_data["collections"]["c"]["qrels"] = "q.parquet"
+    (case / "spec.yaml").write_text(yaml.safe_dump(spec_data, sort_keys=False))
+    parquet(case / "q.parquet", FRACTIONAL_GRADES, "qid, docno, rel")
+    (case / "p.parquet").unlink()
+    spec_data["runs"].pop("p")
+    (case / "spec.yaml").write_text(yaml.safe_dump(spec_data, sort_keys=False))
+    assert main(["run", "--quiet", "--engine", "spark", spec]) == DATA_ERROR
+    err = capsys.readouterr().err
+    assert re.search(r"q\.parquet: .*rel must be an integer, found 2\.5", err), err
 
 
 # --- 3: ir_datasets ids whose dataset lacks what the spec reads --------------------------------

@@ -21,6 +21,7 @@ from pipeline.sql import quote_identifier
 __all__ = [
     "MEMORY",
     "TABLE_COLUMNS",
+    "cast_sql",
     "column_types",
     "duplicate_rows",
     "id_type_problem",
@@ -120,10 +121,23 @@ def id_type_problem(where: str, column: str, type_name: str) -> str | None:
     )
 
 
+def cast_sql(column: str, kind: str, name: str | None = None) -> str:
+    """SQL (DuckDB's and Spark's alike) casting the input's `column` (written `name`: quoted
+    where the dialect needs it) to `kind`, NULL where it cannot. A grade must be a whole
+    number: a cast alone would round 2.5 to 2 (DuckDB) or truncate it (Spark), a wrong number
+    where a text file's 2.5 is a bad line."""
+    name = name or column
+    cast = f"TRY_CAST({name} AS {kind})"
+    if column != "rel":
+        return cast
+    number = f"TRY_CAST({name} AS DOUBLE)"
+    return f"CASE WHEN {number} = TRY_CAST({number} AS BIGINT) THEN {cast} END"
+
+
 def _typed(load: Load, present: set[str]) -> str:
     """The columns of the load's table, cast from the input's (a missing rank is NULL)."""
     return ", ".join(
-        f"TRY_CAST({quote_identifier(c)} AS {t}) AS {c}" if c in present else f"NULL::{t} AS {c}"
+        f"{cast_sql(c, t, quote_identifier(c))} AS {c}" if c in present else f"NULL::{t} AS {c}"
         for c, t in TABLE_COLUMNS[load.table].items()
     )
 

@@ -19,7 +19,7 @@ from urllib.parse import unquote
 from pipeline.engines.spark.shard import ROW_SCHEMA, typed
 from pipeline.errors import InputDataError, SpecError
 from pipeline.plan.inputs import Format, Load, parsed_lines
-from pipeline.plan.table_inputs import id_type_problem, not_parquet_message
+from pipeline.plan.table_inputs import cast_sql, id_type_problem, not_parquet_message
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -210,7 +210,7 @@ def _parquet_rows(spark: SparkSession, load: Load) -> DataFrame:
 
     frame = _parquet_frame(spark, load)
     wanted = PARQUET_COLUMNS[load.table]
-    typed = {c: f"try_cast({c} AS {t})" for c, t in wanted.items()}
+    typed = {c: cast_sql(c, t) for c, t in wanted.items()}
     run = load.table == "run_rows"
     rank = "try_cast(rank AS BIGINT)" if "rank" in frame.columns else "CAST(NULL AS BIGINT)"
     columns = {

@@ -18,6 +18,7 @@ from pipeline.engines.spark.inputs import PARQUET_COLUMNS, files_of, uri_of
 from pipeline.engines.spark.shard import typed
 from pipeline.plan import input_checks as check
 from pipeline.plan.inputs import parsed_lines
+from pipeline.plan.table_inputs import cast_sql
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -114,7 +115,7 @@ class Reporter:
         frame = self.spark.read.parquet(uri_of(self.load.path))
         wanted = PARQUET_COLUMNS[self.load.table]
         problems = [
-            f"WHEN try_cast({c} AS {t}) IS NULL THEN '{c} must be {_TYPES[t]}, found ' || coalesce(CAST({c} AS STRING), 'null')"
+            f"WHEN {cast_sql(c, t)} IS NULL THEN '{c} must be {_TYPES[t]}, found ' || coalesce(CAST({c} AS STRING), 'null')"
             for c, t in wanted.items()
         ]
         if self.load.table == "run_rows":
