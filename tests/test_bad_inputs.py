@@ -486,6 +486,7 @@ CASES = [
     Case("pool_exclude_of_another_collection", pools(write("judged.txt", "99 0 zz 1\n"), exclude="judged.txt"), DATA_ERROR, r"pools\.round1\.exclude: \S+/judged\.txt shares no query with the runs of pool 'round1': qrels of another collection\? give the judgments of collection 'c'"),
     Case("pool_exclude_missing", pools(exclude="judged.txt"), SPEC_ERROR, r"pools\.round1\.exclude: \S+/judged\.txt does not exist"),
     Case("pool_level_without_writer", pools(outputs=[{"path": "out/loo.txt", "level": "leave_one_out"}]), SPEC_ERROR, r"pools\.round1\.outputs\.0\.level: a \.txt output cannot be level 'leave_one_out' \(\.txt writes: pool\)"),
+    Case("pool_output_is_an_input", pools(outputs=[{"path": "run.txt"}]), SPEC_ERROR, r"pools\.round1\.outputs\.0\.path: \S+/run\.txt is an input of this spec \(runs\.r\.path\); writing it would replace the data"),
     Case("pool_output_is_a_spec_output", pools(outputs=[{"path": "out/summary.csv", "level": "pool_stats"}]), SPEC_ERROR, r"pools\.round1\.outputs\.0\.path: \S+/summary\.csv is also outputs\.0; name each output once"),
     Case("pool_command_without_pools", lambda d: None, SPEC_ERROR, r"/spec\.yaml: no pools to build; add a `pools:` section", command=("pool",)),
     Case("pool_leave_one_out_of_text_metrics", pools(spec(lambda s: s.update(metrics=["relstring"])), outputs=[{"path": "out/loo.csv", "level": "leave_one_out"}]), SPEC_ERROR, r"pools\.round1\.outputs\.0\.level: leave_one_out compares metrics with a number per query, and the spec has none"),
