@@ -18,7 +18,7 @@ import yaml
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from pipeline import evaluate
+from pipeline.run.evaluation import evaluate
 from pipeline.compare.table import COLUMNS
 from pipeline.synthetic import generate, write_qrels, write_run
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from pipeline import evaluate
+from pipeline.run.evaluation import evaluate
 from pipeline.console.draw import print_results
 from pipeline.console.layout import HEADER_FOLD, split_columns
 from pipeline.formatting import format_value

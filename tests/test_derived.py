@@ -11,7 +11,9 @@ import duckdb
 import pytest
 import pytrec_eval
 
-from pipeline import SpecError, evaluate, validate
+from pipeline import SpecError, validate
+
+from pipeline.run.evaluation import evaluate
 from pipeline.cli import main
 from pipeline.plan.output_tables import RECALL_LEVELS
 from pipeline.synthetic import generate, write_qrels, write_run

@@ -10,7 +10,7 @@ import duckdb
 import pytest
 import yaml
 
-from pipeline import evaluate
+from pipeline.run.evaluation import evaluate
 from pipeline.errors import DuplicateError
 from pipeline.plan import input_checks as validation
 

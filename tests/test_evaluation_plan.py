@@ -14,7 +14,8 @@ import yaml
 import pipeline.checks.plan
 import pipeline.compare.plan
 import pipeline.run.preflight
-from pipeline import evaluate, validate
+from pipeline import validate
+from pipeline.run.evaluation import evaluate
 from pipeline.engines import ENGINES, engine_named
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"

@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline import InputDataError, evaluate
+from pipeline import InputDataError
+
+from pipeline.run.evaluation import evaluate
 from pipeline.plan.batches import BATCH_BYTES, batched
 from pipeline.plan.inputs import INPUT_TABLES, Load, general_lines, insert_lines, run_format
 

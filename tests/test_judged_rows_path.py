@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline import evaluate
+from pipeline.run.evaluation import evaluate
 from pipeline.measures.registry import get_registry
 from pipeline.measures.resolve import resolve_metrics
 from pipeline.measures.trec_names import select

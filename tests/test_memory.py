@@ -15,7 +15,9 @@ import duckdb
 import pytest
 import yaml
 
-from pipeline import SpecError, evaluate
+from pipeline import SpecError
+
+from pipeline.run.evaluation import evaluate
 from pipeline.engines.duckdb import executor as execute
 
 QUERIES, DEPTH = 1000, 1100  # 1.1M run lines: ranked in full, two slices (SLICE_ROWS 2^20)

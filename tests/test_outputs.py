@@ -8,7 +8,9 @@ import duckdb
 import pytest
 from conftest import trec_files
 
-from pipeline import OutputError, evaluate
+from pipeline import OutputError
+
+from pipeline.run.evaluation import evaluate
 from pipeline.digest import digest_file
 
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 2"

@@ -13,7 +13,7 @@ import math
 import pytest
 import pytrec_eval
 
-from pipeline import evaluate
+from pipeline.run.evaluation import evaluate
 from pipeline.measures.trec_names import select
 from pipeline.synthetic import generate, write_qrels, write_run
 

@@ -15,7 +15,9 @@ import pytest
 import yaml
 from rich.console import Console
 
-from pipeline import SpecError, evaluate
+from pipeline import SpecError
+
+from pipeline.run.evaluation import evaluate
 from pipeline.console.draw import print_results
 from pipeline.synthetic import generate, write_qrels, write_run
 

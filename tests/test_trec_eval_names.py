@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import evaluate
+from pipeline.run.evaluation import evaluate
 from pipeline.cli import main
 from pipeline.measures.registry import get_registry
 from pipeline.measures.trec_names import ORDER, select
