@@ -105,7 +105,7 @@ class Results:
         return "\n".join([self._caption(), self.table().to_string(), *self.legend()])
 
     def _caption(self) -> str:
-        runs, metrics = len(self._spec["runs"]), len(self.evaluation.plan.metrics)
+        runs, metrics = len(self.evaluation.loaded.spec.runs), len(self.evaluation.plan.metrics)
         settings = self.evaluation.loaded.spec.settings.resolved()
         return (
             f"irpipe: {runs} run{'s' * (runs != 1)} × {metrics} metric{'s' * (metrics != 1)}; "
