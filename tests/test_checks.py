@@ -15,9 +15,9 @@ import yaml
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from pipeline.run.evaluation import evaluate
 from pipeline.checks import run_checks
 from pipeline.cli import main
+from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, write_qrels, write_run
 
 METRICS = ["AP", "nDCG@10", "Fallout@10", "NumRet"]

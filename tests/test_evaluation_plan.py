@@ -15,8 +15,8 @@ import pipeline.checks.plan
 import pipeline.compare.plan
 import pipeline.run.preflight
 from pipeline import validate
-from pipeline.run.evaluation import evaluate
 from pipeline.engines import ENGINES, engine_named
+from pipeline.run.evaluation import evaluate
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 

@@ -106,15 +106,22 @@ def test_a_fused_run_is_evaluated_compared_and_recorded_like_a_file_run(tmp_path
     values = {(r, m): v for r, _, m, v, _ in first.aggregate(to="rows")}
     # f ranks q1: d2 (1/3 + 1/2), d1, d4, d3; q2: d1; q3: d9; AP over the qrels' 3 queries
     assert values["f", "AP"] == pytest.approx((1 + (1 + 2 / 4) / 2 + 1) / 3)
-    assert first.evaluation.con.execute("SELECT count(*) FROM comparison WHERE baseline = 'f'").fetchone()[0]
+    assert first.evaluation.con.execute(
+        "SELECT count(*) FROM comparison WHERE baseline = 'f'"
+    ).fetchone()[0]
     recorded = {i["name"]: i for i in first.evaluation.recorded["inputs"]}
     assert recorded["f"]["path"].startswith('fuse {"inputs": [["a", 1.0], ["b", 1.0]], "k": 1')
     assert evaluate(path).evaluation.keeper.reused.keys() == {"a", "b", "f"}  # nothing changed
     spec["runs"]["f"]["k"] = 60
     path.write_text(yaml.safe_dump(spec))
-    assert evaluate(path).evaluation.keeper.reused.keys() == {"a", "b"}  # its inputs read again, to fuse only
+    assert evaluate(path).evaluation.keeper.reused.keys() == {
+        "a",
+        "b",
+    }  # its inputs read again, to fuse only
     (tmp_path / "b.txt").write_text(B.replace("0.5", "0.95"))
-    assert evaluate(path).evaluation.keeper.reused.keys() == {"a"}  # an input changed: so did the fusion
+    assert evaluate(path).evaluation.keeper.reused.keys() == {
+        "a"
+    }  # an input changed: so did the fusion
 
 
 @pytest.mark.parametrize(

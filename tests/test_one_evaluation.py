@@ -26,13 +26,19 @@ from pipeline import evaluate
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = {
     "collections": {"sample": {"qrels": "data/qrels.txt"}},
-    "runs": {"bm25": {"path": "data/bm25.trec", "collection": "sample"},
-             "dense": {"path": "data/dense.trec", "collection": "sample"}},  # fmt: skip
+    "runs": {
+        "bm25": {"path": "data/bm25.trec", "collection": "sample"},
+        "dense": {"path": "data/dense.trec", "collection": "sample"},
+    },  # fmt: skip
     "metrics": ["AP", "nDCG@10"],
-    "expect": [{"run": "bm25", "metric": "AP", "value": 0.2179, "tolerance": 0.0001},
-               {"run": "dense", "metric": "AP", "value": 0.5}],  # fmt: skip
-    "gates": [{"metric": "nDCG@10", "against": "previous", "max_drop": 0.005},
-              {"metric": "AP", "run": "dense", "against": {"run": "bm25"}, "max_drop": 0.05}],  # fmt: skip
+    "expect": [
+        {"run": "bm25", "metric": "AP", "value": 0.2179, "tolerance": 0.0001},
+        {"run": "dense", "metric": "AP", "value": 0.5},
+    ],  # fmt: skip
+    "gates": [
+        {"metric": "nDCG@10", "against": "previous", "max_drop": 0.005},
+        {"metric": "AP", "run": "dense", "against": {"run": "bm25"}, "max_drop": 0.05},
+    ],  # fmt: skip
     "outputs": [{"path": "out/summary.csv"}, {"path": "out/per_query.parquet", "level": "query"}],
     "history": {"path": "out/history.duckdb", "dashboard": "out/site"},
 }
@@ -106,7 +112,9 @@ def test_both_doors_leave_the_same_history(doors):
 def test_both_doors_write_the_same_outputs_and_dashboard(doors):
     command, python, _, _ = doors
     files = sorted(p.relative_to(command) for p in (command / "out").rglob("*") if p.is_file())
-    assert files == sorted(p.relative_to(python) for p in (python / "out").rglob("*") if p.is_file())
+    assert files == sorted(
+        p.relative_to(python) for p in (python / "out").rglob("*") if p.is_file()
+    )
     assert Path("out/site/index.html") in files and Path("out/site/evaluations/2.html") in files
     for name in files:
         if name.suffix == ".duckdb":

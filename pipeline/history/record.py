@@ -139,7 +139,6 @@ WHERE v.tbl = 'per_query'"""
     )
 
 
-
 # The previous tables' columns, empty: no earlier evaluation to compare with.
 _NO_AGGREGATE = """SELECT NULL::VARCHAR AS run, NULL::VARCHAR AS collection,
     NULL::VARCHAR AS metric, NULL::DOUBLE AS value, NULL::BIGINT AS evaluation_id LIMIT 0"""

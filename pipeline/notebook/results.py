@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import html
 import os
-from collections import namedtuple
 import re
 import tempfile
+from collections import namedtuple
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 

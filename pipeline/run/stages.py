@@ -27,9 +27,7 @@ class Stage:
     does: str
 
 
-def stages(
-    plan: EvaluationPlan, keeping: bool | None = None, writing: bool = True
-) -> list[Stage]:
+def stages(plan: EvaluationPlan, keeping: bool | None = None, writing: bool = True) -> list[Stage]:
     """The stages of evaluating `plan`, in order; `keeping`: with a history (the spec's, or
     `--history`; by default, whether the spec has one); `writing`: with its outputs."""
     history = plan.history
