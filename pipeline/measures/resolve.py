@@ -4,11 +4,15 @@ needs: the spec's labels are unique, and every collection has the fields its mea
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from pipeline.contract.columns import Columns, Need, Requirements, flatten
 from pipeline.errors import PluginError, SpecError
-from pipeline.measures.registry import Registry, ResolvedMeasure
+from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.spec import LoadedSpec, Settings
+
+if TYPE_CHECKING:  # handed in by the front door: the plan imports this module, never the registry
+    from pipeline.measures.registry import Registry
 
 __all__ = [
     "columns_of",

@@ -17,7 +17,7 @@ from pipeline.errors import SpecError
 from pipeline.spec.base import did_you_mean
 
 if TYPE_CHECKING:
-    from pipeline.measures.registry import ResolvedMeasure
+    from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.spec import LoadedSpec
     from pipeline.spec.pools import Pool
 

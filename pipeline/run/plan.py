@@ -20,7 +20,7 @@ from pipeline.run.stages import stages
 if TYPE_CHECKING:
     from pipeline.checks.plan import CheckPlan
     from pipeline.compare.plan import ComparePlan
-    from pipeline.measures.registry import ResolvedMeasure
+    from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.plan.compile import SqlPlan
     from pipeline.pools.plan import PoolPlan
     from pipeline.spec import LoadedSpec

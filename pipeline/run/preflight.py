@@ -55,9 +55,9 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
     if spec.spec.history is not None:
         check_history_directory(spec.spec.history.path, spec.where("history"))
         _check_dashboard(spec)
-    check_diff_outputs(spec, metrics)
+    diffs = check_diff_outputs(spec, metrics, registry)
     pools = tuple(pool_plans(spec, metrics))
-    sql = compile_plan(spec, metrics, sizes, curve_measures(spec, registry))
+    sql = compile_plan(spec, metrics, sizes, curve_measures(spec, registry), diffs)
     return EvaluationPlan(
         spec, sql, comparing, checks, pools, _output_jobs(spec, pools), spec.spec.history
     )
