@@ -242,7 +242,7 @@ def test_tuned_weights_are_chosen_on_the_other_folds_and_held_out(tmp_path):
     mean on the other folds' queries, and its queries take that weighting's values."""
     import numpy as np
 
-    from pipeline.run.tuning import weightings
+    from pipeline.plan.tuning_trials import weightings
 
     runs = _track(tmp_path)
     grid = weightings(3, 0.25)
