@@ -315,7 +315,7 @@ def test_a_tuned_evaluation_validates_and_compiles_nothing_and_opens_one_connect
     connections = []
     original = executor.connection
     monkeypatch.setattr(executor, "connection", lambda *a: connections.append(a) or original(*a))
-    done = evaluate(plan, write=False)
+    done = evaluate(plan, write=False).evaluation
     assert len(connections) == 1 and set(done.recorded["tuning"]) == {"t"}
     # The trials' tables were made apart from the evaluation's, and are gone.
     schemas = done.con.execute("SELECT DISTINCT schema_name FROM information_schema.schemata")
