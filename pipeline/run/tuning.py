@@ -49,8 +49,9 @@ def tuned(
     chosen, fusions = {}, []
     for fusion in sql.fusions:
         if fusion.retuned is not None:
-            trials = _values(tunings[fusion.name], plan.loaded, runner, con)
-            weights, chosen[fusion.name] = _tune(plan.loaded, tunings[fusion.name], *trials)
+            tuning = tunings[fusion.name]
+            trials = _values(tuning, plan.loaded, runner, con)
+            weights, chosen[fusion.name] = _tune(plan.loaded, tuning, *trials)
             fusion = fusion.tuned(weights)
         fusions.append(fusion)
     return (replace(sql, fusions=tuple(fusions)), chosen) if chosen else (sql, {})
