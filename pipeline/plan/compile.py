@@ -17,8 +17,8 @@ from functools import partial
 from pathlib import Path
 
 from pipeline.contract.python_measure import PythonMeasure
-from pipeline.measures.registry import ResolvedMeasure
 from pipeline.measures.resolve import columns_of
+from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.plan.batches import batched
 from pipeline.plan.fusion import Fusion, fusion_statement, kept_rows, with_fusions
 from pipeline.plan.inputs import (
@@ -234,10 +234,12 @@ def compile_plan(
     metrics: list[ResolvedMeasure],
     sizes: dict[Path, int] | None = None,
     curves: list[ResolvedMeasure] | None = None,
+    diffs: dict[int, ResolvedMeasure] | None = None,
 ) -> SqlPlan:
     """The plan for a validated spec and its resolved metrics; `sizes` (bytes of each input file,
     when known) decide how runs are batched; `curves`: the measures of its precision-recall
-    outputs (`output_tables.curve_measures`), computed after the metrics in the same pass."""
+    outputs (`output_tables.curve_measures`), computed after the metrics in the same pass;
+    `diffs`: the metric of each difference output (`output_tables.check_diff_outputs`)."""
     spec, settings = loaded.spec, loaded.spec.settings
     curves = curves or []
     everything = [*metrics, *curves]
@@ -272,7 +274,7 @@ def compile_plan(
         _python(everything, settings),
         tuple(zip(everything, probes(sql, settings), strict=True)),
         tuple(curves),
-        tuple(output_tables(loaded, metrics)),
+        tuple(output_tables(loaded, diffs or {})),
         missing_rankings=bogus,
         sizes=dict(sizes or {}),
         finish_reusing=tuple(results(cached=True)),
