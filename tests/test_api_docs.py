@@ -1,12 +1,13 @@
-"""The plugin API's reference in the README: every export and hook documented, and its examples run."""
+"""The plugin API's reference (plugins/README.md): every export and hook documented, and its examples
+run. The reference is the region `<!-- begin: api-reference -->`, its examples the blocks marked
+`<!-- test: api-example -->` (tests/docblocks.py)."""
 
 from __future__ import annotations
 
-import re
 import types
-from pathlib import Path
 
 import pytest
+from docblocks import first_code, marked, region, table
 
 import pipeline.api
 from pipeline import hookspecs
@@ -14,13 +15,11 @@ from pipeline.host import manager as plugins
 from pipeline.measures import registry
 from pipeline.synthetic import generate, write_qrels, write_run
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = "plugins/README.md"
 
 
 def _section() -> str:
-    text = README.read_text(encoding="utf-8")
-    start = text.index("### Writing a plugin: the API reference")
-    return text[start : text.index("\n## ", start)]
+    return region(PAGE, "api-reference")
 
 
 def _hooks() -> list[str]:
@@ -28,7 +27,8 @@ def _hooks() -> list[str]:
 
 
 def test_every_export_is_documented():
-    documented = set(re.findall(r"^\| `(\w+)` \|", _section(), flags=re.MULTILINE))
+    documented = {first_code(row["export"]) for row in table(PAGE, "api-exports")}
+    assert "<!-- table: api-exports -->" in _section()
     assert set(pipeline.api.__all__) == documented
 
 
@@ -41,7 +41,9 @@ def test_every_hook_is_documented_with_an_example():
 
 
 def _examples() -> list[str]:
-    return re.findall(r"```python\n(.*?)```", _section(), flags=re.DOTALL)
+    examples = marked("api-example", PAGE)
+    assert all(block.text in _section() for block in examples)
+    return [block.text for block in examples]
 
 
 @pytest.fixture
@@ -50,7 +52,7 @@ def documented_plugins(monkeypatch):
     pm = plugins.create_plugin_manager()
     for i, source in enumerate(_examples()):
         module = types.ModuleType(f"readme_example_{i}")
-        exec(compile(source, f"README example {i}", "exec"), module.__dict__)
+        exec(compile(source, f"{PAGE} example {i}", "exec"), module.__dict__)
         pm.register(module, name=module.__name__)
     monkeypatch.setattr(registry, "_registry", registry.Registry.from_plugin_manager(pm))
     monkeypatch.setattr(plugins, "_manager", pm)

@@ -140,11 +140,3 @@ def test_the_example_regression_spec_passes_and_fails_on_a_changed_number(sample
     changed = irpipe("run", "--quiet", str(spec))
     assert changed.returncode == 5
     assert changed.stderr.splitlines()[-1].split()[:5] == ["expect.0", "bm25", "AP", "expected", "0.218100"]  # fmt: skip
-
-
-def test_the_readme_shows_the_example_as_it_is():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Expected values and regression gates", 1)[1]
-    shown = section.split("```yaml\n", 1)[1].split("```", 1)[0]
-    example = (ROOT / "configs" / "regression.yaml").read_text(encoding="utf-8")
-    assert yaml.safe_load(shown) == yaml.safe_load(example)

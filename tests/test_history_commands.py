@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 import time
@@ -13,6 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from conftest import collection_spec, evaluate_with_plugin, install_scaled_plugin
+from docblocks import code, table
 
 from pipeline.cli import main
 from pipeline.digest import digest_file
@@ -22,18 +24,28 @@ from pipeline.synthetic import generate
 
 METRICS = ["AP", "nDCG@10", "P@5", "RR", "gmAP", "num_ret", "RelString@5"]
 
-# The documented keys of each --json document (README, "Looking back").
-HISTORY_KEYS = {"history", "spec", "evaluations"}
-EVALUATION_KEYS = {"id", "started", "finished", "seconds", "host", "spec", "previous", "runs",
-                   "reused", "changes"}  # fmt: skip
-CHANGE_KEYS = {"kind", "name", "change", "old", "new"}
-SHOW_KEYS = {"history", "evaluation", "aggregates"}
-SHOWN_KEYS = {"id", "started", "finished", "seconds", "host", "spec", "spec_canonical",
-              "versions", "settings", "inputs", "metrics", "runs", "provenance"}  # fmt: skip
-DIFF_KEYS = {"history", "a", "b", "changes", "same_results", "values", "unchanged_values",
-             "unexplained_values"}  # fmt: skip
-VALUE_KEYS = {"collection", "run", "metric", "a", "b", "difference", "a_queries", "b_queries",
-              "queries_changed", "explained"}  # fmt: skip
+
+def _documented_keys() -> dict[str, set[str]]:
+    """The keys of each --json document as the reference documents them (configs/REFERENCE.md,
+    `<!-- table: history-json -->`): a cell's code spans outside parentheses, which hold a key's
+    own keys or values."""
+    found = {}
+    for row in table("configs/REFERENCE.md", "history-json"):
+        cell = row["keys"]
+        while re.search(r"\([^()]*\)", cell):
+            cell = re.sub(r"\([^()]*\)", "", cell)
+        found[row["document"].strip("`")] = set(code(cell))
+    return found
+
+
+DOCUMENTED = _documented_keys()
+HISTORY_KEYS = DOCUMENTED["history"]
+EVALUATION_KEYS = DOCUMENTED["an evaluation"]
+CHANGE_KEYS = DOCUMENTED["a change"]
+SHOW_KEYS = DOCUMENTED["show"]
+SHOWN_KEYS = DOCUMENTED["the shown evaluation"]
+DIFF_KEYS = DOCUMENTED["diff"]
+VALUE_KEYS = DOCUMENTED["a changed value"]
 
 
 @pytest.fixture

@@ -118,3 +118,18 @@ def test_a_new_plugin_installs_passes_its_tests_and_evaluates(tmp_path):
         [python, "-c", "import irpipe_demo; print(irpipe_demo.__file__)"], cwd=tmp_path
     )
     assert installed.startswith(str(tmp_path / "env"))  # the package, not its source folder
+
+
+def test_the_kits_example_proves_the_templates_measure_right(tmp_path, monkeypatch):
+    """The conformance kit's example in plugins/README.md (`<!-- test: kit-example -->`), run as
+    a plugin author runs it: its test function, against the package `irpipe new-plugin judged-p`
+    makes, not installed (the kit registers the measure for its own evaluations)."""
+    from docblocks import marked
+
+    root = _new_plugin(tmp_path, "judged-p")
+    monkeypatch.syspath_prepend(str(root))
+    (block,) = marked("kit-example", "plugins/README.md")
+    namespace: dict = {}
+    exec(compile(block.text, "plugins/README.md kit example", "exec"), namespace)
+    namespace["test_judged_p"]()
+    monkeypatch.delitem(sys.modules, "irpipe_judged_p")

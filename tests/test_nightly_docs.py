@@ -1,5 +1,6 @@
-"""The README's nightly job, as cron, a systemd timer and a GitHub Actions job: each command run as
-shown, twice, in a copy of configs/ standing for /srv/eval (the first night records and skips the
+"""The guide's nightly job (configs/README.md, its blocks marked `<!-- test: nightly-... -->`), as
+cron, a systemd timer and a GitHub Actions job: each command run as shown, twice, in a copy of
+configs/ standing for /srv/eval (the first night records and skips the
 gate against `previous`; the second reuses every run and passes it). `irpipe` is this checkout's
 CLI (`python -m pipeline.cli`); the Actions job's `pip install irpipe` step is the one not run."""
 
@@ -16,34 +17,35 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
+from docblocks import marked
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-SECTION = README[README.index("## Running every night") : README.index("## Input rules")]
+GUIDE = "configs/README.md"
 IRPIPE = f"{sys.executable} -m pipeline.cli"
 
 
-def _blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", SECTION, re.DOTALL)
+def _block(name: str) -> str:
+    (block,) = marked(name, GUIDE)
+    return block.text
 
 
 def _cron() -> tuple[str, str]:
-    (entry,) = _blocks("cron")[0].strip().splitlines()
+    (entry,) = _block("nightly-cron").strip().splitlines()
     schedule, command = entry.split(None, 5)[:5], entry.split(None, 5)[5]
     assert schedule == ["15", "2", "*", "*", "*"]
     return "/srv/eval", command
 
 
 def _systemd() -> tuple[str, str]:
-    service = dict(line.split("=", 1) for line in _blocks("ini")[0].splitlines() if "=" in line)
-    timer = _blocks("ini")[1]
+    service = _block("nightly-systemd-service").splitlines()
+    service = dict(line.split("=", 1) for line in service if "=" in line)
+    timer = _block("nightly-systemd-timer")
     assert "OnCalendar=*-*-* 02:15:00" in timer and service["Type"] == "oneshot"
     return service["WorkingDirectory"], service["ExecStart"]
 
 
 def _actions() -> tuple[str, str]:
-    (workflow,) = [b for b in _blocks("yaml") if b.startswith("name: nightly evaluation")]
-    steps = yaml.safe_load(workflow)["jobs"]["evaluate"]["steps"]
+    steps = yaml.safe_load(_block("nightly-actions"))["jobs"]["evaluate"]["steps"]
     runs = [step["run"] for step in steps if "run" in step and step["run"] != "pip install irpipe"]
     return "", " && ".join(runs)  # the job runs in the checkout, where the spec is
 
@@ -60,12 +62,12 @@ def _night(command: str, home: Path, workdir: str) -> subprocess.CompletedProces
 
 
 @pytest.mark.parametrize("job", JOBS)
-def test_the_nightly_job_runs_as_the_readme_shows_it(tmp_path, job):
+def test_the_nightly_job_runs_as_the_guide_shows_it(tmp_path, job):
     workdir, command = JOBS[job]()
     home = tmp_path / "eval"
     shutil.copytree(ROOT / "configs" / "data", home / "data")
     shutil.copy(ROOT / "configs" / "nightly.yaml", home)
-    (home / "results").mkdir(exist_ok=True)  # the one-time set-up the README names
+    (home / "results").mkdir(exist_ok=True)  # the one-time set-up the guide names
     log = home / "nightly.log"  # the cron entry's; the others print to the job's own log
     for night in (1, 2):
         logged = log.read_text() if log.exists() else ""

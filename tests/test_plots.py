@@ -255,13 +255,3 @@ def test_the_example_spec_runs(tmp_path):
     }
     with Image.open(out / "ap_vs_bm25.png") as image:
         assert image.format == "PNG"
-
-
-def test_the_readme_shows_the_example_spec():
-    import yaml
-
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Precision–recall curves and plots") :]
-    block = section[section.index("```yaml\n") + 8 : section.index("```\n", 8)]
-    example = (ROOT / "configs" / "pr_curves.yaml").read_text(encoding="utf-8")
-    assert yaml.safe_load(block) == yaml.safe_load(example)

@@ -300,21 +300,24 @@ def test_judged_only_is_the_condensed_list(tmp_path):
     assert evaluate(tmp_path / "full.yaml", write=False).per_query() == expected
 
 
-def test_the_readme_example_prints_what_the_readme_shows(tmp_path):
-    import re
+def test_the_guides_example_prints_what_the_guide_shows(tmp_path):
+    """The guide's pools example (configs/README.md, the region `pools-example`): the command its
+    run block shows prints its output block, and the prose's numbers are the table's."""
     import shutil
     import subprocess
     import sys
 
+    from docblocks import region, region_blocks
+
     root = Path(__file__).resolve().parents[1]
     shutil.copytree(root / "configs", tmp_path / "configs", ignore=shutil.ignore_patterns("out"))
-    readme = (root / "README.md").read_text()
-    section = readme[readme.index("## Building a test collection") :]
-    shown = re.search(r"\$ (irpipe pool .*)\n(.*)\n", section)
-    command = [sys.executable, "-m", "pipeline.cli", *shown.group(1).split()[1:]]
+    section = region("configs/README.md", "pools-example")
+    (run, output) = [b for b in region_blocks("configs/README.md", "pools-example")]
+    assert "run" in run.marks and "output" in output.marks
+    command = [sys.executable, "-m", "pipeline.cli", *run.text.split()[1:]]
     result = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == shown.group(2) + "\n"
+    assert result.stdout == output.text
     rows = (tmp_path / "configs/out/pool/leave_one_out.csv").read_text().splitlines()
     bm25_ap = next(r.split(",") for r in rows if ",bm25,AP," in r)
     assert f"{float(bm25_ap[5]):.3f} to {float(bm25_ap[6]):.3f}" in section  # 0.218 to 0.054

@@ -1,5 +1,6 @@
 """A bare trec_eval name in a spec means what `irpipe trec-eval -m NAME` prints: the same metrics,
-with trec_eval's default parameters, and the same numbers. The README's table is checked here too."""
+with trec_eval's default parameters, and the same numbers. The reference's table of trec_eval names
+(configs/REFERENCE.md, `<!-- table: trec-eval-names -->`) is checked here too."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from docblocks import first_code, table
 
 from pipeline.cli import main
 from pipeline.measures.registry import get_registry
@@ -16,7 +18,7 @@ from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, write_qrels, write_run
 
 NAMES = [name for name in ORDER if name != "runid"]  # runid is the run's tag, not a metric
-README = Path(__file__).resolve().parents[1] / "README.md"
+REFERENCE = "configs/REFERENCE.md"
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +125,7 @@ def _as_trec_eval(value: float | None, text: str | None, like: str) -> str:
 
 
 def _expansion(name: str) -> str:
-    """The README's cell for a trec_eval name: its metrics, a cutoff list written once."""
+    """The reference's cell for a trec_eval name: its metrics, a cutoff list written once."""
     canonicals = [m.canonical for m in get_registry().resolve(name)]
     heads = {c.rpartition("@")[0] for c in canonicals}
     if len(canonicals) > 1 and len(heads) == 1 and "" not in heads:
@@ -132,7 +134,7 @@ def _expansion(name: str) -> str:
     return ", ".join(f"`{c}`" for c in canonicals)
 
 
-def test_the_readme_table_shows_every_expansion():
-    rows = re.findall(r"^\| `([^`]+)` \| (.*?) \|.*\|$", README.read_text(), re.MULTILINE)
-    table = {name: cell for name, cell in rows if name in NAMES}
-    assert table == {name: _expansion(name) for name in NAMES}
+def test_the_reference_table_shows_every_expansion():
+    rows = table(REFERENCE, "trec-eval-names")
+    shown = {first_code(row["trec_eval name"]): row["in a spec it is"] for row in rows}
+    assert shown == {name: _expansion(name) for name in NAMES}
