@@ -355,7 +355,8 @@ def test_run_writes_the_dashboard_its_spec_asks_for(tmp_path, browser):
 
 def test_the_readme_s_nightly_example_has_its_dashboard(tmp_path, browser):
     """configs/nightly.yaml, three nights, the dense run changed on the third: the dashboard of
-    its history, which the README shows (IRPIPE_DASHBOARD_SCREENSHOT=PATH writes the picture)."""
+    its history, which the guide shows (configs/README.md, "A dashboard of the history";
+    IRPIPE_DASHBOARD_SCREENSHOT=PATH writes the picture)."""
     root = tmp_path / "eval"
     shutil.copytree(Path(__file__).resolve().parents[1] / "configs", root)
     (root / "results").mkdir(exist_ok=True)
