@@ -195,4 +195,4 @@ def _write(plan: EvaluationPlan, con: duckdb.DuckDBPyConnection, recorded: dict)
     """Every output of the plan, the spec's and its pools', all or none."""
     if any(job.level == "report" for job in plan.outputs):
         report_table(con, plan.metrics, plan.comparing)
-    write_outputs(con, [(job.table, job.path, job.level) for job in plan.outputs], recorded)
+    write_outputs(con, list(plan.outputs), recorded)
