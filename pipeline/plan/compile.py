@@ -30,7 +30,7 @@ from pipeline.plan.inputs import (
     qrels_format,
     run_format,
 )
-from pipeline.plan.measure_sql import MeasureSql, measures_sql
+from pipeline.plan.measure_sql import CompiledMeasures, compile_measures
 from pipeline.plan.missing_rankings import BOGUS_ROWS
 from pipeline.plan.output_tables import curve_names, output_table, output_tables
 from pipeline.plan.ranking import (
@@ -47,6 +47,7 @@ from pipeline.plan.statement import Statement
 from pipeline.plan.table_inputs import TABLE_COLUMNS, insert_rows, is_table_input
 from pipeline.plan.tables import (
     name_tables,
+    per_query_options,
     probes,
     result_tables,
     run_names,
@@ -249,34 +250,35 @@ def compile_plan(
     runs_format = run_format(settings.input, settings.ordering == "rank")
     runs = [Load(r.path, n, runs_format, r.collection) for n, r in spec.file_runs().items()]
     fusions = _fusions(loaded)
-    sql = measures_sql(everything, settings)
+    sql = compile_measures(everything, settings)
     # When only judged documents' positions matter, only judged rows are ranked; a query with no
     # judged document retrieved then has its `missing` value (over the ranking's length).
-    judged_rows = sql.empty is None and all(m.measure.judged_only_ok(m.params) for m in everything)
+    judged_rows = not sql.can_empty and all(m.measure.judged_only_ok(m.params) for m in everything)
     bogus = settings.missing_queries == "trec_eval_c" and settings.query_set == "qrels"
-    results = partial(result_tables, sql, settings, judged_rows, bogus, len(metrics))
+    options = per_query_options(sql, settings, judged_rows, bogus)
+    wide = wide_sql(sql.measures, ranked_sql(sql.req, settings, judged_rows), sql.req)
     return SqlPlan(
         qrels,
         with_fusions(batched(runs, sizes or {}), fusions),
         [
             *name_tables(loaded, metrics),
             *curve_names(len(metrics), curves),
-            *setup_tables(sql, bogus),
-            *run_setup_tables(sql, settings, judged_rows, bogus),
+            *setup_tables(sql.req, bogus),
+            *run_setup_tables(wide, bogus),
         ],
         BOGUS_ROWS if bogus else [],
         _ranking(sql, settings, judged_rows),
-        results(cached=False),
+        result_tables(options, len(metrics)),
         metrics,
         settings.memory_limit,
         _python(everything, settings),
-        tuple(zip(everything, probes(sql, settings), strict=True)),
+        tuple(zip(everything, probes(sql, ranked_sql(sql.req, settings)), strict=True)),
         tuple(curves),
         tuple(output_tables(loaded, metrics)),
         missing_rankings=bogus,
         sizes=dict(sizes or {}),
-        finish_reusing=tuple(results(cached=True)),
-        run_tables=(*run_names(loaded), *run_setup_tables(sql, settings, judged_rows, bogus)),
+        finish_reusing=tuple(result_tables(replace(options, cached=True), len(metrics))),
+        run_tables=(*run_names(loaded), *run_setup_tables(wide, bogus)),
         fusions=fusions,
     )
 
@@ -307,9 +309,9 @@ def _python(metrics: list[ResolvedMeasure], settings: Settings) -> tuple:
     )
 
 
-def _ranking(sql: MeasureSql, settings: Settings, judged_rows: bool) -> Ranking:
-    wide = wide_sql(sql.values, ranked_sql(sql.req, settings, judged_rows), sql.req)
-    dense = wide_sql(sql.values, ranked_sql(sql.req, settings), sql.req) if judged_rows else None
+def _ranking(sql: CompiledMeasures, settings: Settings, judged_rows: bool) -> Ranking:
+    wide = wide_sql(sql.measures, ranked_sql(sql.req, settings, judged_rows), sql.req)
+    dense = wide_sql(sql.measures, ranked_sql(sql.req, settings), sql.req) if judged_rows else None
     return Ranking(
         Statement(f"INSERT INTO wide {wide}"),
         Statement(f"INSERT INTO wide {dense}") if dense else None,

@@ -19,18 +19,21 @@ from typing import TYPE_CHECKING
 
 from pipeline.contract.columns import Requirements
 from pipeline.plan.missing_rankings import BOGUS_FLAG, BOGUS_TABLE, POSITIVE_JUDGMENTS, reset_bogus
-from pipeline.plan.ranking import ranked_sql, ranking_length, select_list
+from pipeline.plan.ranking import ranking_length, select_list
 from pipeline.plan.statement import Statement
 
 if TYPE_CHECKING:
     from pipeline.measures.registry import ResolvedMeasure
-    from pipeline.plan.measure_sql import MeasureSql
+    from pipeline.plan.measure_sql import CompiledMeasure, CompiledMeasures
     from pipeline.spec import LoadedSpec, Settings
 
 __all__ = [
     "aggregate_sql",
     "aggregate_tables",
+    "Names",
+    "PerQueryOptions",
     "name_tables",
+    "per_query_options",
     "probes",
     "result_tables",
     "run_names",
@@ -41,21 +44,18 @@ __all__ = [
 ]
 
 
-def setup_tables(sql: MeasureSql, bogus: bool) -> list[Statement]:
+def setup_tables(req: Requirements, bogus: bool) -> list[Statement]:
     """The qrels' tables, made before any run is read: facts, ideal rankings."""
     return [
-        Statement(_facts_sql(sql.req)),
+        Statement(_facts_sql(req)),
         *([POSITIVE_JUDGMENTS] if bogus else []),
-        *(Statement(_ideal_sql(tag, gain)) for tag, gain in sql.req.ideal_lists.items()),
+        *(Statement(_ideal_sql(tag, gain)) for tag, gain in req.ideal_lists.items()),
     ]
 
 
-def run_setup_tables(
-    sql: MeasureSql, settings: Settings, judged_rows: bool, bogus: bool
-) -> list[Statement]:
+def run_setup_tables(wide: str, bogus: bool) -> list[Statement]:
     """The tables the runs' rankings fill, made empty before any run is read: trec_eval -c's
-    bogus rankings, and `wide`."""
-    wide = wide_sql(sql.values, ranked_sql(sql.req, settings, judged_rows), sql.req)
+    bogus rankings, and `wide` (`wide`: its SQL, as the ranking fills it)."""
     return [
         *([BOGUS_TABLE] if bogus else []),
         Statement(f"CREATE TABLE wide AS {wide} LIMIT 0"),  # run_rows is still empty here
@@ -72,34 +72,49 @@ class Names:
     ordinals: range
 
 
-def result_tables(
-    sql: MeasureSql,
-    settings: Settings,
-    judged_rows: bool,
-    bogus: bool,
-    spec_metrics: int | None = None,
-    cached: bool = False,
-) -> list[Statement]:
+@dataclass(frozen=True)
+class PerQueryOptions:
+    """What every per-query table of a plan is made of: the measures' SQL (a query without a row
+    in `wide` gets its `missing_sql`, or its `empty_sql` if the run has it but -J or -M emptied
+    it); the query set (`queries` setting); `by_presence`: `wide` may lack answered queries, so
+    the intersection is taken on `present`; `length`: the `num_ret` of a query without a row in
+    `wide` (None if no measure reads it); `bogus`: queries the run lacked were ranked as
+    trec_eval -c ranks them, then reset by name; `cached`: the rows of the runs in
+    `cached_runs` are read from `cached_values`."""
+
+    measures: tuple[CompiledMeasure, ...]
+    query_set: str
+    by_presence: bool
+    length: str | None
+    bogus: bool
+    cached: bool = False
+
+
+def per_query_options(
+    compiled: CompiledMeasures, settings: Settings, judged_rows: bool, bogus: bool
+) -> PerQueryOptions:
+    """The options of a plan's per-query tables (the runs' values all computed)."""
+    return PerQueryOptions(
+        measures=compiled.measures,
+        query_set=settings.query_set,
+        by_presence=compiled.can_empty or judged_rows,
+        length=_unjudged_length(compiled.req, settings, judged_rows),
+        bogus=bogus,
+    )
+
+
+def result_tables(options: PerQueryOptions, spec_metrics: int | None = None) -> list[Statement]:
     """per_query and aggregate, once every batch is ranked into `wide`. `spec_metrics`: how many
     of the measures (the first ones) are the spec's; the others go to curve_per_query and
-    curve_aggregate, by the same SQL, so their values are what the spec's would be. `cached`:
-    the runs in `cached_runs` take their per-query rows from `cached_values` instead."""
-    count = len(sql.missing) if spec_metrics is None else spec_metrics
-    same = (
-        sql.missing,
-        settings.query_set,
-        sql.empty,
-        sql.empty is not None or judged_rows,
-        _unjudged_length(sql.req, settings, judged_rows),
-        bogus,
-        cached,
-    )
-    curves = count < len(sql.missing)
-    tables = [Statement(_per_query_sql(*same, Names("per_query", "metrics", range(count))))]
+    curve_aggregate, by the same SQL, so their values are what the spec's would be."""
+    measures = len(options.measures)
+    count = measures if spec_metrics is None else spec_metrics
+    curves = count < measures
+    tables = [Statement(_per_query_sql(options, Names("per_query", "metrics", range(count))))]
     if curves:
-        names = Names("curve_per_query", "curve_metrics", range(count, len(sql.missing)))
-        tables.append(Statement(_per_query_sql(*same, names)))
-    return tables + aggregate_tables(bogus, curves)
+        names = Names("curve_per_query", "curve_metrics", range(count, measures))
+        tables.append(Statement(_per_query_sql(options, names)))
+    return tables + aggregate_tables(options.bogus, curves)
 
 
 def aggregate_tables(bogus: bool, curves: bool) -> list[Statement]:
@@ -113,17 +128,18 @@ def aggregate_tables(bogus: bool, curves: bool) -> list[Statement]:
     return tables
 
 
-def probes(sql: MeasureSql, settings: Settings) -> list[Statement]:
-    """Per measure: its `per_query` over the ranking and its `missing` over the facts, no rows."""
-    ranked = ranked_sql(sql.req, settings)
-    length = ", 0 AS num_ret" if sql.req.has("length") else ""
+def probes(compiled: CompiledMeasures, ranked: str) -> list[Statement]:
+    """Per measure: its value over the ranking `ranked` (SQL: the full plan's, which reads every
+    column) and its missing value over the facts, no rows."""
+    length = ", 0 AS num_ret" if compiled.req.has("length") else ""
     facts = f"(SELECT f.*{length} FROM facts f)"
     return [
         Statement(
-            f"SELECT * FROM ({wide_sql([value], ranked, sql.req)}) "
-            f"UNION ALL BY NAME SELECT {_typed(*missing)} AS absent FROM {facts} LIMIT 0"
+            f"SELECT * FROM ({wide_sql((m,), ranked, compiled.req)}) "
+            f"UNION ALL BY NAME SELECT {_typed(m.missing_sql, m.kind)} AS absent FROM {facts} "
+            "LIMIT 0"
         )
-        for value, missing in zip(sql.values, sql.missing, strict=True)
+        for m in compiled.measures
     ]
 
 
@@ -194,9 +210,9 @@ WINDOW later AS (PARTITION BY collection, qid ORDER BY pos DESC
                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"""
 
 
-def wide_sql(values: list[tuple[str, str]], ranked: str, req: Requirements) -> str:
+def wide_sql(measures: tuple[CompiledMeasure, ...], ranked: str, req: Requirements) -> str:
     """Per (run, query) over `ranked`: one column per measure, and the lists of the Python path."""
-    columns = {f"m{i}": _typed(expr, kind) for i, (expr, kind) in enumerate(values)}
+    columns = {f"m{i}": _typed(m.value_sql, m.kind) for i, m in enumerate(measures)}
     columns |= req.of_kind("grades")  # lists for the Python path
     return f"""
 WITH {ranked}
@@ -217,61 +233,65 @@ def _unjudged_length(req: Requirements, settings: Settings, judged_rows: bool) -
     return ranking_length(settings, "coalesce(p.retrieved, 0)") if judged_rows else "0"
 
 
-def _per_query_sql(
-    missing: list,
-    query_set: str,
-    empty: list | None,
-    by_presence: bool,
-    length: str | None,
-    bogus: bool,
-    cached: bool,
-    names: Names,
-) -> str:
-    """Every expected query in long form. A query without a row in `wide` gets the measure's
-    `missing` value, or its `empty` value (when given) if the run has it but -J or -M emptied it.
-    `by_presence`: `wide` may lack answered queries, so the intersection is taken on `present`.
-    `length`: the `num_ret` of a query without a row in `wide` (None if no measure reads it).
-    `bogus`: queries the run lacked were ranked as trec_eval -c ranks them; reset by name.
-    `cached`: rows of the runs in `cached_runs` are read from `cached_values`.
-    `names`: the table made and the metrics it holds."""
-    present = "EXISTS (SELECT 1 FROM present p WHERE p.run = e.run AND p.qid = e.qid)"
-    columns = {}
-    for i in names.ordinals:
-        expr, kind = missing[i]
-        absent = _typed(expr, kind)
-        if empty is not None:
-            absent = f"CASE WHEN {present} THEN {_typed(empty[i][0], kind)} ELSE {absent} END"
-        columns[f"m{i}"] = f"CASE WHEN w.qid IS NULL THEN {absent} ELSE w.m{i} END"
+_PRESENT = "EXISTS (SELECT 1 FROM present p WHERE p.run = e.run AND p.qid = e.qid)"
+
+
+def _per_query_sql(options: PerQueryOptions, names: Names) -> str:
+    """Every expected query in long form, in the table `names.table`, for the metrics `names`
+    holds (see `PerQueryOptions`)."""
     # The intersection is taken on the run as given, before -J, -M or the judged-rows plan.
-    intersection = query_set == "intersection"
-    join = "JOIN" if intersection and not by_presence else "LEFT JOIN"
-    where = f"WHERE {present}" if intersection and by_presence else ""
-    num_ret = "" if length is None else f", {length} AS num_ret"
-    lengths = "" if length is None else " LEFT JOIN present p ON p.run = runs.run AND p.qid = f.qid"
-    # Both columns always: the table's shape never depends on which metrics a spec names.
-    picks = {kind: _pick(missing, kind, names.ordinals) for kind in _COLUMN}
-    if bogus:
-        picks = {kind: reset_bogus(kind, pick) for kind, pick in picks.items()}
-    cells = "".join(f",\n    {pick} AS {_COLUMN[kind]}" for kind, pick in picks.items())
-    flag = BOGUS_FLAG if bogus else ""
-    evaluated = " WHERE runs.run NOT IN (SELECT run FROM cached_runs)" if cached else ""
-    computed = f"""
-SELECT f.ordinal, m.ordinal AS metric_ordinal, f.run, f.collection, f.qid, m.metric{cells}
-FROM filled f CROSS JOIN {names.metrics} m"""
-    rows = _with_cached(computed, names) if cached else computed
+    intersection = options.query_set == "intersection"
+    join = "JOIN" if intersection and not options.by_presence else "LEFT JOIN"
+    where = f"WHERE {_PRESENT}" if intersection and options.by_presence else ""
+    flag = BOGUS_FLAG if options.bogus else ""
+    columns = select_list(_filled_columns(options, names.ordinals))
     return f"""
 CREATE TABLE {names.table} AS
-WITH expected AS (
-    SELECT runs.ordinal, runs.run, f.*{num_ret}
-    FROM runs JOIN facts f USING (collection){lengths}{evaluated}
+WITH expected AS ({_expected(options)}
 ),
 filled AS (
-    SELECT e.ordinal, e.run, e.collection, e.qid{flag}{select_list(columns)}
+    SELECT e.ordinal, e.run, e.collection, e.qid{flag}{columns}
     FROM expected e {join} wide w ON w.run = e.run AND w.qid = e.qid
     {where}
 )
-SELECT run, collection, qid, metric, value, text FROM ({rows})
+SELECT run, collection, qid, metric, value, text FROM ({_long_rows(options, names)})
 ORDER BY ordinal, qid, metric_ordinal"""
+
+
+def _expected(options: PerQueryOptions) -> str:
+    """The rows expected: each run's collection's queries (but the cached runs')."""
+    length = options.length
+    num_ret = "" if length is None else f", {length} AS num_ret"
+    lengths = "" if length is None else " LEFT JOIN present p ON p.run = runs.run AND p.qid = f.qid"
+    evaluated = " WHERE runs.run NOT IN (SELECT run FROM cached_runs)" if options.cached else ""
+    return f"""
+    SELECT runs.ordinal, runs.run, f.*{num_ret}
+    FROM runs JOIN facts f USING (collection){lengths}{evaluated}"""
+
+
+def _filled_columns(options: PerQueryOptions, ordinals: range) -> dict[str, str]:
+    """Each measure's column: its value in `wide`, else its value for a query without one."""
+    columns = {}
+    for i in ordinals:
+        m = options.measures[i]
+        absent = _typed(m.missing_sql, m.kind)
+        if m.empty_sql is not None:
+            absent = f"CASE WHEN {_PRESENT} THEN {_typed(m.empty_sql, m.kind)} ELSE {absent} END"
+        columns[f"m{i}"] = f"CASE WHEN w.qid IS NULL THEN {absent} ELSE w.m{i} END"
+    return columns
+
+
+def _long_rows(options: PerQueryOptions, names: Names) -> str:
+    """One row per query and metric, the value in the column of its kind (`_COLUMN`)."""
+    # Both columns always: the table's shape never depends on which metrics a spec names.
+    picks = {kind: _pick(options.measures, kind, names.ordinals) for kind in _COLUMN}
+    if options.bogus:
+        picks = {kind: reset_bogus(kind, pick) for kind, pick in picks.items()}
+    cells = "".join(f",\n    {pick} AS {_COLUMN[kind]}" for kind, pick in picks.items())
+    computed = f"""
+SELECT f.ordinal, m.ordinal AS metric_ordinal, f.run, f.collection, f.qid, m.metric{cells}
+FROM filled f CROSS JOIN {names.metrics} m"""
+    return _with_cached(computed, names) if options.cached else computed
 
 
 def _with_cached(computed: str, names: Names) -> str:
@@ -287,9 +307,9 @@ WHERE c.tbl = '{names.table}'"""
 _COLUMN = {"number": "value", "text": "text"}
 
 
-def _pick(missing: list[tuple[str, str]], kind: str, ordinals: range) -> str:
+def _pick(measures: tuple[CompiledMeasure, ...], kind: str, ordinals: range) -> str:
     """The column of each metric's ordinal, for the metrics of one kind among `ordinals`."""
-    whens = " ".join(f"WHEN {i} THEN f.m{i}" for i in ordinals if missing[i][1] == kind)
+    whens = " ".join(f"WHEN {i} THEN f.m{i}" for i in ordinals if measures[i].kind == kind)
     return f"CASE m.ordinal {whens} END" if whens else _typed("NULL", kind)
 
 
