@@ -33,6 +33,7 @@ from pipeline.plan.inputs import (
 from pipeline.plan.measure_sql import CompiledMeasures, compile_measures
 from pipeline.plan.missing_rankings import BOGUS_ROWS
 from pipeline.plan.output_tables import curve_names, output_table, output_tables
+from pipeline.plan.per_query import per_query_options, result_tables
 from pipeline.plan.ranking import (
     PUT_BACK,
     SET_ASIDE,
@@ -47,9 +48,7 @@ from pipeline.plan.statement import Statement
 from pipeline.plan.table_inputs import TABLE_COLUMNS, insert_rows, is_table_input
 from pipeline.plan.tables import (
     name_tables,
-    per_query_options,
     probes,
-    result_tables,
     run_names,
     run_setup_tables,
     setup_tables,

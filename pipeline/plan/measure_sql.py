@@ -15,6 +15,7 @@ __all__ = [
     "CompiledMeasure",
     "CompiledMeasures",
     "compile_measures",
+    "typed",
 ]
 
 
@@ -65,3 +66,8 @@ def _compiled(m: ResolvedMeasure, view: Columns, can_empty: bool) -> CompiledMea
         missing_sql=measure.missing(p, view),
         empty_sql=measure.empty(p, view) if can_empty else None,
     )
+
+
+def typed(expr: str, kind: str) -> str:
+    """`expr` cast to the SQL type of a measure of `kind`: VARCHAR for text, else DOUBLE."""
+    return f"CAST({expr} AS {'VARCHAR' if kind == 'text' else 'DOUBLE'})"

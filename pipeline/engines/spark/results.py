@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from pipeline.errors import DuplicateError, InputDataError
 from pipeline.plan import input_checks as check
 from pipeline.plan.output_tables import curve_names
-from pipeline.plan.tables import aggregate_tables, name_tables
+from pipeline.plan.per_query import aggregate_tables
+from pipeline.plan.tables import name_tables
 
 if TYPE_CHECKING:
     import duckdb

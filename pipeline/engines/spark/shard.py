@@ -185,7 +185,7 @@ def aggregate_shard(
     -c's num_rel, when `bogus`)."""
     import duckdb
 
-    from pipeline.plan.tables import aggregate_tables
+    from pipeline.plan.per_query import aggregate_tables
 
     con = duckdb.connect(config={"threads": 1})
     try:
