@@ -67,12 +67,11 @@ def probes(compiled: CompiledMeasures, ranked: str) -> list[Statement]:
 
 
 def name_tables(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Statement]:
-    """Names from the spec enter the database as bound values, never as SQL text: the runs'
-    (`run_names`), the collections' and the metrics'."""
+    """Names from the spec enter the database as bound values, never as SQL text: the
+    collections' and the metrics' here, the runs' in `run_names`."""
     collections = [(name, c.num_docs) for name, c in loaded.spec.collections.items()]
     rows = [(i, m.label, m.measure.aggregator, m.canonical) for i, m in enumerate(metrics)]
     return [
-        *run_names(loaded),
         *values_table("collections", "collection VARCHAR, num_docs BIGINT", collections),
         *values_table(
             "metrics",

@@ -155,7 +155,7 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
     """The DuckDB engine's steps (`pipeline.engines.duckdb.steps`), for one batch holding every
     run; trec_eval -c's empty rankings for what each run lacks of the shard's queries, rows or
     not (a run may have no row in a shard)."""
-    _run(con, plan.statements)
+    _run(con, plan.setup)
     _run(con, [record_queries(), Statement(_PRESENCE)])
     missing = bogus_rows("SELECT run FROM runs") if plan.missing_rankings else None
     rank(con, plan, [load for batch in plan.batches for load in batch], missing)
