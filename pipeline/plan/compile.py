@@ -25,7 +25,7 @@ from pipeline.plan.batches import batched
 from pipeline.plan.fusion import Fusion, fusion_statement, kept_rows, with_fusions
 from pipeline.plan.inputs import RUN_ROWS, Load, qrels_format, run_format
 from pipeline.plan.measure_sql import CompiledMeasures, compile_measures
-from pipeline.plan.missing_rankings import BOGUS_ROWS
+from pipeline.plan.missing_rankings import MISSING_RANKING_ROWS
 from pipeline.plan.output_tables import curve_names, output_table, output_tables
 from pipeline.plan.per_query import per_query_options, result_tables
 from pipeline.plan.ranking import mostly_judged, ordering, ranked_sql, slice_bounds
@@ -232,7 +232,7 @@ def compile_plan(
         run_tables=tuple(run_setup_tables(wide, missing_rankings)),
         batches=with_fusions(batched(_runs(loaded), sizes), fusions),
         sizes=sizes,
-        per_batch=BOGUS_ROWS if missing_rankings else [],
+        per_batch=MISSING_RANKING_ROWS if missing_rankings else [],
         ranking=ranking,
         fusions=fusions,
         missing_rankings=missing_rankings,

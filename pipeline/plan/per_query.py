@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.contract.columns import Requirements
 from pipeline.plan.measure_sql import CompiledMeasure, CompiledMeasures, typed
-from pipeline.plan.missing_rankings import BOGUS_FLAG, reset_bogus
+from pipeline.plan.missing_rankings import MISSING_RANKING_FLAG, reset_missing_ranking
 from pipeline.plan.ranking import ranking_length, select_list
 from pipeline.plan.statement import Statement
 
@@ -48,20 +48,20 @@ class PerQueryOptions:
     in `wide` gets its `missing_sql`, or its `empty_sql` if the run has it but -J or -M emptied
     it); the query set (`queries` setting); `by_presence`: `wide` may lack answered queries, so
     the intersection is taken on `present`; `length`: the `num_ret` of a query without a row in
-    `wide` (None if no measure reads it); `bogus`: queries the run lacked were ranked as
-    trec_eval -c ranks them, then reset by name; `cached`: the rows of the runs in
+    `wide` (None if no measure reads it); `missing_rankings`: queries the run lacked were
+    ranked as trec_eval -c ranks them, then reset by name; `cached`: the rows of the runs in
     `cached_runs` are read from `cached_values`."""
 
     measures: tuple[CompiledMeasure, ...]
     query_set: str
     by_presence: bool
     length: str | None
-    bogus: bool
+    missing_rankings: bool
     cached: bool = False
 
 
 def per_query_options(
-    compiled: CompiledMeasures, settings: Settings, judged_rows: bool, bogus: bool
+    compiled: CompiledMeasures, settings: Settings, judged_rows: bool, missing_rankings: bool
 ) -> PerQueryOptions:
     """The options of a plan's per-query tables (the runs' values all computed)."""
     return PerQueryOptions(
@@ -69,7 +69,7 @@ def per_query_options(
         query_set=settings.query_set,
         by_presence=compiled.can_empty or judged_rows,
         length=_unjudged_length(compiled.req, settings, judged_rows),
-        bogus=bogus,
+        missing_rankings=missing_rankings,
     )
 
 
@@ -84,13 +84,13 @@ def result_tables(options: PerQueryOptions, spec_metrics: int | None = None) -> 
     if curves:
         names = Names("curve_per_query", "curve_metrics", range(count, measures))
         tables.append(Statement(_per_query_sql(options, names)))
-    return tables + aggregate_tables(options.bogus, curves)
+    return tables + aggregate_tables(options.missing_rankings, curves)
 
 
-def aggregate_tables(bogus: bool, curves: bool) -> list[Statement]:
+def aggregate_tables(missing_rankings: bool, curves: bool) -> list[Statement]:
     """aggregate (and curve_aggregate) from the per-query tables: all an engine that computes
     per_query elsewhere (Spark's shards) runs on the whole."""
-    tables = [Statement(aggregate_sql(bogus))]
+    tables = [Statement(aggregate_sql(missing_rankings))]
     if curves:
         tables.append(
             Statement(aggregate_sql(False, "curve_per_query", "curve_metrics", "curve_aggregate"))
@@ -116,7 +116,7 @@ def _per_query_sql(options: PerQueryOptions, names: Names) -> str:
     intersection = options.query_set == "intersection"
     join = "JOIN" if intersection and not options.by_presence else "LEFT JOIN"
     where = f"WHERE {_PRESENT}" if intersection and options.by_presence else ""
-    flag = BOGUS_FLAG if options.bogus else ""
+    flag = MISSING_RANKING_FLAG if options.missing_rankings else ""
     columns = select_list(_filled_columns(options, names.ordinals))
     return f"""
 CREATE TABLE {names.table} AS
@@ -158,8 +158,8 @@ def _long_rows(options: PerQueryOptions, names: Names) -> str:
     """One row per query and metric, the value in the column of its kind (`_COLUMN`)."""
     # Both columns always: the table's shape never depends on which metrics a spec names.
     picks = {kind: _pick(options.measures, kind, names.ordinals) for kind in _COLUMN}
-    if options.bogus:
-        picks = {kind: reset_bogus(kind, pick) for kind, pick in picks.items()}
+    if options.missing_rankings:
+        picks = {kind: reset_missing_ranking(kind, pick) for kind, pick in picks.items()}
     cells = "".join(f",\n    {pick} AS {_COLUMN[kind]}" for kind, pick in picks.items())
     computed = f"""
 SELECT f.ordinal, m.ordinal AS metric_ordinal, f.run, f.collection, f.qid, m.metric{cells}
@@ -187,16 +187,16 @@ def _pick(measures: tuple[CompiledMeasure, ...], kind: str, ordinals: range) -> 
 
 
 def aggregate_sql(
-    bogus: bool = False,
+    missing_rankings: bool = False,
     source: str = "per_query",
     metrics: str = "metrics",
     table: str = "aggregate",
 ) -> str:
-    """The aggregate table; with trec_eval -c's bogus rankings, `num_rel` is the number of qrels
+    """The aggregate table; with trec_eval -c's missing rankings, `num_rel` is the number of qrels
     lines with a grade > 0, whatever the relevance level (trec_eval's summary does this).
     `source`, `metrics`, `table`: the per-query table read, its metrics' names, the table made."""
     value = _AGGREGATED
-    if bogus:
+    if missing_rankings:
         num_rel = "(SELECT j.n FROM positive_judgments j WHERE j.collection = p.collection)"
         value = f"CASE WHEN p.metric = 'num_rel' THEN {num_rel} ELSE {value} END"
     return f"""

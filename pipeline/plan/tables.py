@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.contract.columns import Requirements
 from pipeline.plan.measure_sql import typed
-from pipeline.plan.missing_rankings import BOGUS_TABLE, POSITIVE_JUDGMENTS
+from pipeline.plan.missing_rankings import MISSING_RANKINGS_TABLE, POSITIVE_JUDGMENTS
 from pipeline.plan.ranking import select_list
 from pipeline.plan.statement import Statement
 
@@ -33,20 +33,20 @@ __all__ = [
 ]
 
 
-def setup_tables(req: Requirements, bogus: bool) -> list[Statement]:
+def setup_tables(req: Requirements, missing_rankings: bool) -> list[Statement]:
     """The qrels' tables, made before any run is read: facts, ideal rankings."""
     return [
         Statement(_facts_sql(req)),
-        *([POSITIVE_JUDGMENTS] if bogus else []),
+        *([POSITIVE_JUDGMENTS] if missing_rankings else []),
         *(Statement(_ideal_sql(tag, gain)) for tag, gain in req.ideal_lists.items()),
     ]
 
 
-def run_setup_tables(wide: str, bogus: bool) -> list[Statement]:
+def run_setup_tables(wide: str, missing_rankings: bool) -> list[Statement]:
     """The tables the runs' rankings fill, made empty before any run is read: trec_eval -c's
-    bogus rankings, and `wide` (`wide`: its SQL, as the ranking fills it)."""
+    missing rankings, and `wide` (`wide`: its SQL, as the ranking fills it)."""
     return [
-        *([BOGUS_TABLE] if bogus else []),
+        *([MISSING_RANKINGS_TABLE] if missing_rankings else []),
         Statement(f"CREATE TABLE wide AS {wide} LIMIT 0"),  # run_rows is still empty here
     ]
 

@@ -92,10 +92,10 @@ def _aggregate(con, plan: SqlPlan, loaded: LoadedSpec, rows: DataFrame):
     """The aggregate rows, computed on the workers from each run's per-query rows."""
     names = [*plan.run_names, *plan.names]
     positive = [tuple(row) for row in con.execute("SELECT * FROM positive_judgments").fetchall()]
-    bogus = plan.missing_rankings
+    missing_rankings = plan.missing_rankings
 
     def aggregate(batches):
-        return aggregate_shard(names, positive, bogus, batches)
+        return aggregate_shard(names, positive, missing_rankings, batches)
 
     runs = max(1, len(loaded.spec.runs))
     by_run = rows.repartition(
