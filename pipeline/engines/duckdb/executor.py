@@ -1,4 +1,8 @@
-"""Runs a plan on DuckDB: the only module that talks to the database."""
+"""Runs an SQL plan on DuckDB: loads and checks the input files, runs the plan's parts in order
+(the statements themselves in `steps`), reports each step's progress, and turns DuckDB's errors
+into irpipe's (SQL a metric wrote that does not bind, running out of memory). It is one of the
+modules that talk to DuckDB, beside the engine's `steps` and `session`, the history, the
+DuckDB writer and the pools' own pass over the runs."""
 
 from __future__ import annotations
 
