@@ -73,8 +73,8 @@ def prepare(plan: SqlPlan, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyCon
 def execute_runs(plan: SqlPlan, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     """The plan's runs' part on `con`, whose qrels' tables are the plan's (`prepare`, maybe on
     another cursor of the same database): the runs' tables (`RUN_TABLES`, the plan's `run_names`
-    and `run_tables`) made in
-    `con`'s schema, then every batch of runs loaded, checked and ranked, and the result tables."""
+    and `run_tables`) made in `con`'s schema, then every batch of runs loaded, checked and
+    ranked, and the result tables."""
     return _running(con, plan, None, lambda steps: _runs(con, plan, steps, fresh=True))
 
 
