@@ -44,7 +44,7 @@ def evaluate_trec(tmp_path: Path, write_spec):
 
     per_query[(qid, metric)] = value and aggregate[metric] = (value, n_queries), for one run.
     """
-    from pipeline import evaluate
+    from pipeline.run.evaluation import evaluate
 
     def run(qrels: str, run_text: str, metrics: list, settings: dict | None = None, **collection):
         trec_files(tmp_path, qrels, run_text)
@@ -131,7 +131,7 @@ def evaluate_with_plugin(root: Path, spec: Path) -> str:
     number of runs the history reused."""
     script = (
         "import sys; sys.path.insert(0, sys.argv[1]); from pipeline import evaluate; "
-        "e = evaluate(sys.argv[2], write=False); print(len(e.keeper.reused))"
+        "e = evaluate(sys.argv[2], write=False); print(len(e.evaluation.keeper.reused))"
     )
     env = {**os.environ, "IRPIPE_LOAD_PLUGINS": "scaled"}
     done = subprocess.run(

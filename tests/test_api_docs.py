@@ -69,7 +69,7 @@ def test_the_examples_evaluate_from_a_spec(documented_plugins, tmp_path, write_s
         "outputs": [{"path": "out/q.counts", "level": "query"}],
     }
     evaluation = evaluate(write_spec(spec))
-    values = {(q, m): v for _, _, q, m, v in evaluation.per_query()}
+    values = {(q, m): v for _, _, q, m, v in evaluation.per_query(to="rows")}
     qids = {q for q, _ in values}
     assert all(values[q, "MyRecall@5"] == values[q, "R@5"] for q in qids)
     assert {values[q, "FirstTwo"] for q in qids} == {0.0, 1.0}  # both kinds of query are there

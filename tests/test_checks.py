@@ -15,9 +15,9 @@ import yaml
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from pipeline import evaluate
 from pipeline.checks import run_checks
 from pipeline.cli import main
+from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, write_qrels, write_run
 
 METRICS = ["AP", "nDCG@10", "Fallout@10", "NumRet"]
@@ -190,29 +190,31 @@ def test_a_significant_gate_fails_only_where_the_comparison_is_significant(
 # --- gates against the previous evaluation (the history's TEMP tables) ---
 
 
-def with_previous(evaluation, aggregate: str, per_query: str | None = None):
+def with_previous(con, aggregate: str, per_query: str | None = None):
     """Leave previous_aggregate and previous_per_query on the evaluation's connection, made by the
-    SQL given (over its own tables), as the history will before checks run."""
+    SQL given (over its own tables), as the history does before checks run."""
     per_query = per_query or "SELECT run, collection, qid, metric, value, 41 FROM per_query"
-    evaluation.con.execute(f"CREATE TEMP TABLE previous_aggregate AS {aggregate}")
-    evaluation.con.execute(f"CREATE TEMP TABLE previous_per_query AS {per_query}")
-    return evaluation
+    con.execute(f"CREATE OR REPLACE TEMP TABLE previous_aggregate AS {aggregate}")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE previous_per_query AS {per_query}")
+    return con
 
 
 def remember(monkeypatch, aggregate: str, per_query: str | None = None) -> None:
-    """`irpipe run` evaluates with the previous tables (`with_previous`) on its connection."""
+    """Every evaluation's checks (its stage `check`) read the previous tables that
+    `with_previous` makes, as if a history had kept them."""
     module = importlib.import_module("pipeline.run.evaluation")
-    real = module.evaluate
+    real = module.run_checks
     monkeypatch.setattr(
         module,
-        "evaluate",
-        lambda *args, **kw: with_previous(real(*args, **kw), aggregate, per_query),
+        "run_checks",
+        lambda con, *args: real(with_previous(con, aggregate, per_query), *args),
     )
 
 
 def checked(spec: Path, aggregate: str, per_query: str | None = None):
     """The evaluation of `spec` with those previous tables, and its checks' results."""
-    evaluation = with_previous(evaluate(spec), aggregate, per_query)
+    evaluation = evaluate(spec)
+    with_previous(evaluation.con, aggregate, per_query)
     return evaluation, run_checks(evaluation.con, evaluation.loaded, evaluation.plan.checks)
 
 

@@ -18,8 +18,8 @@ import yaml
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from pipeline import evaluate
 from pipeline.compare.table import COLUMNS
+from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, write_qrels, write_run
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from pipeline import evaluate
 from pipeline.console.draw import print_results
 from pipeline.console.layout import HEADER_FOLD, split_columns
 from pipeline.formatting import format_value
+from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, write_qrels, write_run
 
 LONG = [

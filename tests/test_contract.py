@@ -186,7 +186,7 @@ SETTINGS = [
 def test_python_path_equals_sql_under_every_setting(
     settings, tmp_path, write_spec, with_test_measures
 ):
-    from pipeline import evaluate
+    from pipeline.run.evaluation import evaluate
 
     metrics = ["P@3", "PyP@3", "R@5", "PyBatchR@5", "P@20", "PyP@20"]
     evaluation = evaluate(_collection_spec(tmp_path, write_spec, metrics, settings), write=False)
@@ -262,7 +262,7 @@ def test_undeclared_need_is_an_error_naming_the_metric(tmp_path, write_spec, wit
 def test_sql_that_does_not_bind_names_the_metric_and_its_provider(
     tmp_path, write_spec, with_test_measures
 ):
-    from pipeline import evaluate
+    from pipeline.run.evaluation import evaluate
 
     path = _collection_spec(tmp_path, write_spec, ["P@5", "Unbound"], {})
     message = r"metric 'Unbound' \(Unbound, from plugin 'contract-tests'.*no_such_column"
@@ -280,7 +280,7 @@ def test_sql_that_does_not_bind_names_the_metric_and_its_provider(
 def test_python_metric_failures_name_the_metric(
     metric, message, tmp_path, write_spec, with_test_measures
 ):
-    from pipeline import evaluate
+    from pipeline.run.evaluation import evaluate
 
     with pytest.raises(PluginError, match=message):
         evaluate(_collection_spec(tmp_path, write_spec, [metric], {}), write=False)

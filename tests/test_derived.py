@@ -11,9 +11,10 @@ import duckdb
 import pytest
 import pytrec_eval
 
-from pipeline import SpecError, evaluate, validate
+from pipeline import SpecError, validate
 from pipeline.cli import main
 from pipeline.plan.output_tables import RECALL_LEVELS
+from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, write_qrels, write_run
 
 GOLDEN = Path(__file__).parent / "golden"

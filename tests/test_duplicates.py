@@ -10,9 +10,9 @@ import duckdb
 import pytest
 import yaml
 
-from pipeline import evaluate
 from pipeline.errors import DuplicateError
 from pipeline.plan import input_checks as validation
+from pipeline.run.evaluation import evaluate
 
 # TREC's Federal Register docnos (FR941202-0-00043): 16 bytes, among which DuckDB's string hash
 # gives distinct ones the same value (109 times among the 1.5M triples of TREC 2003 Robust's runs).

@@ -14,8 +14,9 @@ import yaml
 import pipeline.checks.plan
 import pipeline.compare.plan
 import pipeline.run.preflight
-from pipeline import evaluate, validate
+from pipeline import validate
 from pipeline.engines import ENGINES, engine_named
+from pipeline.run.evaluation import evaluate
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import collection_spec
 
-from pipeline import evaluate
+from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate
 
 

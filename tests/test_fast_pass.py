@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline import InputDataError, evaluate
+from pipeline import InputDataError
 from pipeline.plan.batches import BATCH_BYTES, batched
 from pipeline.plan.inputs import INPUT_TABLES, Load, general_lines, insert_lines, run_format
+from pipeline.run.evaluation import evaluate
 
 FIELDS = ["7", "Q0", "doc-1", "3", "2.5e-1", "tag"]
 # What real tools write between fields: a tab, a space, runs of either, a mix; \v and \f are C's too.

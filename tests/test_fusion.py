@@ -103,18 +103,25 @@ def test_a_fused_run_is_evaluated_compared_and_recorded_like_a_file_run(tmp_path
     path = tmp_path / "spec.yaml"
     path.write_text(yaml.safe_dump(spec))
     first = evaluate(path)
-    values = {(r, m): v for r, _, m, v, _ in first.aggregate()}
+    values = {(r, m): v for r, _, m, v, _ in first.aggregate(to="rows")}
     # f ranks q1: d2 (1/3 + 1/2), d1, d4, d3; q2: d1; q3: d9; AP over the qrels' 3 queries
     assert values["f", "AP"] == pytest.approx((1 + (1 + 2 / 4) / 2 + 1) / 3)
-    assert first.con.execute("SELECT count(*) FROM comparison WHERE baseline = 'f'").fetchone()[0]
-    recorded = {i["name"]: i for i in first.recorded["inputs"]}
+    assert first.evaluation.con.execute(
+        "SELECT count(*) FROM comparison WHERE baseline = 'f'"
+    ).fetchone()[0]
+    recorded = {i["name"]: i for i in first.evaluation.recorded["inputs"]}
     assert recorded["f"]["path"].startswith('fuse {"inputs": [["a", 1.0], ["b", 1.0]], "k": 1')
-    assert evaluate(path).keeper.reused.keys() == {"a", "b", "f"}  # nothing changed
+    assert evaluate(path).evaluation.keeper.reused.keys() == {"a", "b", "f"}  # nothing changed
     spec["runs"]["f"]["k"] = 60
     path.write_text(yaml.safe_dump(spec))
-    assert evaluate(path).keeper.reused.keys() == {"a", "b"}  # its inputs read again, to fuse only
+    assert evaluate(path).evaluation.keeper.reused.keys() == {
+        "a",
+        "b",
+    }  # its inputs read again, to fuse only
     (tmp_path / "b.txt").write_text(B.replace("0.5", "0.95"))
-    assert evaluate(path).keeper.reused.keys() == {"a"}  # an input changed: so did the fusion
+    assert evaluate(path).evaluation.keeper.reused.keys() == {
+        "a"
+    }  # an input changed: so did the fusion
 
 
 @pytest.mark.parametrize(
@@ -249,17 +256,17 @@ def test_tuned_weights_are_chosen_on_the_other_folds_and_held_out(tmp_path):
     }
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
     done = evaluate(tmp_path / "spec.yaml", write=False)
-    per_query = {(r, q): v for r, _, q, _, v in done.per_query()}
+    per_query = {(r, q): v for r, _, q, _, v in done.per_query(to="rows")}
     qids = sorted({q for _, q in per_query})
     values = np.array([[per_query[f"w{i}", q] for q in qids] for i in range(len(grid))])
     folds = np.random.default_rng(7).permutation(len(qids)) % 3
-    chosen = done.recorded["tuning"]["t"]
+    chosen = done.evaluation.recorded["tuning"]["t"]
     for fold in range(3):
         best = int(np.argmax(values[:, folds != fold].mean(axis=1)))
         assert chosen["folds"][fold]["weights"] == dict(zip(runs, grid[best], strict=True))
         for i in np.flatnonzero(folds == fold):
             assert per_query["t", qids[i]] == pytest.approx(values[best, i], abs=1e-12)
-    mean = {(r, m): v for r, _, m, v, _ in done.aggregate()}["t", "nDCG@10"]
+    mean = {(r, m): v for r, _, m, v, _ in done.aggregate(to="rows")}["t", "nDCG@10"]
     assert chosen["cross_validated"] == pytest.approx(mean, abs=1e-12)
     assert len(chosen["folds"]) == 3 and chosen["weightings"] == len(grid) == 15
 
@@ -289,7 +296,7 @@ def test_a_notebook_fuses_frames_as_a_spec_fuses_files(tmp_path):
     spec = {"collections": {"c": {"qrels": "qrels.txt"}},
             "runs": {**runs, "rrf": {"fuse": list(runs), "k": 10}}, "metrics": ["AP", "nDCG@10"]}  # fmt: skip
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
-    from_files = evaluate(tmp_path / "spec.yaml", write=False).aggregate()
+    from_files = evaluate(tmp_path / "spec.yaml", write=False).aggregate(to="rows")
     names = ["qid", "Q0", "docno", "rank", "score", "tag"]
     frames = {name: pd.read_csv(tmp_path / run["path"], sep=" ", names=names, dtype={"qid": str})
               for name, run in runs.items()}  # fmt: skip

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from conftest import collection_spec, evaluate_with_plugin, install_scaled_plugin
 
-from pipeline import evaluate
+from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, write_run
 
 METRICS = ["AP", "nDCG@10", "P@5", "RR", "gmAP", "num_ret", "RelString@5"]

@@ -14,10 +14,10 @@ import duckdb
 import pytest
 from conftest import collection_spec, evaluate_with_plugin, install_scaled_plugin
 
-from pipeline import evaluate
 from pipeline.cli import main
 from pipeline.digest import digest_file
 from pipeline.formatting import format_value
+from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate
 
 METRICS = ["AP", "nDCG@10", "P@5", "RR", "gmAP", "num_ret", "RelString@5"]

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from conftest import collection_spec
 
-from pipeline import evaluate
+from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate
 
 ROOT = Path(__file__).resolve().parents[1]

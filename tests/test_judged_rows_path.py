@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline import evaluate
 from pipeline.measures.registry import get_registry
 from pipeline.measures.resolve import resolve_metrics
 from pipeline.measures.trec_names import select
 from pipeline.plan.compile import compile_plan
 from pipeline.plan.ranking import slice_rows
+from pipeline.run.evaluation import evaluate
 from pipeline.spec import load_spec
 from pipeline.synthetic import generate, write_qrels, write_run
 

@@ -15,8 +15,9 @@ import duckdb
 import pytest
 import yaml
 
-from pipeline import SpecError, evaluate
+from pipeline import SpecError
 from pipeline.engines.duckdb import executor as execute
+from pipeline.run.evaluation import evaluate
 
 QUERIES, DEPTH = 1000, 1100  # 1.1M run lines: ranked in full, two slices (SLICE_ROWS 2^20)
 # (judged documents per query: ranks whose documents the qrels judge, memory limit) per shape;

@@ -154,7 +154,7 @@ def test_gzip_inputs_read_like_plain_ones(tmp_path, evaluate_trec):
     for name, text in (("q.txt.gz", QRELS), ("r.trec.gz", RUN)):
         with gzip.open(tmp_path / name, "wt") as handle:
             handle.write(text.strip() + "\n")
-    from pipeline import evaluate
+    from pipeline.run.evaluation import evaluate
 
     spec = tmp_path / "gz.yaml"
     spec.write_text(

@@ -45,7 +45,7 @@ def from_files(data, tmp_path_factory):
         runs[name] = {"path": f"{name}.trec", "collection": "default"}
     spec = {"collections": {"default": {"qrels": "qrels.txt"}}, "runs": runs, "metrics": METRICS}
     (root / "spec.yaml").write_text(yaml.safe_dump(spec))
-    return sorted(evaluate(root / "spec.yaml", write=False).per_query()), root
+    return sorted(evaluate(root / "spec.yaml", write=False).per_query(to="rows")), root
 
 
 def _frames(data):
@@ -106,7 +106,7 @@ def test_every_input_form_gives_the_values_of_the_same_data_in_files(data, from_
     expected, root = from_files
     qrels, runs = _forms(data, root)[form]
     results = evaluate(qrels=qrels, runs=runs, metrics=METRICS)
-    assert sorted(results.evaluation.per_query()) == expected
+    assert sorted(results.per_query(to="rows")) == expected
 
 
 def test_integer_ids_are_read_as_their_exact_text(tmp_path):

@@ -8,8 +8,9 @@ import duckdb
 import pytest
 from conftest import trec_files
 
-from pipeline import OutputError, evaluate
+from pipeline import OutputError
 from pipeline.digest import digest_file
+from pipeline.run.evaluation import evaluate
 
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 2"
 RUN = "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n2 Q0 c 1 1 t"

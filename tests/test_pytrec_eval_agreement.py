@@ -13,8 +13,8 @@ import math
 import pytest
 import pytrec_eval
 
-from pipeline import evaluate
 from pipeline.measures.trec_names import select
+from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, write_qrels, write_run
 
 NOT_IN_PYTREC_EVAL = {"runid", "relstring", "rbp", "rbp_resid", "unj"}

@@ -98,7 +98,7 @@ def test_a_utf8_byte_order_mark_is_ignored(evaluate_trec):
 
 
 def test_a_path_with_glob_characters_reads_exactly_that_file(tmp_path, write_spec):
-    from pipeline import evaluate
+    from pipeline.run.evaluation import evaluate
 
     (tmp_path / "qrels.txt").write_text("1 0 a 1\n")
     (tmp_path / "run[1].trec").write_text("1 Q0 a 1 1 t\n")
@@ -112,7 +112,7 @@ def test_a_path_with_glob_characters_reads_exactly_that_file(tmp_path, write_spe
 
 
 def test_vertical_tabs_and_form_feeds_separate_fields_as_in_c(tmp_path, write_spec):
-    from pipeline import evaluate
+    from pipeline.run.evaluation import evaluate
 
     def per_query(run_text: str) -> list[tuple]:
         (tmp_path / "qrels.txt").write_text(QRELS)

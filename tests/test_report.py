@@ -15,8 +15,9 @@ import pytest
 import yaml
 from rich.console import Console
 
-from pipeline import SpecError, evaluate
+from pipeline import SpecError
 from pipeline.console.draw import print_results
+from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, write_qrels, write_run
 
 # Names with every character LaTeX, Markdown and HTML treat specially.

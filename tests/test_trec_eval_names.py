@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import evaluate
 from pipeline.cli import main
 from pipeline.measures.registry import get_registry
 from pipeline.measures.trec_names import ORDER, select
+from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, write_qrels, write_run
 
 NAMES = [name for name in ORDER if name != "runid"]  # runid is the run's tag, not a metric

@@ -6,8 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from pipeline import evaluate
 from pipeline.measures.trec_names import ORDER
+from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, write_qrels, write_run
 
 

@@ -25,11 +25,11 @@ __all__ = [
 
 
 def run(args: argparse.Namespace) -> int:
-    """`irpipe run SPEC [--junit PATH]`: evaluate and write outputs, print the aggregate table,
-    then check the expected values and gates: exit 5 when one failed, every output written."""
+    """`irpipe run SPEC [--junit PATH]`: evaluate (every stage: checks, history, outputs,
+    dashboard), print the aggregate table and the checks, write the JUnit report; exit 5 when
+    an expected value or a gate failed, every output written."""
     from pathlib import Path
 
-    from pipeline.checks import run_checks
     from pipeline.checks.junit import check_junit_path, write_junit
 
     junit = Path(args.junit) if args.junit else None
@@ -41,32 +41,14 @@ def run(args: argparse.Namespace) -> int:
     evaluation = _evaluate(args)
     if not args.quiet:
         _print_summary(evaluation)
-    # After the summary: a warning of the checks (a gate skipped) follows the table it is about.
-    results = run_checks(evaluation.con, evaluation.loaded, evaluation.plan.checks)
-    _keep_checks(evaluation, results)
+    evaluation.warn()  # after the summary: a gate skipped follows the table it is about
     if junit is not None:
-        write_junit(results, junit, evaluation.loaded.path)
-    if results:  # rich is imported only to print something (a nightly --quiet run prints nothing)
+        write_junit(evaluation.checks, junit, evaluation.loaded.path)
+    if evaluation.checks:  # rich is imported only to print something (--quiet prints nothing)
         from pipeline.console.draw import print_checks
 
-        print_checks(results, args.quiet)
-    return ExitCode.CHECKS if any(r.status == "failed" for r in results) else ExitCode.OK
-
-
-def _keep_checks(evaluation, results: list) -> None:
-    """With a history: the checks' outcomes kept with the evaluation, then the dashboard the
-    spec asks for (`history: {dashboard: DIR}`) written from it."""
-    keeper = evaluation.keeper
-    if keeper is None:
-        return
-    if results:
-        keeper.note(evaluation.con, {"checks": [r.as_record() for r in results]})
-    site = evaluation.loaded.spec.history.dashboard if evaluation.loaded.spec.history else None
-    if site is not None:
-        from pipeline.dashboard import write_dashboard
-
-        where = evaluation.loaded.where("history", "dashboard")
-        write_dashboard(keeper.path, site, keeper.lock_timeout, where=where)
+        print_checks(evaluation.checks, args.quiet)
+    return ExitCode.CHECKS if evaluation.failed else ExitCode.OK
 
 
 def _print_summary(evaluation) -> None:

@@ -2,8 +2,8 @@
 unchanged runs' results back (the cache), and answers "what was it last time" (the gates).
 
 `Keeper` is what an evaluation uses: `reuse` before evaluating (which runs' results the history
-holds, copied into the evaluation's connection), `record` after (append the evaluation, and make
-the previous values available). See `schema` for the tables, `store` for locking and versions,
+holds, copied into the evaluation's connection, and the previous values the gates compare with),
+`record` after (append the evaluation, its checks' outcomes with it). See `schema` for the tables, `store` for locking and versions,
 `cache` for what a result key covers, `record` for the append.
 
 Imports: duckdb, the digests, and the layers below (the plan, for what a key covers).
@@ -39,16 +39,19 @@ class Keeper:
         con: duckdb.DuckDBPyConnection,
         keys: dict[str, str],
         collections: dict,
+        spec: str,
         read: frozenset[str] = frozenset(),
     ) -> set[str]:
         """The runs whose results the history holds (none with `refresh`), their per-query rows
         copied into `cached_values` of `con`; `collections`: run -> collection. Runs in `read`
-        are read whatever the history holds (a pool needs their rows)."""
+        are read whatever the history holds (a pool needs their rows). The values of the
+        latest earlier evaluation of `spec` (its absolute path) are left in
+        `previous_aggregate` and `previous_per_query` of `con`, for the gates: read here,
+        before evaluating, so that the evaluation is then recorded in one transaction."""
         self.keys = keys
-        if self.refresh:
-            return set()
         with store.attached(con, self.path, self.lock_timeout, write=False) as ready:
-            if ready:
+            record.previous_tables(con, spec if ready else None)
+            if ready and not self.refresh:
                 wanted = {run: key for run, key in keys.items() if run not in read}
                 self.reused = cache.cached_keys(con, wanted)
                 if self.reused:
@@ -62,18 +65,11 @@ class Keeper:
         finished: str,
         notes: dict | None = None,
     ) -> int:
-        """Append the evaluation; its id. The previous values of the same spec are left in
-        `previous_aggregate` and `previous_per_query` of `con`, for the gates. `notes`: what the
-        history keeps beside the provenance (the significance marks), under their own keys."""
+        """Append the evaluation, in one transaction; its id. `notes`: what the history keeps
+        beside the provenance (the significance marks, the checks' outcomes), under their own
+        keys."""
         self.path.parent.mkdir(parents=True, exist_ok=True)  # as outputs' directories are
         kept = {**provenance, **(notes or {})}
         with store.attached(con, self.path, self.lock_timeout, write=True):
-            record.previous_tables(con, provenance["spec"])
             self.evaluation = record.append(con, kept, self.keys, set(self.reused), finished)
         return self.evaluation
-
-    def note(self, con: duckdb.DuckDBPyConnection, notes: dict) -> None:
-        """Add `notes` to the recorded evaluation's provenance, under their own keys: what is
-        known only once it is recorded (the checks, whose gates read the previous values)."""
-        with store.attached(con, self.path, self.lock_timeout, write=True):
-            record.note(con, self.evaluation, notes)

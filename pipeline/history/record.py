@@ -12,7 +12,7 @@ from pipeline.history.store import ALIAS, insert_rows, tables_of
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["append", "note", "previous_tables"]
+__all__ = ["append", "previous_tables"]
 
 H = ALIAS
 
@@ -34,15 +34,6 @@ def append(con: duckdb.DuckDBPyConnection, provenance: dict, keys: dict[str, str
         con.execute("ROLLBACK")
         raise
     return evaluation
-
-
-def note(con: duckdb.DuckDBPyConnection, evaluation: int, notes: dict) -> None:
-    """Merge `notes` into evaluation `evaluation`'s provenance (keys it has are replaced)."""
-    con.execute(
-        f"UPDATE {H}.evaluations SET provenance = json_merge_patch(provenance, ?::JSON) "
-        "WHERE id = ?",
-        [json_text(notes), evaluation],  # DuckDB's JSON would keep a NaN: no reader takes it
-    )
 
 
 def _evaluation(
@@ -119,9 +110,14 @@ def _per_query_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [name for name in ("per_query", "curve_per_query") if name in names]
 
 
-def previous_tables(con: duckdb.DuckDBPyConnection, spec: str) -> None:
+def previous_tables(con: duckdb.DuckDBPyConnection, spec: str | None) -> None:
     """`previous_aggregate` and `previous_per_query`: for each (run, collection, metric), the
-    values of the latest evaluation of the same spec (by its absolute path) in the history."""
+    values of the latest evaluation of the same spec (by its absolute path) in the history;
+    empty for `spec` None (no history file yet: nothing attached)."""
+    if spec is None:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE previous_aggregate AS {_NO_AGGREGATE}")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE previous_per_query AS {_NO_PER_QUERY}")
+        return
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE previous_aggregate AS
 SELECT run, collection, metric, value, evaluation_id FROM (
@@ -141,3 +137,10 @@ JOIN {H}.evaluation_runs r
 JOIN {H}.results v ON v.result_key = r.result_key AND v.metric = p.metric
 WHERE v.tbl = 'per_query'"""
     )
+
+
+# The previous tables' columns, empty: no earlier evaluation to compare with.
+_NO_AGGREGATE = """SELECT NULL::VARCHAR AS run, NULL::VARCHAR AS collection,
+    NULL::VARCHAR AS metric, NULL::DOUBLE AS value, NULL::BIGINT AS evaluation_id LIMIT 0"""
+_NO_PER_QUERY = """SELECT NULL::VARCHAR AS run, NULL::VARCHAR AS collection, NULL::VARCHAR AS qid,
+    NULL::VARCHAR AS metric, NULL::DOUBLE AS value, NULL::BIGINT AS evaluation_id LIMIT 0"""

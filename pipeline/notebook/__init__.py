@@ -45,8 +45,8 @@ def evaluate(
     columns: Mapping[str, str] | None = None,
     **options: Any,
 ):
-    """Evaluate a spec file (`evaluate("spec.yaml")`, as `irpipe run` does: its `Evaluation`),
-    or runs given in Python (keywords: a `Results`):
+    """Evaluate a spec file (`evaluate("spec.yaml")`: every stage `irpipe run` runs, its checks,
+    history, outputs and dashboard), or runs given in Python; either way, its `Results`:
 
         evaluate(qrels=qrels_frame, runs={"bm25": bm25, "dense": dense}, metrics=["AP", "nDCG@10"])
 
@@ -56,13 +56,17 @@ def evaluate(
     "collection": name}`). An input is a path or a table (`pipeline.frames.convert`);
     `columns` maps irpipe's column names (qid, docno, rel, score, rank) to a table's. `metrics`,
     `settings` and `compare` are the spec's keys, with the spec's defaults. The other keywords of
-    the spec door (`history`, `refresh`, `engine`, `write`) go to the evaluation as they are."""
+    the spec door (`history`, `refresh`, `engine`, `write`) go to the evaluation as they are.
+    The checks' warnings (a gate skipped) are shown as warnings once it is done."""
     if spec is not None:
         if qrels is not None or runs is not None or metrics is not None:
             raise SpecError("evaluate(): give a spec, or qrels=, runs= and metrics=, not both")
-        return evaluate_spec(spec, **options)
-    loaded, data = _loaded(qrels, runs, metrics, settings, compare, columns)
-    return Results(evaluate_spec(loaded, write=False, **options), data)
+        evaluation, data = evaluate_spec(spec, **options), None
+    else:
+        loaded, data = _loaded(qrels, runs, metrics, settings, compare, columns)
+        evaluation = evaluate_spec(loaded, write=False, **options)
+    evaluation.warn()
+    return Results(evaluation, data)
 
 
 class Evaluator:

@@ -8,6 +8,7 @@ import html
 import os
 import re
 import tempfile
+from collections import namedtuple
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -21,11 +22,12 @@ from pipeline.outputs.targets import TO_SPEC_HEADER, Kept, Written, check_writte
 from pipeline.plan.table_inputs import MEMORY, memory_view
 
 if TYPE_CHECKING:
+    from pipeline.checks import CheckResult
     from pipeline.run.evaluation import Evaluation
 
 __all__ = ["Results"]
 
-_FORMATS = ("pandas", "polars", "arrow")
+_FORMATS = ("pandas", "polars", "arrow", "rows")
 
 
 class ReportCell(NamedTuple):
@@ -41,11 +43,24 @@ class ReportCell(NamedTuple):
 
 
 class Results:
-    """What `pipeline.evaluate(qrels=..., runs=..., metrics=...)` returns."""
+    """What `pipeline.evaluate` returns, by either door: tidy tables of the evaluation (as
+    pandas, polars or Arrow frames, or as rows of named tuples, which need nothing installed),
+    its checks' outcomes, and the `Evaluation` itself (`evaluation`: its connection, plan,
+    history and provenance)."""
 
-    def __init__(self, evaluation: Evaluation, spec: dict[str, Any]) -> None:
+    def __init__(self, evaluation: Evaluation, spec: dict[str, Any] | None = None) -> None:
         self.evaluation = evaluation
-        self._spec = spec  # the spec as the door built it: memory:// paths for tables
+        self._spec = spec  # the spec the keyword door built (memory:// paths for tables)
+
+    @property
+    def checks(self) -> list[CheckResult]:
+        """The expected values' and gates' outcomes (`expect:`, `gates:`), in spec order."""
+        return self.evaluation.checks
+
+    @property
+    def failed(self) -> bool:
+        """Whether an expected value or a gate failed (`irpipe run` would exit 5)."""
+        return self.evaluation.failed
 
     def aggregate(self, to: str = "pandas"):
         """(run, collection, metric, value, n_queries): one row per run and metric."""
@@ -104,7 +119,7 @@ class Results:
         return "\n".join([self._caption(), self.table().to_string(), *self.legend()])
 
     def _caption(self) -> str:
-        runs, metrics = len(self._spec["runs"]), len(self.evaluation.plan.metrics)
+        runs, metrics = len(self.evaluation.loaded.spec.runs), len(self.evaluation.plan.metrics)
         settings = self.evaluation.loaded.spec.settings.resolved()
         return (
             f"irpipe: {runs} run{'s' * (runs != 1)} × {metrics} metric{'s' * (metrics != 1)}; "
@@ -116,6 +131,9 @@ class Results:
         if to not in _FORMATS:
             raise SpecError(f"to={to!r}: expected one of {', '.join(_FORMATS)}")
         relation = self.evaluation.con.sql(sql)
+        if to == "rows":
+            row = namedtuple("Row", relation.columns)  # noqa: PYI024 -- rows of a query
+            return [row(*values) for values in relation.fetchall()]
         return {"pandas": relation.df, "polars": relation.pl, "arrow": relation.to_arrow_table}[
             to
         ]()
@@ -129,6 +147,11 @@ class Results:
         and never an input. The spec's path."""
         import pyarrow.parquet as pq
 
+        if self._spec is None:
+            raise SpecError(
+                f"to_spec({str(directory)!r}): these results are of a spec file "
+                f"({self.evaluation.loaded.path}), which is their spec already"
+            )
         directory = Path(directory)
         files = _file_names(self._spec)
         _check_directory(directory, [*files.values(), "spec.yaml"], self._spec)

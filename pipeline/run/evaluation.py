@@ -1,32 +1,37 @@
-"""The front door: evaluate a spec, step by step, from the plan its validation built.
+"""The front door: evaluate a spec, stage by stage, from the plan its validation built.
 
-The steps, in order (`evaluate`): validate (`pipeline.run.preflight`), connect, describe the
-inputs (provenance), open the history and take what it holds, execute the SQL plan on the
-engine the spec names (pooling in the same pass), finish the pools, compare, record in the
-history, and write every output at once. `irpipe run` then checks the expected values and gates.
+`evaluate` validates (`pipeline.run.preflight`), then runs the stages `pipeline.run.stages`
+lists for the plan, in order: connect, describe the inputs (provenance), take what the history
+holds (unchanged runs, the previous values), tune fused runs, execute the SQL plan on the engine
+the spec names (pooling in the same pass), finish the pools, compare, check the expected values
+and gates, record all of it in the history in one transaction, write every output at once, and
+draw the dashboard. Both doors (`irpipe run`, `pipeline.evaluate`) run exactly these.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pipeline.checks import run_checks
 from pipeline.compare.marks import Significance, report_table, significance
 from pipeline.engines import engine_named, with_engine
+from pipeline.errors import IrpipeWarning
 from pipeline.outputs import write_outputs
-from pipeline.outputs.targets import Written
 from pipeline.pools import finish_pools, with_pools
+from pipeline.run.keeping import keeper_of, notes, reusing
 from pipeline.run.plan import EvaluationPlan
-from pipeline.run.preflight import check_history_directory, compile_spec, validate
+from pipeline.run.preflight import compile_spec, validate
 from pipeline.run.provenance import inputs_of, now, record, versions
-from pipeline.run.writes import check_writes
+from pipeline.run.stages import stages
 from pipeline.spec import LoadedSpec, load_spec
-from pipeline.spec.history import History as SpecHistory
 
 if TYPE_CHECKING:
     import duckdb
 
+    from pipeline.checks import CheckResult
     from pipeline.engines import Engine
     from pipeline.history import Keeper
     from pipeline.plan.compile import SqlPlan
@@ -37,13 +42,26 @@ __all__ = ["Evaluation", "compile_spec", "evaluate", "validate"]
 @dataclass
 class Evaluation:
     """The result of evaluating a spec: its plan, the connection holding the result tables, what
-    the history kept and reused, and the evaluation's provenance."""
+    the history kept and reused, the evaluation's provenance, and its checks' outcomes."""
 
     plan: EvaluationPlan
     con: duckdb.DuckDBPyConnection
     sql: SqlPlan  # the SQL plan executed: the plan's, less the runs the history held
     keeper: Keeper | None = None  # the history it was recorded in, and which runs it reused
     recorded: dict | None = None  # its provenance, as every output's manifest holds it
+    checks: list[CheckResult] = field(default_factory=list)  # expected values, then gates
+    notices: list[str] = field(default_factory=list)  # the checks' warnings, not yet shown
+
+    def warn(self) -> None:
+        """Show the checks' warnings (a gate skipped), as warnings: after the results they
+        are about."""
+        for notice in self.notices:
+            warnings.warn(IrpipeWarning(notice), stacklevel=2)
+
+    @property
+    def failed(self) -> bool:
+        """Whether an expected value or a gate failed (`irpipe run` exits 5)."""
+        return any(result.status == "failed" for result in self.checks)
 
     @property
     def loaded(self) -> LoadedSpec:
@@ -96,103 +114,148 @@ def evaluate(
     engine: str | None = None,
     runner: Engine | None = None,
 ) -> Evaluation:
-    """Validate, evaluate every run with every metric, record the evaluation in the history (the
-    spec's, or `history`), and write the spec's outputs. With a history, runs whose results it
-    holds under the same key are not evaluated again, unless `refresh` (or on an engine that
-    reuses no results); `remember=False` leaves the history alone (`irpipe pool` evaluates,
-    but is not an evaluation to remember). `engine` replaces the spec's `settings.engine`. A
-    plan that `validate` built already is evaluated as it is (the Python door's `Evaluator`
-    validates once and evaluates each run's table by its plan, on `runner`: an engine of its own,
-    a session keeping the qrels' part between calls)."""
+    """Validate, then run every stage of the evaluation (`pipeline.run.stages`): evaluate every
+    run with every metric, decide the expected values and gates, record all of it in the
+    history (the spec's, or `history`) in one transaction, write the spec's outputs and the
+    history's dashboard. With a history, runs whose results it holds under the same key are
+    not evaluated again, unless `refresh` (or on an engine that reuses no results);
+    `remember=False` leaves the history alone (`irpipe pool` evaluates, but is not an
+    evaluation to remember). `engine` replaces the spec's `settings.engine`. A plan that
+    `validate` built already is evaluated as it is (the Python door's `Evaluator` validates
+    once and evaluates each run's table by its plan, on `runner`: an engine of its own, a
+    session keeping the qrels' part between calls). The checks' warnings (a gate skipped) are
+    held in `Evaluation.notices`, for the caller to show after its results."""
     started = now()
     plan = spec if isinstance(spec, EvaluationPlan) else validate(_loaded(spec, engine))
-    loaded = plan.loaded  # with the tables it read (an ir_datasets id's)
     runner = runner or engine_named(plan.engine)
-    keeper = _keeper(loaded, history, refresh or not runner.reuses_results) if remember else None
-    con = runner.connect(plan.sql)
-    inputs, software = inputs_of(loaded, runner.describe(loaded)), versions(plan.engine)
-    sql = plan.sql if keeper is None else _reusing(plan, con, keeper, inputs, software)
-    sql, tuning = _tuned(plan, sql)
-    runner.execute(with_pools(sql, loaded, list(plan.pools)) if plan.pools else sql, loaded, con)
-    _pools_and_comparisons(plan, con)
-    recorded = record(plan, inputs, started, software)
-    if tuning:  # each tuned fused run's weights, fold by fold, and its held-out values
-        recorded["tuning"] = tuning
-    if keeper is not None:
-        recorded["history"] = str(keeper.path)
-        recorded["evaluation_id"] = keeper.record(con, recorded, now(), _notes(plan, con))
-    if write and plan.outputs:
-        _write(plan, con, recorded)
-    return Evaluation(plan, con, sql, keeper, recorded)
+    keeper = (
+        keeper_of(plan.loaded, history, refresh or not runner.reuses_results) if remember else None
+    )
+    state = _State(plan, runner, keeper, started)
+    for stage in stages(plan, keeping=keeper is not None, writing=write):
+        _STEPS[stage.name](state)
+    return state.evaluation()
 
 
-def _tuned(plan: EvaluationPlan, sql: SqlPlan) -> tuple[SqlPlan, dict]:
-    """The SQL plan with its tuned fused runs' weights chosen (`pipeline.run.tuning`)."""
-    if not any(f.retuned is not None for f in sql.fusions):
-        return sql, {}
+@dataclass
+class _State:
+    """What an evaluation's stages hand on to the next: the plan, the engine, the history, and
+    what each stage made."""
+
+    plan: EvaluationPlan
+    runner: Engine
+    keeper: Keeper | None
+    started: str
+    con: duckdb.DuckDBPyConnection | None = None
+    inputs: list = field(default_factory=list)
+    software: dict = field(default_factory=dict)
+    sql: SqlPlan | None = None  # the plan's SQL, less the runs the history held
+    tuning: dict = field(default_factory=dict)
+    checks: list = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    recorded: dict | None = None
+
+    def evaluation(self) -> Evaluation:
+        recorded = self.recorded or self._provenance()
+        return Evaluation(self.plan, self.con, self.sql, self.keeper, recorded, self.checks,
+                          self.notices)  # fmt: skip
+
+    def _provenance(self) -> dict:
+        """The evaluation's provenance, as every output's manifest holds it."""
+        recorded = record(self.plan, self.inputs, self.started, self.software)
+        if self.tuning:  # each tuned fused run's weights, fold by fold, and its held-out values
+            recorded["tuning"] = self.tuning
+        return recorded
+
+
+def _connect(state: _State) -> None:
+    state.con = state.runner.connect(state.plan.sql)
+    state.sql = state.plan.sql
+
+
+def _describe(state: _State) -> None:
+    state.inputs = inputs_of(state.plan.loaded, state.runner.describe(state.plan.loaded))
+    state.software = versions(state.plan.engine)
+
+
+def _reuse(state: _State) -> None:
+    state.sql = reusing(state.plan, state.con, state.keeper, state.inputs, state.software)
+
+
+def _tune(state: _State) -> None:
     from pipeline.run.tuning import tuned  # numpy: only to tune
 
-    return tuned(plan, sql)
+    state.sql, state.tuning = tuned(state.plan, state.sql)
 
 
-def _notes(plan: EvaluationPlan, con: duckdb.DuckDBPyConnection) -> dict:
-    """What the history keeps beside the provenance: the significance marks, when comparing
-    (a dashboard shows them without the comparison table)."""
-    if plan.comparing is None:
-        return {}
-    return {"significance": significance(con, plan.comparing).as_record()}
+def _execute(state: _State) -> None:
+    plan, sql = state.plan, state.sql
+    pooled = with_pools(sql, plan.loaded, list(plan.pools)) if plan.pools else sql
+    state.runner.execute(pooled, plan.loaded, state.con)
+
+
+def _pool(state: _State) -> None:
+    plan = state.plan
+    finish_pools(state.con, plan.loaded, list(plan.pools), plan.metrics)
+
+
+def _compare(state: _State) -> None:
+    from pipeline.compare.table import compare_runs  # numpy and scipy: only to compare
+
+    compare_runs(state.con, state.plan.comparing, state.plan.loaded.where("compare"))
+
+
+def _check(state: _State) -> None:
+    """The expected values and gates; their warnings (a gate skipped) held for the caller."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", IrpipeWarning)
+        state.checks = run_checks(state.con, state.plan.loaded, state.plan.checks)
+    state.notices = [str(w.message) for w in caught if issubclass(w.category, IrpipeWarning)]
+    for other in (w for w in caught if not issubclass(w.category, IrpipeWarning)):
+        warnings.warn_explicit(other.message, other.category, other.filename, other.lineno)
+
+
+def _record(state: _State) -> None:
+    keeper, recorded = state.keeper, state._provenance()
+    recorded["history"] = str(keeper.path)
+    kept = notes(state.plan, state.con, state.checks)
+    recorded["evaluation_id"] = keeper.record(state.con, recorded, now(), kept)
+    state.recorded = recorded
+
+
+def _write(state: _State) -> None:
+    """Every output of the plan, the spec's and its pools', all or none."""
+    plan, con = state.plan, state.con
+    state.recorded = state.recorded or state._provenance()
+    if any(job.level == "report" for job in plan.outputs):
+        report_table(con, plan.metrics, plan.comparing)
+    write_outputs(con, list(plan.outputs), state.recorded)
+
+
+def _dashboard(state: _State) -> None:
+    from pipeline.dashboard import write_dashboard  # vl-convert: only to draw
+
+    keeper, loaded = state.keeper, state.plan.loaded
+    where = loaded.where("history", "dashboard")
+    write_dashboard(keeper.path, loaded.spec.history.dashboard, keeper.lock_timeout, where=where)
+
+
+#: the function of each stage (`pipeline.run.stages` says which run, and in which order)
+_STEPS = {
+    "connect": _connect,
+    "describe": _describe,
+    "reuse": _reuse,
+    "tune": _tune,
+    "execute": _execute,
+    "pool": _pool,
+    "compare": _compare,
+    "check": _check,
+    "record": _record,
+    "write": _write,
+    "dashboard": _dashboard,
+}
 
 
 def _loaded(spec: str | Path | LoadedSpec, engine: str | None) -> LoadedSpec:
     """The spec, loaded unless it is, with the command line's engine."""
     return with_engine(spec if isinstance(spec, LoadedSpec) else load_spec(spec), engine)
-
-
-def _pools_and_comparisons(plan: EvaluationPlan, con: duckdb.DuckDBPyConnection) -> None:
-    """The steps after the engine's: the pools' tables, then the comparisons."""
-    if plan.pools:
-        finish_pools(con, plan.loaded, list(plan.pools), plan.metrics)
-    if plan.comparing is not None:
-        from pipeline.compare.table import compare_runs  # numpy and scipy: only to compare
-
-        compare_runs(con, plan.comparing, plan.loaded.where("compare"))
-
-
-def _keeper(loaded: LoadedSpec, history: str | Path | None, refresh: bool) -> Keeper | None:
-    """The history to use: `history` (the command line's) over the spec's; None without one."""
-    from pipeline.history import Keeper
-
-    configured = loaded.spec.history
-    where = loaded.where("history")
-    if history is not None:  # the spec's lock_timeout still applies, or its default
-        configured = SpecHistory(path=Path(history), **_timeout(configured))
-        where = "--history"
-        check_writes(loaded, history=Written(configured.path, "history", where, where))
-    if configured is None:
-        return None
-    check_history_directory(configured.path, where)
-    return Keeper(configured.path, configured.lock_timeout, refresh)
-
-
-def _timeout(configured: SpecHistory | None) -> dict:
-    return {} if configured is None else {"lock_timeout": configured.lock_timeout}
-
-
-def _reusing(plan: EvaluationPlan, con, keeper: Keeper, inputs, software) -> SqlPlan:
-    """The SQL plan without the runs whose results the history holds (copied into `con`); a
-    pooled run, and a fused run a `run` output writes, is read whatever it holds."""
-    from pipeline.history.cache import run_keys
-
-    loaded = plan.loaded
-    keys = run_keys(loaded, plan.sql, inputs, software)
-    collections = {name: run.collection for name, run in loaded.spec.runs.items()}
-    read = {run for pool in plan.pools for run in pool.runs}  # a pool needs their rows
-    read |= {f.name for f in plan.sql.fusions if f.written}  # a `run` output needs its rows
-    return plan.sql.reusing(frozenset(keeper.reuse(con, keys, collections, frozenset(read))))
-
-
-def _write(plan: EvaluationPlan, con: duckdb.DuckDBPyConnection, recorded: dict) -> None:
-    """Every output of the plan, the spec's and its pools', all or none."""
-    if any(job.level == "report" for job in plan.outputs):
-        report_table(con, plan.metrics, plan.comparing)
-    write_outputs(con, list(plan.outputs), recorded)

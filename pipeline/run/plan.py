@@ -3,8 +3,9 @@
 `pipeline.run.preflight.validate` checks a spec without reading data and returns this plan; each
 step of `pipeline.run.evaluation.evaluate` then reads the parts it needs, in order: the engine
 runs `sql`, the pools step reads `pools`, the comparing step `comparing`, the history `history`,
-the writers `outputs`, and `irpipe run` checks `checks` last. A new feature adds a part here, the
-check that builds it in the preflight, and a step.
+the writers `outputs`; `pipeline.run.stages` lists the steps, in order, which `irpipe compile`
+prints with the plan. A new feature adds a part here, the check that builds it in the
+preflight, and a stage.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pipeline.outputs import OutputJob
+from pipeline.run.stages import stages
 
 if TYPE_CHECKING:
     from pipeline.checks.plan import CheckPlan
@@ -73,6 +75,7 @@ class EvaluationPlan:
             f"history: {self.history.path if self.history else None}",
             *([f"dashboard: {self.history.dashboard}"] if self.history and self.history.dashboard
               else []),
+            *(f"stage {i}: {s.name}: {s.does}" for i, s in enumerate(stages(self), 1)),
         ]  # fmt: skip
 
 

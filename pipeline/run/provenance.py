@@ -36,6 +36,7 @@ __all__ = [
     "manifest",
     "now",
     "record",
+    "spec_path",
     "versions",
 ]
 
@@ -169,7 +170,7 @@ def record_metrics(
         "irpipe_version": __version__,
         "started": started,
         "host": socket.gethostname(),
-        "spec": _spec_path(loaded.path),
+        "spec": spec_path(loaded.path),
         "spec_sha256": loaded.sha256,
         "spec_canonical": canonical_digest(loaded),
         "versions": software or versions(spec.settings.engine),
@@ -202,7 +203,7 @@ def manifest(plan: EvaluationPlan) -> dict[str, Any]:
     return record(plan, inputs_of(plan.loaded), now())
 
 
-def _spec_path(path: Path) -> str:
+def spec_path(path: Path) -> str:
     """The spec's absolute path (how the history tells specs apart), if it is a file."""
     return str(path.resolve()) if path.is_file() else str(path)
 

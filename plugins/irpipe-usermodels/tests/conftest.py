@@ -30,7 +30,7 @@ def evaluate_trec(tmp_path: Path):
         }
         (tmp_path / "spec.yaml").write_text(json.dumps(spec), encoding="utf-8")  # JSON is YAML
         evaluation = evaluate(tmp_path / "spec.yaml", write=False)
-        return {(q, m): v for _, _, q, m, v in evaluation.per_query()}
+        return {(q, m): v for _, _, q, m, v in evaluation.per_query(to="rows")}
 
     return run
 

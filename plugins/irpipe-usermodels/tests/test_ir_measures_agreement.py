@@ -83,10 +83,12 @@ def _irpipe(directory: Path, collections: dict, plan: str, metrics: list[str]):
     path.write_text(json.dumps(spec), encoding="utf-8")  # JSON is YAML
     evaluation = evaluate(path, write=False)
     values = {
-        (plan, c, r.removeprefix(f"{c}_"), q, m): v for r, c, q, m, v in evaluation.per_query()
+        (plan, c, r.removeprefix(f"{c}_"), q, m): v
+        for r, c, q, m, v in evaluation.per_query(to="rows")
     }
     means = {
-        (plan, c, r.removeprefix(f"{c}_"), m): (v, n) for r, c, m, v, n in evaluation.aggregate()
+        (plan, c, r.removeprefix(f"{c}_"), m): (v, n)
+        for r, c, m, v, n in evaluation.aggregate(to="rows")
     }
     return values, means
 
