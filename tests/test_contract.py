@@ -209,10 +209,10 @@ def test_plain_and_generic_measures_give_the_same_values(tmp_path, write_spec, w
     from pipeline import evaluate
 
     metrics = ["P@3", "AnyP@3", "TypedP@3", "TypedPyP@3"]
-    evaluation = evaluate(_collection_spec(tmp_path, write_spec, metrics, {}), write=False)
+    results = evaluate(_collection_spec(tmp_path, write_spec, metrics, {}), write=False)
     values: dict[tuple[str, str], dict[str, float]] = {}
-    for run, _, qid, metric, value in evaluation.per_query():
-        values.setdefault((run, qid), {})[metric] = value
+    for row in results.per_query(to="rows"):
+        values.setdefault((row.run, row.qid), {})[row.metric] = row.value
     assert len(values) > 30
     for by_metric in values.values():
         assert by_metric["AnyP@3"] == by_metric["TypedP@3"] == by_metric["P@3"]
