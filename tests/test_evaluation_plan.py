@@ -95,6 +95,36 @@ def test_compile_prints_the_sql_then_every_other_part(everything):
     assert lines[7].endswith("out/history.duckdb")
 
 
+def test_compile_prints_each_tunings_sql_then_the_evaluations(write_spec, tmp_path):
+    """The trials that choose a tuned run's weights are part of the plan, shown where they run:
+    before the evaluation's SQL."""
+    (tmp_path / "qrels.txt").write_text("1 0 a 1\n2 0 b 1\n")
+    for name in ("x", "y"):
+        (tmp_path / f"{name}.txt").write_text("1 Q0 a 1 1.0 r\n2 Q0 b 1 1.0 r\n")
+    runs = {name: {"path": f"{name}.txt", "collection": "c"} for name in ("x", "y")}
+    tune = {"metric": "AP", "grid": 0.5, "folds": 2, "seed": 3}
+    spec = {"collections": {"c": {"qrels": "qrels.txt"}}, "metrics": ["AP"],
+            "runs": {**runs, "t": {"fuse": ["x", "y"], "method": "wsum", "tune": tune}}}  # fmt: skip
+    path = write_spec(spec)
+    command = [sys.executable, "-m", "pipeline.cli", "compile", str(path)]
+    shown = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    plan = validate(path, data=False)
+    (tuning,) = plan.tunings
+    tuned, rest = shown.split(
+        "-- then the evaluation, each tuned run fused by the weights chosen:\n"
+    )
+    assert tuned == tuning.text()
+    about, sql = tuned.split("\nCREATE TABLE qrels", 1)
+    assert " ".join(line.removeprefix("-- ") for line in about.splitlines()) == (
+        "first, the weights of fused run 't' (runs.t.tune): each of the 3 weightings of x, y on a "
+        "grid of 0.5 is a run of its own ('t weighting 0' to 't weighting 2'), evaluated by AP "
+        "alone; each of 2 folds of the queries (seed 3) is fused by the weighting best on the "
+        "other folds:"
+    )
+    assert f"CREATE TABLE qrels{sql}" == tuning.sql.sql_text() + "\n"
+    assert rest.split("\n-- the evaluation's other parts:\n")[0] == plan.sql.sql_text()
+
+
 @pytest.mark.parametrize(
     ("settings", "stated"),
     [

@@ -242,7 +242,7 @@ def test_tuned_weights_are_chosen_on_the_other_folds_and_held_out(tmp_path):
     mean on the other folds' queries, and its queries take that weighting's values."""
     import numpy as np
 
-    from pipeline.run.tuning import weightings
+    from pipeline.plan.tuning_trials import weightings
 
     runs = _track(tmp_path)
     grid = weightings(3, 0.25)
@@ -269,6 +269,58 @@ def test_tuned_weights_are_chosen_on_the_other_folds_and_held_out(tmp_path):
     mean = {(r, m): v for r, _, m, v, _ in done.aggregate(to="rows")}["t", "nDCG@10"]
     assert chosen["cross_validated"] == pytest.approx(mean, abs=1e-12)
     assert len(chosen["folds"]) == 3 and chosen["weightings"] == len(grid) == 15
+
+
+def _tuned_spec(tmp_path: Path) -> Path:
+    """A run tuned on two inputs at a grid of 0.5, one input named as a trial would be."""
+    runs = _track(tmp_path, 2)
+    runs["t weighting 1"] = runs.pop("run1")
+    tune = {"metric": "AP", "grid": 0.5, "folds": 2}
+    spec = {"collections": {"c": {"qrels": "qrels.txt"}}, "metrics": ["AP"],
+            "runs": {**runs, "t": {"fuse": list(runs), "method": "wsum", "tune": tune}}}  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    return tmp_path / "spec.yaml"
+
+
+def test_the_trials_are_planned_at_validation_each_run_named_plainly_by_its_weighting(tmp_path):
+    from pipeline import validate
+
+    (tuning,) = validate(_tuned_spec(tmp_path)).tunings
+    assert tuning.run == "t" and tuning.inputs == ("run0", "t weighting 1")
+    assert tuning.grid == ((0.0, 1.0), (0.5, 0.5), (1.0, 0.0))
+    # Apart from the input of the same name: every trial's name steps aside, none is parsed.
+    assert tuning.trials == ("t weighting 0'", "t weighting 1'", "t weighting 2'")
+    assert tuning.metric.label == "AP" and [m.label for m in tuning.sql.metrics] == ["AP"]
+    fused = {f.name: f.statements[0].params for f in tuning.sql.fusions}
+    assert list(fused) == list(tuning.trials)
+    for name, weights in zip(tuning.trials, tuning.grid, strict=True):
+        assert fused[name] == ["run0", weights[0], 0, "t weighting 1", weights[1], 1, name]
+    names = [load.name for batch in tuning.sql.batches for load in batch] + list(fused)
+    assert all(name.isprintable() for name in names), names
+
+
+def test_a_tuned_evaluation_validates_and_compiles_nothing_and_opens_one_connection(
+    tmp_path, monkeypatch
+):
+    import pipeline.engines.duckdb.executor as executor
+    import pipeline.plan.tuning_trials
+    import pipeline.run.preflight
+    from pipeline import validate
+
+    plan = validate(_tuned_spec(tmp_path))
+    never = [(pipeline.run.preflight, "validate"), (pipeline.run.preflight, "compile_plan"),
+             (pipeline.plan.tuning_trials, "compile_plan")]  # fmt: skip
+    for module, name in never:
+        monkeypatch.setattr(module, name, lambda *args, _name=name, **kw: pytest.fail(_name))
+    connections = []
+    original = executor.connection
+    monkeypatch.setattr(executor, "connection", lambda *a: connections.append(a) or original(*a))
+    done = evaluate(plan, write=False).evaluation
+    assert len(connections) == 1 and set(done.recorded["tuning"]) == {"t"}
+    # The trials' tables were made apart from the evaluation's, and are gone.
+    schemas = done.con.execute("SELECT DISTINCT schema_name FROM information_schema.schemata")
+    assert "tuning" not in {name for (name,) in schemas.fetchall()}
+    assert {run for run, *_ in done.aggregate()} == {"run0", "t weighting 1", "t"}
 
 
 @pytest.mark.parametrize(

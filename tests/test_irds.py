@@ -96,7 +96,7 @@ def test_an_id_in_a_yaml_spec_is_read_the_same(files):
     )
     code = LOCAL.split("results =")[0] + (
         "from pipeline import evaluate\n"
-        f"print(json.dumps(evaluate({str(spec)!r}, write=False).per_query()))\n"
+        f"print(json.dumps(evaluate({str(spec)!r}, write=False).per_query(to='rows')))\n"
     )
     found = _python(code, root / "home", root / "qrels.txt", root / "run0.trec")
     assert sorted(found) == expected

@@ -19,6 +19,13 @@ FOUNDATION = {
     "__init__", "_version", "api", "digest", "errors", "formatting", "hookspecs", "interrupts",
     "progress", "sql", "synthetic",
 }  # fmt: skip
+#: the packages that ask for the process-wide measure registry (`get_registry()`): the front
+#: doors, and the measures that define it. Every layer below is handed the registry or what it
+#: resolved; for plan, engines, compare, checks, pools and outputs, pyproject's contract on
+#: pipeline.measures.registry makes that a rule of their imports.
+ASKING_FOR_THE_REGISTRY = {"run", "cli", "notebook", "testing", "trec_eval", "measures"}
+#: modules elsewhere that still ask for it: each is to be handed it by its caller
+STILL_ASKING = {"pipeline.dashboard.views", "pipeline.history.views"}
 
 
 def _cycles(graph: grimp.ImportGraph) -> list[set[str]]:
@@ -76,6 +83,20 @@ def test_a_cycle_through_an_import_inside_a_function_is_a_cycle(tmp_path, monkey
     monkeypatch.syspath_prepend(str(tmp_path))
     graph = grimp.build_graph("loop", exclude_type_checking_imports=True)
     assert _cycles(graph) == [{"loop.a", "loop.b"}]
+
+
+def test_only_the_front_doors_ask_for_the_registry():
+    """What validation resolves, the plan keeps: below the front doors nothing resolves a
+    metric again through the global registry (an import-linter contract sees imports, not calls:
+    this sees calls, wherever the name came from)."""
+    asking = set()
+    for path in PACKAGE.rglob("*.py"):
+        calls = [node.func for node in ast.walk(ast.parse(path.read_text()))
+                 if isinstance(node, ast.Call)]  # fmt: skip
+        if any(getattr(f, "id", getattr(f, "attr", None)) == "get_registry" for f in calls):
+            asking.add(".".join(("pipeline", *path.relative_to(PACKAGE).with_suffix("").parts)))
+    below = {module for module in asking if module.split(".")[1] not in ASKING_FOR_THE_REGISTRY}
+    assert below == STILL_ASKING
 
 
 def test_the_root_holds_the_foundation_and_the_subpackages():

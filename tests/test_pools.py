@@ -134,6 +134,25 @@ def test_excluded_documents_are_not_judged_again(tmp_path):
     assert documents == expected
 
 
+def test_excluded_qrels_are_loaded_under_a_plain_name_apart_from_the_collections(tmp_path):
+    """The name is the plan's, and steps aside from a collection that has it: that
+    collection's qrels, evaluated in the same pass, are neither doubled nor deleted."""
+    data = generate(2, queries=6, runs=3)
+    judged = {(q, d) for q, docs in data.qrels.items() for d in docs}
+    write_qrels(data.qrels, tmp_path / "earlier.txt")
+    spec = pool_spec(tmp_path, data, {"method": {"depth": 10}, "exclude": "earlier.txt"})
+    content = yaml.safe_load(spec.read_text())
+    content["collections"]["p exclude"] = {"qrels": "earlier.txt"}
+    content["runs"]["again"] = {**content["runs"]["run0"], "collection": "p exclude"}
+    spec.write_text(yaml.safe_dump(content))
+    evaluation = evaluate(spec, write=False)
+    assert [plan.excluded_as for plan in evaluation.plan.pools] == ["p exclude'"]
+    pooled = evaluation.con.execute("SELECT qid, docno FROM pool_0").fetchall()
+    assert set(pooled) == {(q, d) for q, d, _, _ in depth_contributions(data, 10)} - judged
+    rows = evaluation.con.execute("SELECT count(*) FROM qrels WHERE collection = 'p exclude'")
+    assert rows.fetchone()[0] == len(judged)
+
+
 def test_pool_statistics_count_what_plain_python_counts(tmp_path):
     data = generate(4, queries=8, runs=4, extremes=True)
     pooled = build_pools(pool_spec(tmp_path, data, {"method": {"depth": 6}}))

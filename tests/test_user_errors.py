@@ -234,6 +234,15 @@ def test_tuning_by_a_metric_that_ranks_no_run_is_a_spec_error(tmp_path):
             r"worse by 'NumRet'", "run", str(case / "spec.yaml"))  # fmt: skip
 
 
+def test_a_tuning_metric_the_collection_lacks_a_field_for_is_refused_before_any_data(tmp_path):
+    """The trials are planned by validation, so what their metric needs is checked there too,
+    naming the collection's line (not found in the middle of an evaluation)."""
+    case = case_dir(tmp_path, tuned(2, metric="Fallout@10"))
+    refused(case, SPEC_ERROR, r"spec\.yaml:\d+: collections\.c: Fallout@10 needs 'num_docs' for "
+            r"collection 'c'; add num_docs: <value> to it$", "validate", "--no-data",
+            str(case / "spec.yaml"))  # fmt: skip
+
+
 def test_tuning_without_numpy_names_the_extra_to_install(tmp_path):
     site = tmp_path / "site"  # a finder refusing numpy, as on a machine without it
     site.mkdir()

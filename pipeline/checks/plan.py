@@ -17,7 +17,7 @@ from pipeline.spec.base import did_you_mean
 from pipeline.spec.compare import Compare
 
 if TYPE_CHECKING:
-    from pipeline.measures.registry import ResolvedMeasure
+    from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.spec import LoadedSpec
     from pipeline.spec.checks import Gate
 

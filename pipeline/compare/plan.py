@@ -17,7 +17,7 @@ from pipeline.errors import IrpipeWarning, SpecError
 from pipeline.spec.base import did_you_mean
 
 if TYPE_CHECKING:
-    from pipeline.measures.registry import ResolvedMeasure
+    from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.spec import LoadedSpec
 
 __all__ = ["ComparePlan", "check_compare", "check_extra", "compare_plan"]

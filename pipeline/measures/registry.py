@@ -1,7 +1,9 @@
 """Name -> measure resolution: names and aliases from every plugin, duplicates refused, "did you mean".
 
-A spec entry resolves to one `ResolvedMeasure` per cutoff: the measure, its validated parameters, the
-canonical string (ir_measures style, defaults dropped) and the label used in the tables.
+A spec entry resolves to one `ResolvedMeasure` (`pipeline.measures.resolved`) per cutoff: the measure,
+its validated parameters, the canonical string (ir_measures style, defaults dropped) and the label used
+in the tables. Only the front doors (`run/`, `cli/`, `notebook/`, `testing/`) ask for the registry;
+the layers below are handed what it resolved.
 """
 
 from __future__ import annotations
@@ -19,27 +21,11 @@ from pipeline.errors import SpecError
 from pipeline.host.builtin import DEFAULT_PLUGINS
 from pipeline.host.manager import CONTESTED_FIX, PluginManager, PluginState, get_plugin_manager
 from pipeline.measures.namespace import Contest, Namespace, Owner, admitted, names_of
+from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.measures.trec_names import ORDER as TREC_NAMES
 from pipeline.measures.trec_names import default_cutoffs, translate
 
-__all__ = ["Registry", "ResolvedMeasure", "get_registry"]
-
-
-@dataclass(frozen=True)
-class ResolvedMeasure:
-    """A measure with validated parameters, ready to compile."""
-
-    measure: Measure
-    params: MeasureParams
-    canonical: str
-    label: str
-    provider: str = "irpipe"  # who provides the measure, as messages name it
-
-    @property
-    def averaged(self) -> bool:
-        """Whether its per-query numbers are averaged (or summed) into its value: what a
-        comparison tests and a pool's leave-one-out analysis measures."""
-        return self.measure.kind == "number" and self.measure.aggregator != "none"
+__all__ = ["Registry", "get_registry"]
 
 
 @dataclass(frozen=True)

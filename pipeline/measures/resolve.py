@@ -4,15 +4,21 @@ needs: the spec's labels are unique, and every collection has the fields its mea
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from pipeline.contract.columns import Columns, Need, Requirements, flatten
 from pipeline.errors import PluginError, SpecError
-from pipeline.measures.registry import Registry, ResolvedMeasure
+from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.spec import LoadedSpec, Settings
 
+if TYPE_CHECKING:  # handed in by the front door: the plan imports this module, never the registry
+    from pipeline.measures.registry import Registry
+
 __all__ = [
+    "check_needs",
     "columns_of",
     "declared_needs",
+    "resolve_metric",
     "resolve_metrics",
 ]
 
@@ -22,13 +28,21 @@ def resolve_metrics(loaded: LoadedSpec, registry: Registry) -> list[ResolvedMeas
     resolved: list[ResolvedMeasure] = []
     for i, item in enumerate(loaded.spec.metrics):
         try:
-            found = registry.resolve(item.metric, item.params, item.label)
-            resolved += [replace(m, provider=_provider(registry, m)) for m in found]
+            resolved += resolve_metric(registry, item.metric, item.params, item.label)
         except SpecError as exc:
             raise SpecError(f"{loaded.where('metrics', i)}: {exc}") from None
     _check_labels(loaded, resolved)
-    _check_needs(loaded, resolved)
+    check_needs(loaded, resolved, {run.collection for run in loaded.spec.runs.values()})
     return resolved
+
+
+def resolve_metric(
+    registry: Registry, text: str, params: dict | None = None, label: str | None = None
+) -> list[ResolvedMeasure]:
+    """One metric string (with its parameters and label) resolved by `registry`: one measure
+    per cutoff, each naming who provides it."""
+    found = registry.resolve(text, params, label)
+    return [replace(m, provider=_provider(registry, m)) for m in found]
 
 
 def _provider(registry: Registry, m: ResolvedMeasure) -> str:
@@ -47,12 +61,13 @@ def _check_labels(loaded: LoadedSpec, resolved: list[ResolvedMeasure]) -> None:
         seen.add(m.label)
 
 
-def _check_needs(loaded: LoadedSpec, resolved: list[ResolvedMeasure]) -> None:
-    used = {run.collection for run in loaded.spec.runs.values()}
+def check_needs(loaded: LoadedSpec, resolved: list[ResolvedMeasure], collections: set[str]) -> None:
+    """Each of `collections` has the fields the measures read (`num_docs`, ...): a SpecError
+    naming the collection's key and the field to add."""
     c = columns_of(loaded.spec.settings)
     for m in resolved:
         for need in Requirements(declared_needs(m, c)).fields:
-            for name in sorted(used):
+            for name in sorted(collections):
                 if getattr(loaded.spec.collections[name], need) is None:
                     raise SpecError(
                         f"{loaded.where('collections', name)}: {m.label} needs '{need}' "

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from pipeline.contract.python_measure import PythonMeasure
-from pipeline.measures.registry import ResolvedMeasure
 from pipeline.measures.resolve import columns_of
+from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.plan.batches import batched
 from pipeline.plan.fusion import Fusion, fusion_statement, kept_rows, with_fusions
 from pipeline.plan.inputs import RUN_ROWS, Load, qrels_format, run_format
@@ -206,10 +206,12 @@ def compile_plan(
     metrics: list[ResolvedMeasure],
     sizes: dict[Path, int] | None = None,
     curves: list[ResolvedMeasure] | None = None,
+    diffs: dict[int, ResolvedMeasure] | None = None,
 ) -> SqlPlan:
     """The plan for a validated spec and its resolved metrics; `sizes` (bytes of each input file,
     when known) decide how runs are batched; `curves`: the measures of its precision-recall
-    outputs (`output_tables.curve_measures`), computed after the metrics in the same pass."""
+    outputs (`output_tables.curve_measures`), computed after the metrics in the same pass;
+    `diffs`: the metric of each difference output (`output_tables.check_diff_outputs`)."""
     settings, curves, sizes = loaded.spec.settings, curves or [], dict(sizes or {})
     everything = [*metrics, *curves]
     compiled = compile_measures(everything, settings)
@@ -241,7 +243,7 @@ def compile_plan(
         python=_python(everything, settings),
         finish=result_tables(options, len(metrics)),
         finish_reusing=tuple(result_tables(replace(options, cached=True), len(metrics))),
-        outputs=tuple(output_tables(loaded, metrics)),
+        outputs=tuple(output_tables(loaded, diffs or {})),
         probes=tuple(Probe(m, s) for m, s in zip(everything, probes(compiled, full), strict=True)),
     )
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.contract.columns import Columns, Requirements, flatten
-from pipeline.measures.registry import ResolvedMeasure
 from pipeline.measures.resolve import columns_of, declared_needs
+from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.spec import Settings
 
 __all__ = [

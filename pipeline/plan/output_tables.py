@@ -12,6 +12,7 @@ diff_plot_<i>   per run of the baseline's collection and query: output i's metri
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from pipeline.errors import SpecError
@@ -21,7 +22,8 @@ from pipeline.spec.base import did_you_mean
 from pipeline.spec.outputs import CURVE_LEVELS, DIFF_LEVELS
 
 if TYPE_CHECKING:
-    from pipeline.measures.registry import Registry, ResolvedMeasure
+    from pipeline.measures.registry import Registry
+    from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.spec import LoadedSpec, Output, Spec
 
 __all__ = [
@@ -89,14 +91,15 @@ def curve_names(first: int, curves: list[ResolvedMeasure]) -> list[Statement]:
     return values_table("curve_metrics", columns, rows)
 
 
-def output_tables(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Statement]:
+def output_tables(loaded: LoadedSpec, diffs: Mapping[int, ResolvedMeasure]) -> list[Statement]:
     """The curve and difference tables the spec's outputs write, once curve_aggregate and
-    per_query are made."""
+    per_query are made; `diffs`: the metric of each difference output, by the output's index
+    (`check_diff_outputs`)."""
     spec = loaded.spec
     statements = [_curve_sql(size) for size in _curve_sizes(spec)]
     for i, output in enumerate(spec.outputs):
         if output.level in DIFF_LEVELS:
-            statements.append(_diff_sql(i, output, _find_metric(metrics, output.metric)))
+            statements.append(_diff_sql(i, output, diffs[i]))
     return statements
 
 
@@ -137,33 +140,40 @@ ORDER BY ordinal, CASE WHEN ? THEN -difference ELSE difference END, qid""",
     )
 
 
-def _find_metric(metrics: list[ResolvedMeasure], name: str | None) -> ResolvedMeasure | None:
+def _find_metric(
+    metrics: list[ResolvedMeasure], name: str | None, registry: Registry
+) -> ResolvedMeasure | None:
     """The metric a diff_plot names: by its label in the tables, else by what the name means
     (`gm_map` is the spec's `gmAP`, `nDCG(k=10)` its `nDCG@10`)."""
     for m in metrics:
         if m.label == name:
             return m
-    canonical = _canonical(name)
+    canonical = _canonical(name, registry)
     return next((m for m in metrics if m.canonical == canonical), None)
 
 
-def _canonical(name: str | None) -> str | None:
+def _canonical(name: str | None, registry: Registry) -> str | None:
     """The canonical form of a metric string naming one metric, else None."""
-    from pipeline.measures.registry import get_registry
-
     try:
-        found = get_registry().resolve(name) if name else []
+        found = registry.resolve(name) if name else []
     except SpecError:
         return None
     return found[0].canonical if len(found) == 1 else None
 
 
-def check_diff_outputs(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> None:
+def check_diff_outputs(
+    loaded: LoadedSpec, metrics: list[ResolvedMeasure], registry: Registry
+) -> dict[int, ResolvedMeasure]:
     """Every diff_plot names a metric with per-query values that says which way is better,
-    and a run with another run of its collection to compare; every `run` output a fused run."""
+    and a run with another run of its collection to compare; every `run` output a fused run.
+    The metric of each diff_plot, by the output's index (the name is resolved by `registry`
+    where it is not a label: once, here, for `output_tables`)."""
+    found: dict[int, ResolvedMeasure] = {}
     for i, output in enumerate(loaded.spec.outputs):
         if output.level in DIFF_LEVELS:
-            _check_metric(loaded, i, _find_metric(metrics, output.metric), metrics)
+            found[i] = _check_metric(
+                loaded, i, _find_metric(metrics, output.metric, registry), metrics
+            )
             _check_baseline(loaded, i, output.baseline)
         if output.level == "run" and output.run not in loaded.spec.fused_inputs():
             fused = list(loaded.spec.fused_inputs())
@@ -171,11 +181,13 @@ def check_diff_outputs(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> No
                 f"{loaded.where('outputs', i, 'run')}: '{output.run}' is not a fused run of this "
                 f"spec (a file run is its own file); the fused runs: {_listed(fused)}"
             )
+    return found
 
 
 def _check_metric(
     loaded: LoadedSpec, index: int, found: ResolvedMeasure | None, metrics: list[ResolvedMeasure]
-) -> None:
+) -> ResolvedMeasure:
+    """The metric a diff_plot draws (`found`), if it is one that can be drawn."""
     name = loaded.spec.outputs[index].metric
     where = loaded.where("outputs", index, "metric")
     if found is None:
@@ -196,6 +208,7 @@ def _check_metric(
             f"{where}: {found.label} is a count or a diagnostic: neither a higher nor a lower "
             "value is better, so a query cannot get better or worse by it"
         )
+    return found
 
 
 def _check_baseline(loaded: LoadedSpec, index: int, baseline: str | None) -> None:

@@ -18,7 +18,7 @@ from pipeline.plan.ranking import select_list
 from pipeline.plan.statement import Statement
 
 if TYPE_CHECKING:
-    from pipeline.measures.registry import ResolvedMeasure
+    from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.plan.measure_sql import CompiledMeasure, CompiledMeasures
     from pipeline.spec import LoadedSpec
 

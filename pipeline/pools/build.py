@@ -28,10 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = ["finish_pools", "pool_pass", "with_pools"]
 
-#: the name a pool's `exclude` qrels are loaded under before they move to `excluded`: a control
-#: character no collection name from a spec is expected to hold
-_EXCLUDED = "\x1fexclude {}"
-
 
 def _statements(loaded: LoadedSpec, plans: list[PoolPlan]) -> tuple[list, list]:
     """(made before any run is read, run after each batch is loaded)."""
@@ -90,13 +86,14 @@ def finish_pools(
 
 
 def _exclude(con: duckdb.DuckDBPyConnection, loaded: LoadedSpec, plan: PoolPlan) -> None:
-    """The pool's `exclude` qrels into `excluded`; they must share a query with its runs."""
+    """The pool's `exclude` qrels into `excluded`, loaded among the qrels under the name the
+    plan gives them; they must share a query with its runs."""
     from pipeline.engines.duckdb.executor import load_files
     from pipeline.engines.duckdb.steps import run_all
 
     if plan.exclude is None:
         return
-    name = _EXCLUDED.format(plan.index)
+    name = plan.excluded_as
     load_files(con, [Load(plan.exclude, name, qrels_format(loaded.spec.settings.input))])
     run_all(con, [
         Statement("INSERT INTO excluded SELECT ?, qid, docno FROM qrels WHERE collection = ?",

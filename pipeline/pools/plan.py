@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.errors import SpecError
+from pipeline.plan.generated_names import apart_from
 from pipeline.spec.base import did_you_mean
 
 if TYPE_CHECKING:
-    from pipeline.measures.registry import ResolvedMeasure
+    from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.spec import LoadedSpec
     from pipeline.spec.pools import Pool
 
@@ -29,7 +30,9 @@ RRF_K = 60
 
 @dataclass(frozen=True)
 class PoolPlan:
-    """One pool, resolved: its runs in spec order with their groups, and what it writes."""
+    """One pool, resolved: its runs in spec order with their groups, and what it writes. Its
+    `exclude` qrels are loaded among the qrels as collection `excluded_as` (a name apart from
+    the spec's collections) before they move to a table of their own."""
 
     index: int
     name: str
@@ -39,6 +42,7 @@ class PoolPlan:
     size: int
     seed: int
     exclude: Path | None
+    excluded_as: str | None  # given `exclude`
     runs: tuple[str, ...]
     groups: tuple[str, ...]  # the leave-one-out group of each run, in the order of `runs`
     metrics: tuple[str, ...]  # leave_one_out: labels
@@ -86,13 +90,21 @@ def pool_plans(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[PoolP
         plans.append(
             PoolPlan(
                 index, name, pool.collection, collection, pool.kind, pool.size, pool.seed,
-                pool.exclude, runs, _groups(loaded, key, pool, runs),
+                pool.exclude, _excluded_as(loaded, name, pool), runs,
+                _groups(loaded, key, pool, runs),
                 _metrics(loaded, key, pool, metrics), pool.judged_at,
                 tuple((o.path, o.level) for o in pool.outputs),
             )
         )  # fmt: skip
         _check_leave_one_out(loaded, key, plans[-1])
     return plans
+
+
+def _excluded_as(loaded: LoadedSpec, name: str, pool: Pool) -> str | None:
+    """The collection name the pool's `exclude` qrels are loaded under: none of the spec's."""
+    if pool.exclude is None:
+        return None
+    return apart_from([f"{name} exclude"], loaded.spec.collections)[0]
 
 
 def _collection(loaded: LoadedSpec, key: tuple, pool: Pool) -> Path | None:

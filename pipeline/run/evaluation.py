@@ -185,7 +185,7 @@ def _reuse(state: _State) -> None:
 def _tune(state: _State) -> None:
     from pipeline.run.tuning import tuned  # numpy: only to tune
 
-    state.sql, state.tuning = tuned(state.plan, state.sql)
+    state.sql, state.tuning = tuned(state.plan, state.sql, state.runner, state.con)
 
 
 def _execute(state: _State) -> None:

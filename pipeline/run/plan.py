@@ -1,11 +1,11 @@
 """The evaluation plan: every part of one evaluation, built once when its spec is validated.
 
 `pipeline.run.preflight.validate` checks a spec without reading data and returns this plan; each
-step of `pipeline.run.evaluation.evaluate` then reads the parts it needs, in order: the engine
-runs `sql`, the pools step reads `pools`, the comparing step `comparing`, the history `history`,
-the writers `outputs`; `pipeline.run.stages` lists the steps, in order, which `irpipe compile`
-prints with the plan. A new feature adds a part here, the check that builds it in the
-preflight, and a stage.
+step of `pipeline.run.evaluation.evaluate` then reads the parts it needs, in order: the tuning
+step runs `tunings`, the engine `sql`, the pools step reads `pools`, the comparing step
+`comparing`, the history `history`, the writers `outputs`; `pipeline.run.stages` lists the
+steps, in order, which `irpipe compile` prints with the plan. A new feature adds a part here,
+the check that builds it in the preflight, and a stage.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from pipeline.run.stages import stages
 if TYPE_CHECKING:
     from pipeline.checks.plan import CheckPlan
     from pipeline.compare.plan import ComparePlan
-    from pipeline.measures.registry import ResolvedMeasure
+    from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.plan.compile import SqlPlan
+    from pipeline.plan.tuning_trials import TuningPlan
     from pipeline.pools.plan import PoolPlan
     from pipeline.spec import LoadedSpec
     from pipeline.spec.history import History
@@ -33,8 +34,9 @@ __all__ = ["EvaluationPlan", "OutputJob"]
 class EvaluationPlan:
     """Every part of an evaluation of `loaded`: the measures' SQL (`sql`, which an engine
     executes), the resolved comparisons (None without a compare section), expected values and
-    gates, pools, the files to write (the spec's outputs, then its pools'), and the spec's
-    history (None without one)."""
+    gates, pools, the files to write (the spec's outputs, then its pools'), the spec's
+    history (None without one), and the trials that choose each tuned fused run's weights
+    (`tunings`, executed before `sql`)."""
 
     loaded: LoadedSpec
     sql: SqlPlan
@@ -43,6 +45,7 @@ class EvaluationPlan:
     pools: tuple[PoolPlan, ...]
     outputs: tuple[OutputJob, ...]
     history: History | None
+    tunings: tuple[TuningPlan, ...] = ()
 
     @property
     def metrics(self) -> list[ResolvedMeasure]:
@@ -55,11 +58,22 @@ class EvaluationPlan:
         return self.loaded.spec.settings.engine
 
     def text(self) -> str:
-        """The whole plan (`irpipe compile`): the SQL, then every other part as SQL comments."""
+        """The whole plan (`irpipe compile`): the SQL in the order it runs (each tuning's, then
+        the evaluation's), then every other part as SQL comments."""
         parts = [f"-- {line}" for part in self._parts() for line in part.splitlines()]
         return (
-            self.sql.sql_text() + "\n-- the evaluation's other parts:\n" + "\n".join(parts) + "\n"
+            self._tunings_text()
+            + self.sql.sql_text()
+            + "\n-- the evaluation's other parts:\n"
+            + "\n".join(parts)
+            + "\n"
         )
+
+    def _tunings_text(self) -> str:
+        if not self.tunings:
+            return ""
+        then = "-- then the evaluation, each tuned run fused by the weights chosen:\n"
+        return "".join(tuning.text() for tuning in self.tunings) + then
 
     def _parts(self) -> list[str]:
         return [

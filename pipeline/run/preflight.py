@@ -14,12 +14,14 @@ from pipeline.checks.plan import check_checks
 from pipeline.compare.plan import check_compare
 from pipeline.errors import SpecError
 from pipeline.frames.irds import irds_table, is_irds
-from pipeline.measures.registry import get_registry
-from pipeline.measures.resolve import resolve_metrics
+from pipeline.measures.registry import Registry, get_registry
+from pipeline.measures.resolve import check_needs, resolve_metric, resolve_metrics
+from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.outputs import writer_for, writers_of
 from pipeline.plan.compile import compile_plan
 from pipeline.plan.output_tables import check_diff_outputs, curve_measures, output_table
 from pipeline.plan.table_inputs import MEMORY, memory_view
+from pipeline.plan.tuning_trials import tuning_plan
 from pipeline.pools import pool_outputs, pool_plans
 from pipeline.run.plan import EvaluationPlan, OutputJob
 from pipeline.run.writes import check_writes
@@ -45,7 +47,7 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
         _no_fusion_on_spark(spec)
     registry = get_registry()
     metrics = resolve_metrics(spec, registry)
-    _check_tuning(spec, registry, data)
+    tuned = _check_tuning(spec, registry, data)
     _check_judged(spec)
     comparing = check_compare(spec, metrics, data)
     checks = check_checks(spec, metrics, comparing, data)
@@ -55,11 +57,12 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
     if spec.spec.history is not None:
         check_history_directory(spec.spec.history.path, spec.where("history"))
         _check_dashboard(spec)
-    check_diff_outputs(spec, metrics)
+    diffs = check_diff_outputs(spec, metrics, registry)
     pools = tuple(pool_plans(spec, metrics))
-    sql = compile_plan(spec, metrics, sizes, curve_measures(spec, registry))
+    sql = compile_plan(spec, metrics, sizes, curve_measures(spec, registry), diffs)
+    tunings = tuple(tuning_plan(spec, run, metric, sizes) for run, metric in tuned.items())
     return EvaluationPlan(
-        spec, sql, comparing, checks, pools, _output_jobs(spec, pools), spec.spec.history
+        spec, sql, comparing, checks, pools, _output_jobs(spec, pools), spec.spec.history, tunings
     )
 
 
@@ -200,29 +203,39 @@ def check_history_directory(path: Path, where: str) -> None:
             return
 
 
-def _check_tuning(loaded: LoadedSpec, registry, data: bool) -> None:
-    """A tuned fused run's metric resolves to one measure with one value per query, by which
-    runs are better or worse (weights best by a count would mean nothing), and numpy, which
-    chooses the weights, is installed (for an evaluation: `data`)."""
-    tuned = {name: run.tune for name, run in loaded.spec.runs.items() if getattr(run, "tune", None)}
-    for name, tune in tuned.items():
-        where = loaded.where("runs", name, "tune", "metric")
-        try:
-            found = registry.resolve(tune.metric)
-        except SpecError as exc:
-            raise SpecError(f"{where}: {exc}") from None
-        if len(found) != 1 or found[0].measure.kind != "number":
-            raise SpecError(f"{where}: {tune.metric!r} is not one metric of numbers; give one")
-        if found[0].measure.better is None:
-            raise SpecError(
-                f"{where}: runs are not better or worse by {tune.metric!r} (a count or a "
-                "diagnostic); tune by a metric of quality, such as AP"
-            )
-    if data and tuned and not _installed("numpy"):
+def _check_tuning(loaded: LoadedSpec, registry: Registry, data: bool) -> dict[str, ResolvedMeasure]:
+    """Each tuned fused run's metric, resolved (by run name): one measure with one value per
+    query, by which runs are better or worse (weights best by a count would mean nothing), that
+    the run's collection has the fields of; and numpy, which chooses the weights, installed
+    (for an evaluation: `data`)."""
+    tunes = {name: run.tune for name, run in loaded.spec.runs.items() if getattr(run, "tune", None)}
+    resolved = {
+        name: _tune_metric(loaded, registry, name, tune.metric) for name, tune in tunes.items()
+    }
+    if data and tunes and not _installed("numpy"):
         raise SpecError(
-            f"{loaded.where('runs', next(iter(tuned)), 'tune')}: tuning the weights needs "
+            f"{loaded.where('runs', next(iter(tunes)), 'tune')}: tuning the weights needs "
             "numpy, which is not installed: pip install 'irpipe[arrays]'"
         )
+    return resolved
+
+
+def _tune_metric(loaded: LoadedSpec, registry: Registry, name: str, metric: str) -> ResolvedMeasure:
+    """The metric tuned run `name`'s weights are chosen by, resolved and checked."""
+    where = loaded.where("runs", name, "tune", "metric")
+    try:
+        found = resolve_metric(registry, metric)
+    except SpecError as exc:
+        raise SpecError(f"{where}: {exc}") from None
+    if len(found) != 1 or found[0].measure.kind != "number":
+        raise SpecError(f"{where}: {metric!r} is not one metric of numbers; give one")
+    if found[0].measure.better is None:
+        raise SpecError(
+            f"{where}: runs are not better or worse by {metric!r} (a count or a "
+            "diagnostic); tune by a metric of quality, such as AP"
+        )
+    check_needs(loaded, found, {loaded.spec.runs[name].collection})
+    return found[0]
 
 
 def _no_fusion_on_spark(loaded: LoadedSpec) -> None:

@@ -36,7 +36,7 @@ def stages(plan: EvaluationPlan, keeping: bool | None = None, writing: bool = Tr
         Stage("connect", f"open the {plan.engine} engine"),
         Stage("describe", "digest every input, for the provenance and the history's keys"),
         *_when(keeping, "reuse", "take the history's unchanged runs and the previous values"),
-        *_when(_tunes(plan), "tune", "choose the tuned fused runs' weights by cross-validation"),
+        *_when(bool(plan.tunings), "tune", "choose the tuned runs' weights by cross-validation"),
         Stage("execute", "read, rank and measure every run" + (", and pool" if plan.pools else "")),
         *_when(bool(plan.pools), "pool", "finish the pools' tables"),
         *_when(plan.comparing is not None, "compare", "compare the runs"),
@@ -50,10 +50,6 @@ def stages(plan: EvaluationPlan, keeping: bool | None = None, writing: bool = Tr
 
 def _when(present: bool, name: str, does: str) -> list[Stage]:
     return [Stage(name, does)] if present else []
-
-
-def _tunes(plan: EvaluationPlan) -> bool:
-    return any(fusion.retuned is not None for fusion in plan.sql.fusions)
 
 
 def _checks(plan: EvaluationPlan) -> bool:

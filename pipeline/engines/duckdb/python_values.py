@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
-    from pipeline.measures.registry import ResolvedMeasure
+    from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.plan.compile import SqlPlan
 
 __all__ = ["BATCH_QUERIES", "python_values"]

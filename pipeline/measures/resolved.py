@@ -1,0 +1,31 @@
+"""A measure resolved from a spec's metric entry: what every layer below the registry reads.
+
+The registry (`pipeline.measures.registry`) makes these; the plan, the comparisons, the checks,
+the pools and the engines only read them, so they import this module and never the registry:
+what validation resolved, the plan keeps (import-linter holds them to it, pyproject.toml).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipeline.contract.measure import Measure, MeasureParams
+
+__all__ = ["ResolvedMeasure"]
+
+
+@dataclass(frozen=True)
+class ResolvedMeasure:
+    """A measure with validated parameters, ready to compile."""
+
+    measure: Measure
+    params: MeasureParams
+    canonical: str
+    label: str
+    provider: str = "irpipe"  # who provides the measure, as messages name it
+
+    @property
+    def averaged(self) -> bool:
+        """Whether its per-query numbers are averaged (or summed) into its value: what a
+        comparison tests and a pool's leave-one-out analysis measures."""
+        return self.measure.kind == "number" and self.measure.aggregator != "none"
