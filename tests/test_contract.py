@@ -3,6 +3,10 @@ and the Python path gives the SQL path's numbers under every setting."""
 
 from __future__ import annotations
 
+import importlib
+import typing
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -17,7 +21,9 @@ from pipeline.api import (
     ratio,
 )
 from pipeline.contract.columns import flatten
+from pipeline.contract.measure import MeasureParams
 from pipeline.host import manager as plugins
+from pipeline.host.builtin import DEFAULT_PLUGINS
 from pipeline.measures import registry
 from pipeline.measures.resolve import resolve_metrics
 from pipeline.plan.compile import compile_plan
@@ -97,11 +103,48 @@ class Raises(PythonMeasure):
         raise ValueError("no grades today")
 
 
+class AnyP(Measure):
+    """P@k as a plugin written before measures were generic: a plain Measure, `p: Any`."""
+
+    name = "AnyP"
+    description = "precision at k, untyped"
+    Params = RankedParams
+    cutoff = "k"
+
+    def per_query(self, p: Any, c: Columns) -> str:
+        return f"{c.relevant_within(p)} / {int(p.k)}"
+
+
+class TypedP(Measure[RankedParams]):
+    """P@k generic in its parameters: `p` is a RankedParams to a type checker."""
+
+    name = "TypedP"
+    description = "precision at k, typed"
+    Params = RankedParams
+    cutoff = "k"
+
+    def per_query(self, p: RankedParams, c: Columns) -> str:
+        return f"{c.relevant_within(p)} / {int(p.k or 0)}"
+
+
+class TypedPyP(PythonMeasure[RankedParams]):
+    """P@k in Python, generic in its parameters."""
+
+    name = "TypedPyP"
+    description = "precision at k, typed, in Python"
+    Params = RankedParams
+    cutoff = "k"
+
+    def compute(self, p: RankedParams, query) -> float:
+        k = p.k or 0
+        return float(np.count_nonzero(query.grades[:k] >= query.level)) / k
+
+
 class _Plugin:
     @staticmethod
     @hookimpl
     def register_metrics():
-        return [PyP, PyBatchR, Undeclared, Unbound, WrongLength, Raises]
+        return [PyP, PyBatchR, Undeclared, Unbound, WrongLength, Raises, AnyP, TypedP, TypedPyP]
 
 
 @pytest.fixture
@@ -159,6 +202,54 @@ def test_python_path_equals_sql_under_every_setting(
         twin = dict(pairs).get(metric)
         if twin:
             assert aggregate[run, twin] == (pytest.approx(value, abs=1e-12), n)
+
+
+def test_plain_and_generic_measures_give_the_same_values(tmp_path, write_spec, with_test_measures):
+    """The plugin API before and after measures became generic in their parameters."""
+    from pipeline import evaluate
+
+    metrics = ["P@3", "AnyP@3", "TypedP@3", "TypedPyP@3"]
+    results = evaluate(_collection_spec(tmp_path, write_spec, metrics, {}), write=False)
+    values: dict[tuple[str, str], dict[str, float]] = {}
+    for row in results.per_query(to="rows"):
+        values.setdefault((row.run, row.qid), {})[row.metric] = row.value
+    assert len(values) > 30
+    for by_metric in values.values():
+        assert by_metric["AnyP@3"] == by_metric["TypedP@3"] == by_metric["P@3"]
+        assert by_metric["TypedPyP@3"] == pytest.approx(by_metric["P@3"], abs=1e-12)
+
+
+_PARAMETERISED = ("judged_only_ok", "needs", "per_query", "missing", "empty")
+
+
+def _builtin_measures() -> list[type[Measure]]:
+    modules = [importlib.import_module(m) for m in DEFAULT_PLUGINS if ".metrics." in m]
+    return [
+        cls
+        for module in modules
+        for cls in vars(module).values()
+        if isinstance(cls, type) and issubclass(cls, Measure) and cls.__module__ == module.__name__
+    ]
+
+
+def _params_argument(cls: type[Measure]) -> type[MeasureParams] | None:
+    """X of the first `Measure[X]` among the class's bases, nearest first."""
+    for klass in cls.__mro__:
+        for base in klass.__dict__.get("__orig_bases__", ()):
+            if typing.get_origin(base) in (Measure, PythonMeasure):
+                return typing.get_args(base)[0]
+    return None
+
+
+@pytest.mark.parametrize("cls", _builtin_measures(), ids=lambda cls: cls.__name__)
+def test_builtin_measures_are_generic_in_their_params(cls):
+    """Each built-in measure is `Measure[Params]`, and its methods take `p: Params`."""
+    assert _params_argument(cls) is cls.Params
+    for name in _PARAMETERISED:
+        method = getattr(cls, name)
+        if method.__module__.startswith("pipeline.contract"):
+            continue  # the contract's default, generic in the measure's Params
+        assert typing.get_type_hints(method)["p"] is cls.Params, f"{cls.__name__}.{name}"
 
 
 def test_undeclared_need_is_an_error_naming_the_metric(tmp_path, write_spec, with_test_measures):

@@ -78,7 +78,7 @@ def test_eleven_points_print_as_trec_eval_10_prints_iprec_at_recall(write_spec, 
     [
         {},
         {"missing_queries": "trec_eval_c"},
-        # trec_eval -c -J: an emptied bogus ranking makes some levels NaN (a trec_eval quirk)
+        # trec_eval -c -J: an emptied missing ranking makes some levels NaN (a trec_eval quirk)
         {"missing_queries": "trec_eval_c", "judged_only": True, "relevance_level": 2},
         {"compatibility": "trec_eval-9"},
         {"queries": "intersection", "max_docs": 5},

@@ -35,7 +35,7 @@ def test_the_template_fills_every_file(tmp_path, capsys):
     assert pyproject["project"]["entry-points"]["irpipe"] == {"err-ia": "irpipe_err_ia"}
     assert pyproject["project"]["dependencies"][0].startswith("irpipe>=")
     source = (root / "irpipe_err_ia" / "__init__.py").read_text()
-    assert "class ErrIa(Measure)" in source and "from pipeline.api import" in source
+    assert "class ErrIa(Measure[RankedParams])" in source and "from pipeline.api import" in source
     assert "pip install" in (root / ".github" / "workflows" / "test.yml").read_text()
 
 

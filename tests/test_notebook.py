@@ -19,7 +19,7 @@ from test_pytrec_eval_agreement import METRICS as ALL_TREC
 from test_pytrec_eval_agreement import _check_run, _pytrec
 
 from pipeline import Evaluator, InputDataError, SpecError, evaluate
-from pipeline.outputs import write_outputs
+from pipeline.outputs import OutputJob, write_outputs
 from pipeline.synthetic import generate, write_qrels, write_run
 
 METRICS = ["AP", "nDCG@10", "P@5", "RR", "R@20", "NumRelRet", "bpref", "Unjudged@10"]
@@ -192,8 +192,9 @@ def test_to_spec_round_trips_byte_for_byte_through_irpipe_run(data, tmp_path):
     command = [sys.executable, "-m", "pipeline.cli", "run", "--quiet", str(spec_path)]
     subprocess.run(command, check=True, capture_output=True)
     ours = tmp_path / "notebook"
-    write_outputs(results.evaluation.con, [("per_query", ours / "per_query.parquet", "query"),
-                  ("aggregate", ours / "aggregate.csv", "aggregate")], {})  # fmt: skip
+    jobs = [OutputJob("per_query", ours / "per_query.parquet", "query"),
+            OutputJob("aggregate", ours / "aggregate.csv", "aggregate")]  # fmt: skip
+    write_outputs(results.evaluation.con, jobs, {})
     for name in ("per_query.parquet", "aggregate.csv"):
         assert (ours / name).read_bytes() == (spec_path.parent / "out" / name).read_bytes()
 

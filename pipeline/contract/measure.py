@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline.contract.columns import Columns, Need
 
-__all__ = ["LevelParams", "Measure", "MeasureParams", "RankedParams"]
+__all__ = ["LevelParams", "Measure", "MeasureParams", "ParamsT", "RankedParams"]
 
 
 class MeasureParams(BaseModel):
@@ -39,8 +39,15 @@ class RankedParams(LevelParams):
     k: int | None = Field(None, gt=0, description="cutoff: only the first k ranks count")
 
 
-class Measure(ABC):
-    """A measure definition. Subclasses set the class attributes and implement `per_query`."""
+#: the parameter model a measure's methods receive as `p`
+ParamsT = TypeVar("ParamsT", bound=MeasureParams)
+
+
+class Measure(ABC, Generic[ParamsT]):
+    """A measure definition, generic in its parameter model. Subclasses set the class attributes
+    and implement `per_query`. Written `class P(Measure[RankedParams])` with `Params =
+    RankedParams`, a measure's methods take `p: RankedParams`, which a type checker reads; a
+    plain `Measure` subclass (`p: Any`) is a `Measure[Any]` and works the same."""
 
     name: ClassVar[str]
     description: ClassVar[str]
@@ -65,28 +72,28 @@ class Measure(ABC):
     #: no judged document is retrieved: the executor may then skip unjudged rows once ranked
     judged_rows_suffice: ClassVar[bool] = False
 
-    def judged_only_ok(self, p: Any) -> bool:
+    def judged_only_ok(self, p: ParamsT) -> bool:
         """Whether these parameters keep the value a function of judged rows (see the flag)."""
         gain = getattr(p, "gain", None)
         # a mapping that gives unjudged (-1) or negatively judged (-2) rows a gain needs them all
         gains_unjudged = isinstance(gain, dict) and any(grade < 0 for grade in gain)
         return self.judged_rows_suffice and not gains_unjudged
 
-    def needs(self, p: Any, c: Columns) -> Iterable[Need | Iterable[Need]]:
+    def needs(self, p: ParamsT, c: Columns) -> Iterable[Need | Iterable[Need]]:
         """The derived columns `per_query`, `missing` and `empty` read, as `c`'s methods name
         them (`c.num_rel(2)`, `c.relevant_so_far(1)`, `c.ideal_totals(gain)`, `c.num_docs()`);
         none by default. Reading an undeclared one is an error naming the measure."""
         return ()
 
     @abstractmethod
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: ParamsT, c: Columns) -> str:
         """SQL aggregate expression giving the measure's value for one (run, query)."""
 
-    def missing(self, p: Any, c: Columns) -> str:
+    def missing(self, p: ParamsT, c: Columns) -> str:
         """SQL expression over query facts (and `Columns.num_ret`, 0 when the run lacks the query)
         for a query none of whose retrieved documents is judged, or that the run lacks (default 0)."""
         return "0"
 
-    def empty(self, p: Any, c: Columns) -> str:
+    def empty(self, p: ParamsT, c: Columns) -> str:
         """SQL value for a query the run answered but -J or -M emptied (default: as missing)."""
         return self.missing(p, c)

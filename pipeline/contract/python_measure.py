@@ -10,10 +10,10 @@ takes `missing` or `empty` as for SQL measures (0 by default).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from pipeline.contract.columns import Columns, Need
-from pipeline.contract.measure import Measure
+from pipeline.contract.measure import Measure, ParamsT
 from pipeline.errors import PluginError
 
 if TYPE_CHECKING:
@@ -79,25 +79,26 @@ def _flat(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
     return values, array.offsets.to_numpy().astype(np.int64)
 
 
-class PythonMeasure(Measure):
-    """A measure computed in Python. Implement `compute` (one query) or `compute_batch` (many)."""
+class PythonMeasure(Measure[ParamsT]):
+    """A measure computed in Python. Implement `compute` (one query) or `compute_batch` (many).
+    Generic in its parameter model as `Measure` is: `class Mine(PythonMeasure[RankedParams])`."""
 
     #: Python measures see whole rankings: unjudged rows are never skipped for them
     judged_rows_suffice: ClassVar[bool] = False
 
-    def needs(self, p: Any, c: Columns) -> tuple[Need, ...]:
+    def needs(self, p: ParamsT, c: Columns) -> tuple[Need, ...]:
         """The ranked grades and the qrels grades; override to add what `missing` reads."""
         return (RANKED_GRADES, c.qrels_grades())
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: ParamsT, c: Columns) -> str:
         return "CAST(NULL AS DOUBLE)"  # filled in by `compute_batch` once the ranking is done
 
-    def compute(self, p: Any, query: Query) -> float:
+    def compute(self, p: ParamsT, query: Query) -> float:
         """The value of one query with a non-empty ranking."""
         # Plugin loading refuses a class that overrides neither method; this is for one built by hand.
         raise PluginError(f"{type(self).__name__} implements neither compute nor compute_batch")
 
-    def compute_batch(self, p: Any, batch: RankedQueries) -> np.ndarray:
+    def compute_batch(self, p: ParamsT, batch: RankedQueries) -> np.ndarray:
         """The values of a batch of queries, in order; by default `compute` for each query, a
         Python call per query (write this with numpy over the flat arrays to go faster)."""
         import numpy as np

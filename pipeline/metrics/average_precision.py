@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -21,7 +21,7 @@ def precision_sum(c: Columns, level: int, k: int | None) -> str:
     return f"coalesce(sum({_precision_here(c, level)}) FILTER (WHERE {condition}), 0)"
 
 
-def interpolated_precision(c: Columns, level: int, recall: float, p: Any) -> str:
+def interpolated_precision(c: Columns, level: int, recall: float, p: APParams | IPrecParams) -> str:
     """Max precision over ranks whose recall reaches `recall` (trec_eval iprec_at_recall).
 
     The ranks that reach a recall level are exactly those at or after the first that does, so the
@@ -32,7 +32,7 @@ def interpolated_precision(c: Columns, level: int, recall: float, p: Any) -> str
     return f"coalesce(max({_precision_here(c, level)}) FILTER (WHERE {condition}), 0)"
 
 
-def empty_interpolated(c: Columns, level: int, recall: float, p: Any) -> str:
+def empty_interpolated(c: Columns, level: int, recall: float, p: APParams | IPrecParams) -> str:
     """trec_eval on an empty ranking: 0/0 (NaN) where the recall level needs no relevant
     document, else 0."""
     count = c.recall_count(recall, c.num_rel(level), p.rounding)
@@ -58,7 +58,7 @@ class APParams(RankedParams):
     )
 
 
-class AP(Measure):
+class AP(Measure[APParams]):
     """Average precision. With k only the first k ranks count (standard: still / R, trec_eval map_cut)."""
 
     judged_rows_suffice = True
@@ -69,11 +69,11 @@ class AP(Measure):
     aliases = {"MAP": {}}
     cutoff = "k"
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: APParams, c: Columns):
         level = c.level(p)
         return (c.num_rel(level), c.relevant_so_far(level))
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: APParams, c: Columns) -> str:
         level = c.level(p)
         if p.variant == "interpolated_11pt":
             levels = p.recall_levels or ELEVEN_POINTS
@@ -86,7 +86,7 @@ class AP(Measure):
         total = precision_sum(c, level, p.k)
         return f"(CASE WHEN {denominator} > 0 THEN {total} / {denominator} ELSE 0 END)"
 
-    def empty(self, p: Any, c: Columns) -> str:
+    def empty(self, p: APParams, c: Columns) -> str:
         if p.variant != "interpolated_11pt":
             return self.missing(p, c)
         levels = p.recall_levels or ELEVEN_POINTS
@@ -99,7 +99,7 @@ class IPrecParams(LevelParams):
     rounding: Rounding = _ROUNDING
 
 
-class IPrec(Measure):
+class IPrec(Measure[IPrecParams]):
     """Interpolated precision at a recall level: the best precision at any rank reaching it."""
 
     judged_rows_suffice = True
@@ -110,18 +110,18 @@ class IPrec(Measure):
     cutoff = "recall"
     required = ("recall",)
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: IPrecParams, c: Columns):
         level = c.level(p)
         return (c.num_rel(level), c.relevant_so_far(level))
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: IPrecParams, c: Columns) -> str:
         return interpolated_precision(c, c.level(p), p.recall, p)
 
-    def empty(self, p: Any, c: Columns) -> str:
+    def empty(self, p: IPrecParams, c: Columns) -> str:
         return empty_interpolated(c, c.level(p), p.recall, p)
 
 
-class Bpref(Measure):
+class Bpref(Measure[RankedParams]):
     """Binary preference (trec_eval's post-2005 bpref): unjudged documents are skipped."""
 
     judged_rows_suffice = True
@@ -131,11 +131,11 @@ class Bpref(Measure):
     Params = RankedParams
     aliases = {"BPref": {}}
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: RankedParams, c: Columns):
         level = c.level(p)
         return (c.num_rel(level), c.num_nonrel(level), c.nonrelevant_so_far(level))
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         level = c.level(p)
         num_rel, num_nonrel = c.num_rel(level), c.num_nonrel(level)
         seen = c.nonrelevant_so_far(level)
@@ -167,7 +167,7 @@ class GeometricBpref(Bpref):
 INFAP_EPSILON = 1e-5
 
 
-class InfAP(Measure):
+class InfAP(Measure[RankedParams]):
     """Inferred AP (Yilmaz and Aslam): documents not in the pool count as non-relevant, pooled
     but unjudged ones (negative judgments) are inferred from the judged ones above them."""
 
@@ -178,7 +178,7 @@ class InfAP(Measure):
     Params = RankedParams
     aliases = {"InfAP": {}}
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: RankedParams, c: Columns):
         level = c.level(p)
         return (
             c.num_rel(level),
@@ -187,7 +187,7 @@ class InfAP(Measure):
             c.grade_so_far(-2),
         )
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         level = c.level(p)
         k1 = f"({c.relevant_so_far(level)} - 1)"  # relevant above this one
         nonrel, unjudged = c.nonrelevant_so_far(level), c.grade_so_far(-2)
@@ -202,7 +202,7 @@ class InfAP(Measure):
         return f"(CASE WHEN {c.relevant_total(p)} > 0 THEN {total} / {c.relevant_total(p)} ELSE {total} END)"
 
 
-class YAAP(Measure):
+class YAAP(Measure[RankedParams]):
     """Robertson's Yet Another AP: ln((1 + S) / (1 + R − S)), S = the sum of precisions at relevant
     ranks (AP × R)."""
 
@@ -212,15 +212,15 @@ class YAAP(Measure):
     description = "yet another average precision (Robertson, ECIR 2012)"
     Params = RankedParams
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: RankedParams, c: Columns):
         level = c.level(p)
         return (c.num_rel(level), c.relevant_so_far(level))
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         s = precision_sum(c, c.level(p), p.k)
         return f"ln((1.0 + {s}) / (1.0 + {c.relevant_total(p)} - {s}))"
 
-    def missing(self, p: Any, c: Columns) -> str:
+    def missing(self, p: RankedParams, c: Columns) -> str:
         return f"ln(1.0 / (1.0 + {c.num_rel(c.level(p))}))"
 
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..api import Columns, LevelParams, Measure, RankedParams, hookimpl
+from ..api import Columns, LevelParams, Measure, MeasureParams, RankedParams, hookimpl
 
 
-class NumRet(Measure):
+class NumRet(Measure[RankedParams]):
     """Documents retrieved (trec_eval num_ret)."""
 
     name = "NumRet"
@@ -18,17 +16,17 @@ class NumRet(Measure):
     aggregator = "sum"
     judged_rows_suffice = True
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: RankedParams, c: Columns):
         return (c.num_ret(),)
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         return f"any_value({c.retrieved(p.k)})"
 
-    def missing(self, p: Any, c: Columns) -> str:
+    def missing(self, p: RankedParams, c: Columns) -> str:
         return c.retrieved(p.k)
 
 
-class NumRel(Measure):
+class NumRel(Measure[LevelParams]):
     """Relevant documents in the qrels (trec_eval num_rel); a query the run lacks keeps its count."""
 
     judged_rows_suffice = True
@@ -39,17 +37,17 @@ class NumRel(Measure):
     Params = LevelParams
     aggregator = "sum"
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: LevelParams, c: Columns):
         return (c.num_rel(c.level(p)),)
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: LevelParams, c: Columns) -> str:
         return f"any_value({c.num_rel(c.level(p))})"
 
-    def missing(self, p: Any, c: Columns) -> str:
+    def missing(self, p: LevelParams, c: Columns) -> str:
         return c.num_rel(c.level(p))
 
 
-class NumRelRet(Measure):
+class NumRelRet(Measure[RankedParams]):
     """Relevant documents retrieved (trec_eval num_rel_ret)."""
 
     judged_rows_suffice = True
@@ -61,11 +59,11 @@ class NumRelRet(Measure):
     cutoff = "k"
     aggregator = "sum"
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         return f"count(*) FILTER (WHERE {c.relevant(c.level(p))} AND {c.within(p.k)})"
 
 
-class NumQ(Measure):
+class NumQ(Measure[MeasureParams]):
     """Queries evaluated (trec_eval num_q): 1 per query, summed."""
 
     judged_rows_suffice = True
@@ -75,14 +73,14 @@ class NumQ(Measure):
     description = "number of queries evaluated"
     aggregator = "sum"
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: MeasureParams, c: Columns) -> str:
         return "1"
 
-    def missing(self, p: Any, c: Columns) -> str:
+    def missing(self, p: MeasureParams, c: Columns) -> str:
         return "1"
 
 
-class NumNonRelJudgedRet(Measure):
+class NumNonRelJudgedRet(Measure[RankedParams]):
     """Judged non-relevant documents retrieved (trec_eval num_nonrel_judged_ret)."""
 
     judged_rows_suffice = True
@@ -94,7 +92,7 @@ class NumNonRelJudgedRet(Measure):
     cutoff = "k"
     aggregator = "sum"
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         judged_nonrel = f"relv >= 0 AND NOT {c.relevant(c.level(p))}"
         return f"count(*) FILTER (WHERE {judged_nonrel} AND {c.within(p.k)})"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -19,7 +19,7 @@ class GainParams(MeasureParams):
     )
 
 
-class DCG(Measure):
+class DCG(Measure[GainParams]):
     """Discounted cumulative gain."""
 
     judged_rows_suffice = True
@@ -29,11 +29,11 @@ class DCG(Measure):
     Params = GainParams
     cutoff = "k"
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: GainParams, c: Columns) -> str:
         return dcg(c, p.gain, p.discount, p.k)
 
 
-class nDCG(Measure):  # noqa: N801 -- the name users write
+class nDCG(Measure[GainParams]):  # noqa: N801 -- the name users write
     """DCG divided by the DCG of the ideal ranking of all judged documents; 0 when that is 0."""
 
     judged_rows_suffice = True
@@ -44,17 +44,17 @@ class nDCG(Measure):  # noqa: N801 -- the name users write
     aliases = {"NDCG": {}}
     cutoff = "k"
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: GainParams, c: Columns):
         return (c.ideal_dcg(p.gain, p.discount, p.k),)
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: GainParams, c: Columns) -> str:
         ideal = f"any_value({c.ideal_dcg(p.gain, p.discount, p.k)})"
         return (
             f"(CASE WHEN {ideal} > 0 THEN {dcg(c, p.gain, p.discount, p.k)} / {ideal} ELSE 0 END)"
         )
 
 
-class IDCG(Measure):
+class IDCG(Measure[GainParams]):
     """DCG of the ideal ranking: all judged documents with positive gain, sorted by gain."""
 
     judged_rows_suffice = True
@@ -65,13 +65,13 @@ class IDCG(Measure):
     Params = GainParams
     cutoff = "k"
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: GainParams, c: Columns):
         return (c.ideal_dcg(p.gain, p.discount, p.k),)
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: GainParams, c: Columns) -> str:
         return f"any_value({c.ideal_dcg(p.gain, p.discount, p.k)})"
 
-    def missing(self, p: Any, c: Columns) -> str:
+    def missing(self, p: GainParams, c: Columns) -> str:
         return c.ideal_dcg(p.gain, p.discount, p.k)
 
 
@@ -80,7 +80,7 @@ class CGParams(MeasureParams):
     gain: Gain = Field("linear", description="linear, exponential or {grade: gain}")
 
 
-class CG(Measure):
+class CG(Measure[CGParams]):
     """Cumulative gain: the sum of gains in the top k, undiscounted."""
 
     judged_rows_suffice = True
@@ -90,7 +90,7 @@ class CG(Measure):
     Params = CGParams
     cutoff = "k"
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: CGParams, c: Columns) -> str:
         return f"coalesce(sum({c.gain(p.gain)}) FILTER (WHERE {c.within(p.k)}), 0)"
 
 

@@ -6,8 +6,6 @@ puts the ideal ranking's running values beside each row, so each stays one aggre
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from ..api import Columns, Gain, LevelParams, Measure, MeasureParams, dcg, hookimpl
@@ -21,7 +19,7 @@ class RndcgParams(GainOnlyParams, LevelParams):
     """Gains, and the relevance level that decides whether a query has any relevant document."""
 
 
-class BinG(Measure):
+class BinG(Measure[LevelParams]):
     """Binary G: mean over relevant documents of 1/log2(2 + non-relevant documents above it)."""
 
     judged_rows_suffice = True
@@ -30,18 +28,18 @@ class BinG(Measure):
     description = "binary G (trec_eval binG)"
     Params = LevelParams
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: LevelParams, c: Columns):
         level = c.level(p)
         return (c.num_rel(level), c.relevant_so_far(level))
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: LevelParams, c: Columns) -> str:
         level = c.level(p)
         term = f"1.0 / log2(rank - {c.relevant_so_far(level)} + 2)"
         total = f"sum({term}) FILTER (WHERE {c.relevant(level)})"
         return f"coalesce({total} / {c.relevant_total(p)}, 0)"
 
 
-class G(Measure):
+class G(Measure[GainOnlyParams]):
     """G: each document's gain over log2(2 + ideal cost so far − gain so far), normalised by the
     sum of ideal gains. The ideal cost of a position is max(ideal gain, 1)."""
 
@@ -49,10 +47,10 @@ class G(Measure):
     description = "G, a gain measure between AP and nDCG (trec_eval G)"
     Params = GainOnlyParams
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: GainOnlyParams, c: Columns):
         return (c.ideal_at_rank(p.gain), c.ideal_totals(p.gain), c.gain_so_far(p.gain))
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: GainOnlyParams, c: Columns) -> str:
         ideal, totals = c.ideal_at_rank(p.gain), c.ideal_totals(p.gain)
         beyond = f"{totals.cost} + (rank - {totals.length})"  # 1 per rank past the ideal list
         cost = f"coalesce({ideal.cost}, {beyond})"
@@ -63,7 +61,7 @@ class G(Measure):
         return f"(CASE WHEN {ideal_gain} > 0 THEN {total} / {ideal_gain} ELSE 0 END)"
 
 
-class nDCGRel(Measure):  # noqa: N801 -- the name users write
+class nDCGRel(Measure[GainOnlyParams]):  # noqa: N801 -- the name users write
     """nDCG averaged at each retrieved document with positive gain; relevant documents not
     retrieved contribute the final nDCG (trec_eval ndcg_rel)."""
 
@@ -71,10 +69,10 @@ class nDCGRel(Measure):  # noqa: N801 -- the name users write
     description = "nDCG averaged over relevant documents (trec_eval ndcg_rel)"
     Params = GainOnlyParams
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: GainOnlyParams, c: Columns):
         return (c.ideal_at_rank(p.gain), c.ideal_totals(p.gain), c.dcg_so_far(p.gain))
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: GainOnlyParams, c: Columns) -> str:
         ideal, totals = c.ideal_at_rank(p.gain), c.ideal_totals(p.gain)
         g, dcg_here = c.gain(p.gain), c.dcg_so_far(p.gain)
         length, full = f"any_value({totals.length})", f"any_value({totals.dcg})"
@@ -84,19 +82,19 @@ class nDCGRel(Measure):  # noqa: N801 -- the name users write
         return f"(CASE WHEN NOT isnan({total}) AND {total} > 0 THEN {total} / {length} ELSE 0 END)"
 
 
-class RnDCG(Measure):
+class RnDCG(Measure[RndcgParams]):
     """nDCG averaged at the ranks where the ideal gain changes level (trec_eval Rndcg)."""
 
     name = "RnDCG"
     description = "nDCG averaged at the R levels of the ideal ranking (trec_eval Rndcg)"
     Params = RndcgParams
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: RndcgParams, c: Columns):
         gain = p.gain
         ideal = (c.ideal_at_rank(gain), c.ideal_totals(gain), c.dcg_so_far(gain))
         return (*ideal, c.num_rel(c.level(p)))
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RndcgParams, c: Columns) -> str:
         ideal, totals = c.ideal_at_rank(p.gain), c.ideal_totals(p.gain)
         whole, full = dcg(c, p.gain), f"any_value({totals.dcg})"
         # A level change after rank r <= n records DCG(r)/IDCG(r); changes after the run's end

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from ..api import Columns, LevelParams, Measure, RankedParams, double, hookimpl, ratio
 
 
-class P(Measure):
+class P(Measure[RankedParams]):
     """Precision at k: relevant in the top k divided by k, even when fewer were retrieved."""
 
     judged_rows_suffice = True
@@ -21,11 +19,11 @@ class P(Measure):
     cutoff = "k"
     required = ("k",)
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         return f"{c.relevant_within(p)} / {int(p.k)}"
 
 
-class R(Measure):
+class R(Measure[RankedParams]):
     """Recall at k: relevant in the top k divided by the number of relevant documents."""
 
     judged_rows_suffice = True
@@ -37,14 +35,14 @@ class R(Measure):
     cutoff = "k"
     required = ("k",)
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: RankedParams, c: Columns):
         return (c.num_rel(c.level(p)),)
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         return ratio(c.relevant_within(p), c.relevant_total(p))
 
 
-class RelativeP(Measure):
+class RelativeP(Measure[RankedParams]):
     """Relevant in the top k divided by min(k, R): precision relative to the best possible."""
 
     judged_rows_suffice = True
@@ -55,10 +53,10 @@ class RelativeP(Measure):
     cutoff = "k"
     required = ("k",)
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: RankedParams, c: Columns):
         return (c.num_rel(c.level(p)),)
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         return ratio(c.relevant_within(p), f"least({int(p.k)}, {c.relevant_total(p)})")
 
 
@@ -68,7 +66,7 @@ class RprecParams(LevelParams):
     )
 
 
-class Rprec(Measure):
+class Rprec(Measure[RprecParams]):
     """Precision at rank R, where R is the number of relevant documents (or at mult·R)."""
 
     judged_rows_suffice = True
@@ -78,10 +76,10 @@ class Rprec(Measure):
     Params = RprecParams
     aliases = {"R-Prec": {}, "RPrec": {}}
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: RprecParams, c: Columns):
         return (c.num_rel(c.level(p)),)
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RprecParams, c: Columns) -> str:
         level = c.level(p)
         depth = c.num_rel(level)
         if p.mult is not None:  # trec_eval kept 9.x's truncation here
@@ -90,7 +88,7 @@ class Rprec(Measure):
         return ratio(hits, f"any_value({depth})")
 
 
-class Success(Measure):
+class Success(Measure[RankedParams]):
     """1 if a relevant document is in the top k, else 0."""
 
     judged_rows_suffice = True
@@ -100,11 +98,11 @@ class Success(Measure):
     Params = RankedParams
     cutoff = "k"
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         return f"(CASE WHEN {c.relevant_within(p)} > 0 THEN 1 ELSE 0 END)"
 
 
-class Fallout(Measure):
+class Fallout(Measure[RankedParams]):
     """Non-relevant documents in the top k / non-relevant documents in the collection.
 
     Every retrieved document that is not relevant counts as non-relevant (unjudged ones too); the
@@ -120,22 +118,22 @@ class Fallout(Measure):
     required = ("k",)
     judged_rows_suffice = True
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: RankedParams, c: Columns):
         return (c.num_ret(), c.num_rel(c.level(p)), c.num_docs())
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         nonrel = f"({c.retrieved_within(p)} - {c.relevant_within(p)})"
         return ratio(nonrel, f"any_value({self._nonrelevant(p, c)})")
 
-    def missing(self, p: Any, c: Columns) -> str:
+    def missing(self, p: RankedParams, c: Columns) -> str:
         return ratio(c.retrieved(p.k), self._nonrelevant(p, c))
 
     @staticmethod
-    def _nonrelevant(p: Any, c: Columns) -> str:
+    def _nonrelevant(p: RankedParams, c: Columns) -> str:
         return f"({c.num_docs()} - {c.num_rel(c.level(p))})"
 
 
-class Unjudged(Measure):
+class Unjudged(Measure[RankedParams]):
     """Share of the top k that is unjudged (not in the qrels, or judged negative), over k."""
 
     name = "Unjudged"
@@ -145,7 +143,7 @@ class Unjudged(Measure):
     cutoff = "k"
     required = ("k",)
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         return f"count(*) FILTER (WHERE relv < 0 AND {c.within(p.k)}) / {int(p.k)}"
 
 

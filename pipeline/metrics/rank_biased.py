@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from ..api import Columns, Measure, MeasureParams, double, hookimpl
@@ -16,7 +14,7 @@ class RBPParams(MeasureParams):
     )
 
 
-def _scaled_gain(p: Any, c: Columns) -> str:
+def _scaled_gain(p: RBPParams, c: Columns) -> str:
     """trec_eval rescales the query's gain table to [0, 1] when a gain leaves it: (g − min)/(max − min),
     with min and max taken over the table and 0. Grades outside the table (unjudged) gain 0."""
     mapping = p.gain or {}
@@ -44,7 +42,7 @@ def _largest_linear_grade(top: str, mapping: dict[int, float]) -> str:
     return f"CASE {whens} ELSE 0 END"
 
 
-class RBP(Measure):
+class RBP(Measure[RBPParams]):
     """(1 − p) · Σ gain(rank) · p^(rank−1), gains scaled to [0, 1] per query as trec_eval does.
 
     trec_eval 10.0 reads two uninitialised variables here (its output depends on the measure
@@ -57,10 +55,10 @@ class RBP(Measure):
     description = "rank-biased precision with persistence p"
     Params = RBPParams
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: RBPParams, c: Columns):
         return (c.max_grade(),)
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RBPParams, c: Columns) -> str:
         terms = f"{_scaled_gain(p, c)} * pow({double(p.p)}, rank - 1)"
         return f"(1.0 - {double(p.p)}) * coalesce(sum({terms}), 0)"
 
@@ -69,7 +67,7 @@ class RBPResidParams(MeasureParams):
     p: float = Field(0.9, gt=0, lt=1, description="persistence: chance of reading on")
 
 
-class RBPResid(Measure):
+class RBPResid(Measure[RBPResidParams]):
     """The RBP residual: how much RBP could rise if every unjudged retrieved document (and every
     document past the end) were fully relevant; 0 when nothing retrieved is unjudged."""
 
@@ -78,7 +76,7 @@ class RBPResid(Measure):
     description = "rank-biased precision residual (unjudged and unseen documents)"
     Params = RBPResidParams
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RBPResidParams, c: Columns) -> str:
         persistence = double(p.p)
         unjudged = f"sum(pow({persistence}, rank - 1)) FILTER (WHERE relv < 0)"
         residual = f"pow({persistence}, count(*)) + (1 - {persistence}) * {unjudged}"

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..api import Columns, Measure, RankedParams, hookimpl
 
 
-def _first_relevant_rank(p: Any, c: Columns) -> str:
+def _first_relevant_rank(p: RankedParams, c: Columns) -> str:
     return f"min(rank) FILTER (WHERE {c.relevant(c.level(p))} AND {c.within(p.k)})"
 
 
-class RR(Measure):
+class RR(Measure[RankedParams]):
     """Reciprocal rank of the first relevant document (0 if none is retrieved, or none in the top k)."""
 
     judged_rows_suffice = True
@@ -22,11 +20,11 @@ class RR(Measure):
     aliases = {"MRR": {}}
     cutoff = "k"
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         return f"coalesce(1 / {_first_relevant_rank(p, c)}, 0)"
 
 
-class SearchLength(Measure):
+class SearchLength(Measure[RankedParams]):
     """Rank of the first relevant document.
 
     Undefined (NULL) for a query whose ranking has no relevant document (within k): such queries are
@@ -42,10 +40,10 @@ class SearchLength(Measure):
     aliases = {"search_length": {}, "SL": {}}
     cutoff = "k"
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         return _first_relevant_rank(p, c)
 
-    def missing(self, p: Any, c: Columns) -> str:
+    def missing(self, p: RankedParams, c: Columns) -> str:
         return "NULL"
 
 

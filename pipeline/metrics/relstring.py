@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from ..api import Columns, Measure, MeasureParams, hookimpl
@@ -13,7 +11,7 @@ class RelStringParams(MeasureParams):
     k: int = Field(10, description="number of leading documents shown")
 
 
-class RelString(Measure):
+class RelString(Measure[RelStringParams]):
     """One character per document: the grade 0–9, '>' above 9, '-' not in the qrels, '.' judged
     negative (trec_eval relstring). Per query only."""
 
@@ -25,13 +23,13 @@ class RelString(Measure):
     kind = "text"
     aggregator = "none"
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RelStringParams, c: Columns) -> str:
         char = "CASE WHEN relv > 9 THEN '>' WHEN relv >= 0 THEN CAST(relv AS VARCHAR) WHEN relv = -1 THEN '-' ELSE '.' END"
         return (
             f"coalesce(string_agg({char}, '' ORDER BY rank) FILTER (WHERE rank <= {int(p.k)}), '')"
         )
 
-    def missing(self, p: Any, c: Columns) -> str:
+    def missing(self, p: RelStringParams, c: Columns) -> str:
         return "''"
 
 

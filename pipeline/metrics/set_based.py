@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from ..api import Columns, Measure, RankedParams, double, hookimpl, ratio
 
 
-class SetP(Measure):
+class SetP(Measure[RankedParams]):
     """Precision of the retrieved set (of the first k documents if k is given)."""
 
     judged_rows_suffice = True
@@ -19,14 +17,14 @@ class SetP(Measure):
     Params = RankedParams
     cutoff = "k"
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: RankedParams, c: Columns):
         return (c.num_ret(),)
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         return ratio(c.relevant_within(p), c.retrieved_within(p))
 
 
-class SetR(Measure):
+class SetR(Measure[RankedParams]):
     """Recall of the retrieved set (of the first k documents if k is given)."""
 
     judged_rows_suffice = True
@@ -36,10 +34,10 @@ class SetR(Measure):
     Params = RankedParams
     cutoff = "k"
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: RankedParams, c: Columns):
         return (c.num_rel(c.level(p)),)
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         return ratio(c.relevant_within(p), c.relevant_total(p))
 
 
@@ -47,7 +45,7 @@ class FParams(RankedParams):
     beta: float = Field(1.0, gt=0, description="weight of recall: F = (b²+1)PR / (b²P + R)")
 
 
-class SetF(Measure):
+class SetF(Measure[FParams]):
     """F-measure of the retrieved set: (β²+1)·P·R / (β²·P + R), 0 when nothing relevant is found.
 
     trec_eval's `set_F.x` takes x = β² (so `set_F.0.25` is β = 0.5).
@@ -61,10 +59,10 @@ class SetF(Measure):
     aliases = {"F": {}}
     cutoff = "k"
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: FParams, c: Columns):
         return (c.num_ret(), c.num_rel(c.level(p)))
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: FParams, c: Columns) -> str:
         hits = c.relevant_within(p)
         precision = f"({hits} / {c.retrieved_within(p)})"
         recall = f"({hits} / {c.relevant_total(p)})"
@@ -73,7 +71,7 @@ class SetF(Measure):
         return f"(CASE WHEN {hits} > 0 THEN {f} ELSE 0 END)"
 
 
-class SetRelativeP(Measure):
+class SetRelativeP(Measure[RankedParams]):
     """Relevant retrieved / min(retrieved, relevant): precision relative to the best possible."""
 
     judged_rows_suffice = True
@@ -83,14 +81,14 @@ class SetRelativeP(Measure):
     Params = RankedParams
     cutoff = "k"
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: RankedParams, c: Columns):
         return (c.num_ret(), c.num_rel(c.level(p)))
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         return ratio(c.relevant_within(p), f"least({c.retrieved_within(p)}, {c.relevant_total(p)})")
 
 
-class SetAP(Measure):
+class SetAP(Measure[RankedParams]):
     """Unranked AP: (relevant retrieved)² / (retrieved × relevant) = set precision × set recall."""
 
     judged_rows_suffice = True
@@ -100,10 +98,10 @@ class SetAP(Measure):
     Params = RankedParams
     cutoff = "k"
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: RankedParams, c: Columns):
         return (c.num_ret(), c.num_rel(c.level(p)))
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         hits = f"CAST({c.relevant_within(p)} AS DOUBLE)"
         denominator = f"(CAST({c.retrieved_within(p)} AS DOUBLE) * {c.relevant_total(p)})"
         return ratio(f"({hits} * {hits})", denominator)
@@ -118,7 +116,7 @@ class UtilityParams(RankedParams):
     )
 
 
-class Utility(Measure):
+class Utility(Measure[UtilityParams]):
     """Linear utility a·RR + b·(n−RR) + c·(R−RR) + d·(N+RR−n−R); averaged over queries, as trec_eval."""
 
     judged_rows_suffice = True
@@ -128,11 +126,11 @@ class Utility(Measure):
     Params = UtilityParams
     cutoff = "k"
 
-    def needs(self, p: Any, c: Columns):
+    def needs(self, p: UtilityParams, c: Columns):
         size = (c.num_docs(),) if p.d != 0 else ()  # num_docs must then be set in the spec
         return (c.num_ret(), c.num_rel(c.level(p)), *size)
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: UtilityParams, c: Columns) -> str:
         rr, n, r = c.relevant_within(p), c.retrieved_within(p), c.relevant_total(p)
         size = f"any_value({c.num_docs()})" if p.d != 0 else "0"
         return (
@@ -140,7 +138,7 @@ class Utility(Measure):
             f" + {double(p.d)} * ({size} + {rr} - {n} - {r})"
         )
 
-    def missing(self, p: Any, c: Columns) -> str:
+    def missing(self, p: UtilityParams, c: Columns) -> str:
         # Nothing relevant retrieved: each retrieved document counts as non-relevant.
         size = c.num_docs() if p.d != 0 else "0"
         n, r = c.retrieved(p.k), c.num_rel(c.level(p))

@@ -10,7 +10,7 @@ import re
 import tempfile
 from collections import namedtuple
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import yaml
 
@@ -28,6 +28,18 @@ if TYPE_CHECKING:
 __all__ = ["Results"]
 
 _FORMATS = ("pandas", "polars", "arrow", "rows")
+
+
+class ReportCell(NamedTuple):
+    """One cell of the wide table: a run's value of a metric in a collection, whether it is the
+    best of the collection's runs, and its significance mark (empty or None without one)."""
+
+    collection: str
+    run: str
+    metric: str
+    value: float | None
+    best: bool
+    mark: str | None
 
 
 class Results:
@@ -73,10 +85,10 @@ class Results:
         metric marked *, and with comparisons the significance marks (see `legend`)."""
         import pandas as pd
 
-        cells, rows = self._report(), {}
-        for collection, run, metric, value, _, best, mark, _ in cells:
-            shown = format_value(value) + ("*" if best else "") + (mark or "")
-            rows.setdefault((collection, run), {})[metric] = shown
+        rows: dict[tuple[str, str], dict[str, str]] = {}
+        for cell in self._report():
+            shown = format_value(cell.value) + ("*" if cell.best else "") + (cell.mark or "")
+            rows.setdefault((cell.collection, cell.run), {})[cell.metric] = shown
         frame = pd.DataFrame.from_dict(rows, orient="index")
         frame.index.names = ["collection", "run"]
         return frame
@@ -88,14 +100,16 @@ class Results:
         marks = ["* the best value of the metric among its collection's runs"]
         return [*marks, *(found.legend if found is not None else ())]
 
-    def _report(self) -> list[tuple]:
+    def _report(self) -> list[ReportCell]:
+        """The cells of the `report` table (made first if the evaluation wrote no report)."""
         con, plan = self.evaluation.con, self.evaluation.plan
         if not con.execute(
             "SELECT count(*) FROM duckdb_tables() "
             "WHERE table_name = 'report' AND schema_name = current_schema()"
         ).fetchone()[0]:
             report_table(con, plan.metrics, plan.comparing)
-        return con.execute("SELECT * FROM report").fetchall()
+        columns = ", ".join(ReportCell._fields)
+        return [ReportCell(*row) for row in con.execute(f"SELECT {columns} FROM report").fetchall()]
 
     def _repr_html_(self) -> str:
         notes = "".join(f"<br>{html.escape(line)}" for line in self.legend())

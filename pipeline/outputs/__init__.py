@@ -6,8 +6,8 @@ renames all of them only when all succeeded, so a failure leaves earlier outputs
 Every output gets a manifest beside it (`<file>.manifest.json`): settings, spec hash, input hashes,
 irpipe version.
 
-Imports: the contract's `Writer`, the spec, the foundation, and duckdb for the DuckDB writer;
-the writers are plugins that the host loads by name.
+Imports: the contract's `Writer`, the plan's `OutputJob`, the spec, the foundation, and duckdb for
+the DuckDB writer; the writers are plugins that the host loads by name.
 """
 
 from __future__ import annotations
@@ -23,13 +23,21 @@ from pipeline.contract.writer import Writer
 from pipeline.errors import OutputError, SpecError
 from pipeline.formatting import format_value, json_text
 from pipeline.hookspecs import hookimpl
+from pipeline.plan.output_jobs import OutputJob
 from pipeline.spec.pools import POOL_LEVELS
 from pipeline.sql import quote_identifier
 
 if TYPE_CHECKING:  # DuckDB is imported where a table is written: validating a spec needs none
     import duckdb
 
-__all__ = ["TABLE_LEVELS", "write_outputs", "write_space_separated", "writer_for", "writers_of"]
+__all__ = [
+    "TABLE_LEVELS",
+    "OutputJob",
+    "write_outputs",
+    "write_space_separated",
+    "writer_for",
+    "writers_of",
+]
 
 #: the output levels whose data is a table of results (plots are levels too, but not tables)
 TABLE_LEVELS = (
@@ -220,9 +228,9 @@ def _overlap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return bool(set(a) & set(b))
 
 
-def write_outputs(con: duckdb.DuckDBPyConnection, jobs: list[tuple], manifest: dict) -> None:
-    """Write each (table, path) or (table, path, level) and its manifest to temporary files, then
-    rename them all. The level picks the writer where a suffix has several (`.md`).
+def write_outputs(con: duckdb.DuckDBPyConnection, jobs: list[OutputJob], manifest: dict) -> None:
+    """Write each job's table and its manifest to temporary files, then rename them all. The
+    job's level picks the writer where a suffix has several (`.md`).
 
     Nothing is renamed unless every write succeeded, and temporary files never outlive the call.
     """
@@ -230,11 +238,7 @@ def write_outputs(con: duckdb.DuckDBPyConnection, jobs: list[tuple], manifest: d
 
     staged: list[tuple[Path, Path]] = []
     try:
-        writers = [_checked(con, path, *level) for _, path, *level in jobs]
-        for (table, path, *_), writer in zip(jobs, writers, strict=True):
-            writer.write(con, table, _reserve(path, staged), manifest)
-            sidecar = _reserve(path.with_name(path.name + ".manifest.json"), staged)
-            sidecar.write_text(json_text({**manifest, "table": table}, indent=2) + "\n", "utf-8")
+        _stage(con, jobs, manifest, staged)
         interrupts.checkpoint()  # a signal that came during an import stops the run here
         # Signals wait for the renames (microseconds): every new output, or none.
         with interrupts.held():
@@ -250,7 +254,22 @@ def write_outputs(con: duckdb.DuckDBPyConnection, jobs: list[tuple], manifest: d
                 Path(f"{temp}.wal").unlink(missing_ok=True)
 
 
-def _checked(con: duckdb.DuckDBPyConnection, path: Path, level: str | None = None) -> Writer:
+def _stage(
+    con: duckdb.DuckDBPyConnection,
+    jobs: list[OutputJob],
+    manifest: dict,
+    staged: list[tuple[Path, Path]],
+) -> None:
+    """Every job's file and manifest written under a temporary name (added to `staged`), once
+    every target is known to be replaceable."""
+    writers = [_checked(con, job.path, job.level) for job in jobs]
+    for job, writer in zip(jobs, writers, strict=True):
+        writer.write(con, job.table, _reserve(job.path, staged), manifest)
+        sidecar = _reserve(job.path.with_name(job.path.name + ".manifest.json"), staged)
+        sidecar.write_text(json_text({**manifest, "table": job.table}, indent=2) + "\n", "utf-8")
+
+
+def _checked(con: duckdb.DuckDBPyConnection, path: Path, level: str) -> Writer:
     """The writer for `path`, once the target is known to be replaceable (checked before any
     output is written, so a refusal leaves every output as it was)."""
     writer = writer_for(path, level)

@@ -1,54 +1,39 @@
 """Spec + registry -> SqlPlan: the SQL that loads the files and computes every measure. Pure, no I/O.
 
 Each measure declares the derived columns it reads (`Measure.needs`); the compiler builds each once
-and asks every measure for its SQL over columns bound to what it declared. The plan is, for every
-run and measure at once: the tables around the ranking (`tables.py`: facts from the qrels, then
-per_query and aggregate), and the ranking itself (`ranking.py`): every run row (or only the judged
-ones, when that suffices) ranked by the `ordering` setting, with every running count the measures
-need from one window, aggregated per (run, query) into `wide`, one batch of runs at a time.
-Measures that outputs need beside the spec's (precision-recall curves, `derived.py`) are ranked in
-the same pass and get tables of their own.
+and asks every measure for its SQL over columns bound to what it declared (`measure_sql.py`). The
+plan is, for every run and measure at once: the tables around the ranking (`tables.py`: names,
+facts from the qrels), the ranking itself (`ranking.py`): every run row (or only the judged ones,
+when that suffices) ranked by the `ordering` setting, with every running count the measures need
+from one window, aggregated per (run, query) into `wide`, one batch of runs at a time; then the
+result tables (`per_query.py`). Measures that outputs need beside the spec's (precision-recall
+curves, `output_tables.py`) are ranked in the same pass and get tables of their own. Each
+fragment of SQL is built once, and each statement is held by one part of the plan.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 from pipeline.contract.python_measure import PythonMeasure
 from pipeline.measures.resolve import columns_of
 from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.plan.batches import batched
 from pipeline.plan.fusion import Fusion, fusion_statement, kept_rows, with_fusions
-from pipeline.plan.inputs import (
-    INPUT_TABLES,
-    RUN_ROWS,
-    Load,
-    general_lines,
-    insert_lines,
-    qrels_format,
-    run_format,
-)
-from pipeline.plan.measure_sql import MeasureSql, measures_sql
-from pipeline.plan.missing_rankings import BOGUS_ROWS
+from pipeline.plan.inputs import RUN_ROWS, Load, qrels_format, run_format
+from pipeline.plan.measure_sql import CompiledMeasures, compile_measures
+from pipeline.plan.missing_rankings import MISSING_RANKING_ROWS
 from pipeline.plan.output_tables import curve_names, output_table, output_tables
-from pipeline.plan.ranking import (
-    PUT_BACK,
-    SET_ASIDE,
-    SLICE_ROWS,
-    mostly_judged,
-    ordering,
-    ranked_sql,
-    slice_bounds,
-    slice_rows,
-)
+from pipeline.plan.per_query import per_query_options, result_tables
+from pipeline.plan.ranking import mostly_judged, ordering, ranked_sql, slice_bounds
+from pipeline.plan.sql_text import plan_text
 from pipeline.plan.statement import Statement
-from pipeline.plan.table_inputs import TABLE_COLUMNS, insert_rows, is_table_input
 from pipeline.plan.tables import (
     name_tables,
     probes,
-    result_tables,
     run_names,
     run_setup_tables,
     setup_tables,
@@ -57,56 +42,96 @@ from pipeline.plan.tables import (
 from pipeline.spec import LoadedSpec, Settings
 
 __all__ = [
-    "SqlPlan",
+    "Probe",
+    "PythonMetric",
     "Ranking",
+    "SqlPlan",
     "compile_plan",
 ]
 
 
 @dataclass(frozen=True)
-class SqlPlan:
-    """Everything needed to evaluate a spec, in order: the `qrels` loads and `statements` (tables
-    of names, query facts); then, one batch of runs at a time, its loads, `per_batch` and its
-    `ranking` (rank it into `wide`, then drop its rows, so memory holds one batch); then `finish`
-    (per-query and aggregate tables) and `outputs` (the tables that outputs read beside those).
-    Runs in `cached` are not loaded: their per-query values are read from the table
-    `cached_values` (filled from the history before the plan runs) into the per-query tables
-    (`reusing`). `missing_rankings` states trec_eval -c's mode: each run gets an empty ranking for
-    every qrels query it lacks (`per_batch` adds those rows, which trec_eval calls bogus), so an
-    engine that splits the work adds them per shard without reading the plan's SQL."""
+class PythonMetric:
+    """A metric computed in Python once every batch is ranked: its column of `wide` (`m` and
+    its ordinal), the measure, and the relevance level it is computed at."""
 
+    ordinal: int
+    measure: ResolvedMeasure
+    level: int
+
+
+class Probe(NamedTuple):
+    """A metric, and a statement that binds its SQL alone over empty tables: run when the plan's
+    SQL does not bind, to say which metric's SQL is at fault. A pair too, (measure, statement),
+    as the history's cache key reads it."""
+
+    measure: ResolvedMeasure
+    statement: Statement
+
+
+@dataclass(frozen=True, kw_only=True)
+class SqlPlan:
+    """Everything needed to evaluate a spec, in three parts, which an engine runs in order.
+
+    The qrels' part, made once before any run is read: `qrels` loaded, then (`setup`, in order)
+    the runs' names, the other `names`, the qrels' tables (`statements`) and the empty tables
+    that the runs' rankings fill (`run_tables`). A session that evaluates one run after another
+    against the same qrels makes `run_names` and `run_tables` anew for each, beside
+    `inputs.RUN_TABLES` (`pipeline.engines.duckdb.session`).
+
+    The runs' part, one batch of runs at a time: its loads, its fused runs (`fusing`), then
+    `per_batch` and its `ranking` (rank it into `wide`, then drop its rows, so memory holds one
+    batch). `missing_rankings` states trec_eval -c's mode: each run gets a one-document ranking
+    for every qrels query it lacks (`per_batch` adds those rows), so an engine that splits the
+    work adds them per shard without reading the plan's SQL. Runs in `cached` are not loaded:
+    their per-query values are read from the table `cached_values` (filled from the history
+    before the plan runs) into the per-query tables (`reusing`).
+
+    The results' part, once every batch is ranked: the `python` metrics, then `finish` (the
+    per-query and aggregate tables) and `outputs` (the tables that outputs read beside those).
+    """
+
+    memory_limit: str | None  # DuckDB's memory_limit for the connection (`settings`)
+
+    # The qrels' part.
     qrels: list[Load]
-    batches: list[list[Load]]
+    #: the names of the collections and the metrics (and the curves' metrics), as bound values
+    names: tuple[Statement, ...]
+    #: the tables from the qrels (query facts, ideal rankings); a feature adds its own tables
+    #: made before any run is read here (the pools')
     statements: list[Statement]
+
+    # The runs' part.
+    run_names: tuple[Statement, ...]  # the table `runs`: each run's ordinal, name, collection
+    run_tables: tuple[Statement, ...]  # the empty tables the rankings fill (`wide`, ...)
+    batches: list[list[Load]]
+    #: bytes of each input file, which decide how runs are batched (`reusing` batches again)
+    sizes: dict[Path, int]
     per_batch: list[Statement]  # after a batch is loaded, before it is ranked (none by default)
     ranking: Ranking
-    finish: list[Statement]
-    metrics: list[ResolvedMeasure]
-    memory_limit: str | None = None  # DuckDB's memory_limit for the connection (`settings`)
-    #: (ordinal, measure, relevance level) of each metric computed in Python once every batch
-    #: is ranked
-    python: tuple[tuple[int, ResolvedMeasure, int], ...] = ()
-    #: per metric, statements that bind its SQL alone over empty tables: run when the plan's SQL
-    #: does not bind, to say which metric's SQL is at fault
-    probes: tuple[tuple[ResolvedMeasure, Statement], ...] = ()
-    #: measures computed for the outputs beside the spec's metrics (precision-recall levels);
-    #: their values go to curve_per_query and curve_aggregate, never to per_query or aggregate
-    curves: tuple[ResolvedMeasure, ...] = ()
-    outputs: tuple[Statement, ...] = ()  # curve and difference tables, from the result tables
-    cached: frozenset[str] = frozenset()  # runs whose per-query values come from the history
-    missing_rankings: bool = False  # trec_eval -c: an empty ranking for each query a run lacks
-    #: bytes of each input file, which decide how runs are batched (`reusing` batches again)
-    sizes: dict[Path, int] = field(default_factory=dict)
-    #: `finish` when some runs' values come from the history (`reusing`)
-    finish_reusing: tuple[Statement, ...] = ()
-    #: those of `statements` that depend on the runs: their names, and the empty tables their
-    #: rankings fill. A session that evaluates one run after another against the same qrels makes
-    #: these anew for each, beside `inputs.RUN_TABLES` (`pipeline.engines.duckdb.session`).
-    run_tables: tuple[Statement, ...] = ()
     #: the fused runs, each computed in the batch that holds its inputs (`plan.fusion`)
-    fusions: tuple[Fusion, ...] = ()
+    fusions: tuple[Fusion, ...]
     #: runs loaded only to be fused (the history holds their own values): dropped once fused
     fusion_only: frozenset[str] = frozenset()
+    missing_rankings: bool  # trec_eval -c: a one-document ranking for each query a run lacks
+    cached: frozenset[str] = frozenset()  # runs whose per-query values come from the history
+
+    # The results' part.
+    metrics: list[ResolvedMeasure]
+    #: measures computed for the outputs beside the spec's metrics (precision-recall levels);
+    #: their values go to curve_per_query and curve_aggregate, never to per_query or aggregate
+    curves: tuple[ResolvedMeasure, ...]
+    python: tuple[PythonMetric, ...]  # metrics computed in Python once every batch is ranked
+    finish: list[Statement]
+    finish_reusing: tuple[Statement, ...]  # `finish` when some runs' values are `cached`
+    outputs: tuple[Statement, ...]  # curve and difference tables, from the result tables
+    #: per metric, its SQL alone over empty tables, to name the metric whose SQL does not bind
+    probes: tuple[Probe, ...]
+
+    @property
+    def setup(self) -> list[Statement]:
+        """Every statement made before the first batch is loaded, in order (see the class)."""
+        return [*self.run_names, *self.names, *self.statements, *self.run_tables]
 
     def reusing(self, cached: frozenset[str]) -> SqlPlan:
         """The plan without loading the `cached` runs, whose per-query values the history
@@ -139,15 +164,7 @@ class SqlPlan:
 
     def sql_text(self) -> str:
         """The whole plan as SQL text, parameters shown in comments (`irpipe compile`)."""
-        parts = [_show(s) for s in INPUT_TABLES]
-        parts += [_show_load([load]) for load in self.qrels]
-        parts += [_show(s) for s in self.statements]
-        for batch in self.batches:
-            parts += [_show_load(batch), *(_show(s) for s in self.fusing(batch))]
-            parts += [_show(s) for s in self.per_batch]
-            parts += _show_ranking(self.ranking, batch)
-        parts += [_show(s) for s in (*self.finish, *self.outputs)]
-        return "\n\n".join(parts) + "\n"
+        return plan_text(self)
 
 
 @dataclass(frozen=True)
@@ -184,51 +201,6 @@ def _names(batch: list[Load]) -> list[str]:
     return [load.name for load in batch]
 
 
-def _show_ranking(ranking: Ranking, batch: list[Load]) -> list[str]:
-    parts = [_show(ranking.statement)]
-    test = ranking.test(batch)
-    if test is not None:
-        parts = [f"-- if this is false:\n{_show(test)}", *parts]
-        parts.append(f"-- else, the batch's queries being mostly judged:\n{_show(ranking.dense)}")
-    if ranking.full or ranking.dense is not None:
-        parts.append(_show_slices(ranking, batch))
-    return [*parts, *(_show(s) for s in ranking.after)]
-
-
-def _show_slices(ranking: Ranking, batch: list[Load]) -> str:
-    """How the full plan ranks a batch of more than SLICE_ROWS rows: in slices of queries."""
-    first, last = (
-        Statement(slice_rows(False), ["<first qid>", "<next slice's first qid>"]),
-        Statement(slice_rows(True), ["<last slice's first qid>"]),
-    )
-    steps = [Statement(SET_ASIDE), first, last, Statement(PUT_BACK)]
-    shown = "\n".join(_show(step) for step in [ranking.slices(batch), *steps])
-    return (
-        f"-- the full plan ranks a batch of more than {SLICE_ROWS} rows in slices of whole "
-        "queries: the first qid of each slice, the rows set aside, then for each slice its rows "
-        "as run_rows and the ranking above, then the rows put back:\n" + shown
-    )
-
-
-def _show_load(loads: list[Load]) -> str:
-    tables = [load for load in loads if is_table_input(load.path)]
-    texts = [load for load in loads if not is_table_input(load.path)]
-    shown = []
-    if tables:  # every column shown; a run without a rank column reads NULL for it
-        columns = [set(TABLE_COLUMNS[load.table]) for load in tables]
-        shown.append(f"-- the table inputs:\n{_show(insert_rows(tables, columns))}")
-    if texts:
-        general = "-- for each file with lines the fast pass cannot split, as for the first:"
-        shown.append(f"{_show(insert_lines(texts))}\n\n{general}\n{_show(general_lines(texts[0]))}")
-    return "\n\n".join(shown)
-
-
-def _show(statement: Statement) -> str:
-    sql = "\n".join(line.rstrip() for line in statement.sql.strip("\n").splitlines())
-    params = f"-- parameters: {statement.params!r}\n" if statement.params else ""
-    return f"{params}{sql};"
-
-
 def compile_plan(
     loaded: LoadedSpec,
     metrics: list[ResolvedMeasure],
@@ -240,47 +212,70 @@ def compile_plan(
     when known) decide how runs are batched; `curves`: the measures of its precision-recall
     outputs (`output_tables.curve_measures`), computed after the metrics in the same pass;
     `diffs`: the metric of each difference output (`output_tables.check_diff_outputs`)."""
-    spec, settings = loaded.spec, loaded.spec.settings
-    curves = curves or []
+    settings, curves, sizes = loaded.spec.settings, curves or [], dict(sizes or {})
     everything = [*metrics, *curves]
-    qrels = [
-        Load(c.qrels, name, qrels_format(settings.input))
-        for name, c in spec.collections.items()
-        if c.qrels is not None  # a collection not yet judged has runs only to pool
-    ]
-    runs_format = run_format(settings.input, settings.ordering == "rank")
-    runs = [Load(r.path, n, runs_format, r.collection) for n, r in spec.file_runs().items()]
-    fusions = _fusions(loaded)
-    sql = measures_sql(everything, settings)
+    compiled = compile_measures(everything, settings)
     # When only judged documents' positions matter, only judged rows are ranked; a query with no
     # judged document retrieved then has its `missing` value (over the ranking's length).
-    judged_rows = sql.empty is None and all(m.measure.judged_only_ok(m.params) for m in everything)
-    bogus = settings.missing_queries == "trec_eval_c" and settings.query_set == "qrels"
-    results = partial(result_tables, sql, settings, judged_rows, bogus, len(metrics))
-    return SqlPlan(
-        qrels,
-        with_fusions(batched(runs, sizes or {}), fusions),
-        [
-            *name_tables(loaded, metrics),
-            *curve_names(len(metrics), curves),
-            *setup_tables(sql, bogus),
-            *run_setup_tables(sql, settings, judged_rows, bogus),
-        ],
-        BOGUS_ROWS if bogus else [],
-        _ranking(sql, settings, judged_rows),
-        results(cached=False),
-        metrics,
-        settings.memory_limit,
-        _python(everything, settings),
-        tuple(zip(everything, probes(sql, settings), strict=True)),
-        tuple(curves),
-        tuple(output_tables(loaded, diffs or {})),
-        missing_rankings=bogus,
-        sizes=dict(sizes or {}),
-        finish_reusing=tuple(results(cached=True)),
-        run_tables=(*run_names(loaded), *run_setup_tables(sql, settings, judged_rows, bogus)),
-        fusions=fusions,
+    judged_rows = not compiled.can_empty and all(
+        m.measure.judged_only_ok(m.params) for m in everything
     )
+    missing_rankings = settings.missing_queries == "trec_eval_c" and settings.query_set == "qrels"
+    full = ranked_sql(compiled.req, settings)  # every row ranked: what the probes read
+    ranking, wide = _ranking(compiled, settings, judged_rows, full)
+    options = per_query_options(compiled, settings, judged_rows, missing_rankings)
+    fusions = _fusions(loaded)
+    return SqlPlan(
+        memory_limit=settings.memory_limit,
+        qrels=_qrels(loaded),
+        names=(*name_tables(loaded, metrics), *curve_names(len(metrics), curves)),
+        statements=setup_tables(compiled.req, missing_rankings),
+        run_names=tuple(run_names(loaded)),
+        run_tables=tuple(run_setup_tables(wide, missing_rankings)),
+        batches=with_fusions(batched(_runs(loaded), sizes), fusions),
+        sizes=sizes,
+        per_batch=MISSING_RANKING_ROWS if missing_rankings else [],
+        ranking=ranking,
+        fusions=fusions,
+        missing_rankings=missing_rankings,
+        metrics=metrics,
+        curves=tuple(curves),
+        python=_python(everything, settings),
+        finish=result_tables(options, len(metrics)),
+        finish_reusing=tuple(result_tables(replace(options, cached=True), len(metrics))),
+        outputs=tuple(output_tables(loaded, diffs or {})),
+        probes=tuple(Probe(m, s) for m, s in zip(everything, probes(compiled, full), strict=True)),
+    )
+
+
+def _qrels(loaded: LoadedSpec) -> list[Load]:
+    """The qrels files, one per collection (a collection not yet judged has runs only to pool)."""
+    spec = loaded.spec
+    fmt = qrels_format(spec.settings.input)
+    return [Load(c.qrels, name, fmt) for name, c in spec.collections.items() if c.qrels is not None]
+
+
+def _runs(loaded: LoadedSpec) -> list[Load]:
+    """The run files, in spec order (fused runs are computed from them)."""
+    spec, settings = loaded.spec, loaded.spec.settings
+    fmt = run_format(settings.input, settings.ordering == "rank")
+    return [Load(r.path, n, fmt, r.collection) for n, r in spec.file_runs().items()]
+
+
+def _ranking(
+    compiled: CompiledMeasures, settings: Settings, judged_rows: bool, full: str
+) -> tuple[Ranking, str]:
+    """How each batch is ranked into `wide`, and `wide`'s SQL: over the judged rows alone when
+    they suffice (then over every row, `full`, for a batch of mostly judged queries), else over
+    every row."""
+    req = compiled.req
+    ranked = ranked_sql(req, settings, judged_rows=True) if judged_rows else full
+    wide = wide_sql(compiled.measures, ranked, req)
+    dense = wide_sql(compiled.measures, full, req) if judged_rows else None
+    statement = Statement(f"INSERT INTO wide {wide}")
+    if dense is None:
+        return Ranking(statement, full=True), wide
+    return Ranking(statement, Statement(f"INSERT INTO wide {dense}")), wide
 
 
 def _fusions(loaded: LoadedSpec) -> tuple[Fusion, ...]:
@@ -299,21 +294,11 @@ def _fusions(loaded: LoadedSpec) -> tuple[Fusion, ...]:
     return tuple(found)
 
 
-def _python(metrics: list[ResolvedMeasure], settings: Settings) -> tuple:
-    """(ordinal, measure, relevance level) of each metric computed in Python."""
+def _python(metrics: list[ResolvedMeasure], settings: Settings) -> tuple[PythonMetric, ...]:
+    """Each metric computed in Python."""
     c = columns_of(settings)
     return tuple(
-        (i, m, c.level(m.params))
+        PythonMetric(i, m, c.level(m.params))
         for i, m in enumerate(metrics)
         if isinstance(m.measure, PythonMeasure)
-    )
-
-
-def _ranking(sql: MeasureSql, settings: Settings, judged_rows: bool) -> Ranking:
-    wide = wide_sql(sql.values, ranked_sql(sql.req, settings, judged_rows), sql.req)
-    dense = wide_sql(sql.values, ranked_sql(sql.req, settings), sql.req) if judged_rows else None
-    return Ranking(
-        Statement(f"INSERT INTO wide {wide}"),
-        Statement(f"INSERT INTO wide {dense}") if dense else None,
-        full=not judged_rows,
     )

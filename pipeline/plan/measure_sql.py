@@ -12,48 +12,62 @@ from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.spec import Settings
 
 __all__ = [
-    "MeasureSql",
-    "measure_sql",
-    "measures_sql",
+    "CompiledMeasure",
+    "CompiledMeasures",
+    "compile_measures",
+    "typed",
 ]
 
 
-def measure_sql(
-    metrics: list[ResolvedMeasure], views: list[Columns], part: str
-) -> list[tuple[str, str]]:
-    """(SQL, kind) of one part of each measure (`per_query`, `missing`, `empty`), each over its
-    view of the columns (bound to what it declared)."""
-    return [
-        (getattr(m.measure, part)(m.params, view), m.measure.kind)
-        for m, view in zip(metrics, views, strict=True)
-    ]
+@dataclass(frozen=True)
+class CompiledMeasure:
+    """One measure's SQL: its label and kind (number or text), the expression of its value over
+    a ranking (`value_sql`, an aggregate per run and query), its value for a query none of whose
+    documents is judged or that the run lacks (`missing_sql`, over the query's facts), and its
+    value for a ranking that -J or -M emptied (`empty_sql`; None when no ranking can be emptied)."""
+
+    label: str
+    kind: str
+    value_sql: str
+    missing_sql: str
+    empty_sql: str | None
 
 
 @dataclass(frozen=True)
-class MeasureSql:
-    """The SQL of every measure, each part in spec order as (expression, kind), and what they
-    need built."""
+class CompiledMeasures:
+    """The SQL of every measure, in spec order, the derived columns they need built, and whether
+    a ranking the run gave can be emptied (-J, -M 0: then each measure has its `empty_sql`)."""
 
-    values: list[tuple[str, str]]
-    missing: list[tuple[str, str]]
-    empty: list[tuple[str, str]] | None  # None: no ranking can be emptied (-J, -M 0)
+    measures: tuple[CompiledMeasure, ...]
     req: Requirements
+    can_empty: bool
 
 
-def measures_sql(metrics: list[ResolvedMeasure], settings: Settings) -> MeasureSql:
+def compile_measures(metrics: list[ResolvedMeasure], settings: Settings) -> CompiledMeasures:
     """Every measure's SQL under these settings."""
     c = columns_of(settings)
     declared = [declared_needs(m, c) for m in metrics]
-    views = [
-        c.bound(needs, f"metric {m.label!r} ({type(m.measure).__name__})")
-        for m, needs in zip(metrics, declared, strict=True)
-    ]
     # -J and -M 0 can empty a ranking the run did give; trec_eval evaluates it as empty.
     can_empty = settings.judged_only or settings.max_docs == 0
-    empty = measure_sql(metrics, views, "empty") if can_empty else None
-    return MeasureSql(
-        measure_sql(metrics, views, "per_query"),
-        measure_sql(metrics, views, "missing"),
-        empty,
-        Requirements(flatten(declared)),
+    compiled = (
+        _compiled(m, c.bound(needs, f"metric {m.label!r} ({type(m.measure).__name__})"), can_empty)
+        for m, needs in zip(metrics, declared, strict=True)
     )
+    return CompiledMeasures(tuple(compiled), Requirements(flatten(declared)), can_empty)
+
+
+def _compiled(m: ResolvedMeasure, view: Columns, can_empty: bool) -> CompiledMeasure:
+    """One measure's parts, each over its view of the columns (bound to what it declared)."""
+    measure, p = m.measure, m.params
+    return CompiledMeasure(
+        label=m.label,
+        kind=measure.kind,
+        value_sql=measure.per_query(p, view),
+        missing_sql=measure.missing(p, view),
+        empty_sql=measure.empty(p, view) if can_empty else None,
+    )
+
+
+def typed(expr: str, kind: str) -> str:
+    """`expr` cast to the SQL type of a measure of `kind`: VARCHAR for text, else DOUBLE."""
+    return f"CAST({expr} AS {'VARCHAR' if kind == 'text' else 'DOUBLE'})"

@@ -1,38 +1,30 @@
-"""The SQL of the plan's tables, around the ranking (`ranking.py`). Pure, no I/O.
+"""The SQL of the plan's tables before and around the ranking (`ranking.py`); the per-query and
+aggregate tables after it are `per_query.py`'s. Pure, no I/O.
 
 runs, collections, metrics   names from the spec, as bound values
 facts      per (collection, query): counts and ideal DCGs from the qrels, one GROUP BY
 ideal_*    the ideal ranking of each query, for the measures that walk it
 wide       per (run, query): one column per measure (filled batch by batch by the ranking)
-per_query  the query set (`queries` setting) in long form: run, collection, qid, metric,
-           value, text (fixed columns, whatever the metrics)
-aggregate  per (run, metric): the measure's aggregator over the query set, and n_queries
-curve_*    the same two tables for the measures compiled beside the spec's for its
-           precision-recall outputs (`derived.py`), so that per_query and aggregate hold only
-           the spec's metrics
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pipeline.contract.columns import Requirements
-from pipeline.plan.missing_rankings import BOGUS_FLAG, BOGUS_TABLE, POSITIVE_JUDGMENTS, reset_bogus
-from pipeline.plan.ranking import ranked_sql, ranking_length, select_list
+from pipeline.plan.measure_sql import typed
+from pipeline.plan.missing_rankings import MISSING_RANKINGS_TABLE, POSITIVE_JUDGMENTS
+from pipeline.plan.ranking import select_list
 from pipeline.plan.statement import Statement
 
 if TYPE_CHECKING:
-    from pipeline.measures.registry import ResolvedMeasure
-    from pipeline.plan.measure_sql import MeasureSql
-    from pipeline.spec import LoadedSpec, Settings
+    from pipeline.measures.resolved import ResolvedMeasure
+    from pipeline.plan.measure_sql import CompiledMeasure, CompiledMeasures
+    from pipeline.spec import LoadedSpec
 
 __all__ = [
-    "aggregate_sql",
-    "aggregate_tables",
     "name_tables",
     "probes",
-    "result_tables",
     "run_names",
     "run_setup_tables",
     "setup_tables",
@@ -41,99 +33,45 @@ __all__ = [
 ]
 
 
-def setup_tables(sql: MeasureSql, bogus: bool) -> list[Statement]:
+def setup_tables(req: Requirements, missing_rankings: bool) -> list[Statement]:
     """The qrels' tables, made before any run is read: facts, ideal rankings."""
     return [
-        Statement(_facts_sql(sql.req)),
-        *([POSITIVE_JUDGMENTS] if bogus else []),
-        *(Statement(_ideal_sql(tag, gain)) for tag, gain in sql.req.ideal_lists.items()),
+        Statement(_facts_sql(req)),
+        *([POSITIVE_JUDGMENTS] if missing_rankings else []),
+        *(Statement(_ideal_sql(tag, gain)) for tag, gain in req.ideal_lists.items()),
     ]
 
 
-def run_setup_tables(
-    sql: MeasureSql, settings: Settings, judged_rows: bool, bogus: bool
-) -> list[Statement]:
+def run_setup_tables(wide: str, missing_rankings: bool) -> list[Statement]:
     """The tables the runs' rankings fill, made empty before any run is read: trec_eval -c's
-    bogus rankings, and `wide`."""
-    wide = wide_sql(sql.values, ranked_sql(sql.req, settings, judged_rows), sql.req)
+    missing rankings, and `wide` (`wide`: its SQL, as the ranking fills it)."""
     return [
-        *([BOGUS_TABLE] if bogus else []),
+        *([MISSING_RANKINGS_TABLE] if missing_rankings else []),
         Statement(f"CREATE TABLE wide AS {wide} LIMIT 0"),  # run_rows is still empty here
     ]
 
 
-@dataclass(frozen=True)
-class Names:
-    """Where a per-query table goes: its name, the table naming its metrics (ordinal, metric,
-    aggregator), and which of `wide`'s measure columns (by ordinal) those are."""
-
-    table: str
-    metrics: str
-    ordinals: range
-
-
-def result_tables(
-    sql: MeasureSql,
-    settings: Settings,
-    judged_rows: bool,
-    bogus: bool,
-    spec_metrics: int | None = None,
-    cached: bool = False,
-) -> list[Statement]:
-    """per_query and aggregate, once every batch is ranked into `wide`. `spec_metrics`: how many
-    of the measures (the first ones) are the spec's; the others go to curve_per_query and
-    curve_aggregate, by the same SQL, so their values are what the spec's would be. `cached`:
-    the runs in `cached_runs` take their per-query rows from `cached_values` instead."""
-    count = len(sql.missing) if spec_metrics is None else spec_metrics
-    same = (
-        sql.missing,
-        settings.query_set,
-        sql.empty,
-        sql.empty is not None or judged_rows,
-        _unjudged_length(sql.req, settings, judged_rows),
-        bogus,
-        cached,
-    )
-    curves = count < len(sql.missing)
-    tables = [Statement(_per_query_sql(*same, Names("per_query", "metrics", range(count))))]
-    if curves:
-        names = Names("curve_per_query", "curve_metrics", range(count, len(sql.missing)))
-        tables.append(Statement(_per_query_sql(*same, names)))
-    return tables + aggregate_tables(bogus, curves)
-
-
-def aggregate_tables(bogus: bool, curves: bool) -> list[Statement]:
-    """aggregate (and curve_aggregate) from the per-query tables: all an engine that computes
-    per_query elsewhere (Spark's shards) runs on the whole."""
-    tables = [Statement(aggregate_sql(bogus))]
-    if curves:
-        tables.append(
-            Statement(aggregate_sql(False, "curve_per_query", "curve_metrics", "curve_aggregate"))
-        )
-    return tables
-
-
-def probes(sql: MeasureSql, settings: Settings) -> list[Statement]:
-    """Per measure: its `per_query` over the ranking and its `missing` over the facts, no rows."""
-    ranked = ranked_sql(sql.req, settings)
-    length = ", 0 AS num_ret" if sql.req.has("length") else ""
+def probes(compiled: CompiledMeasures, ranked: str) -> list[Statement]:
+    """Per measure: its value over the ranking `ranked` (SQL: the full plan's, which reads every
+    column) and its missing value over the facts, no rows."""
+    length = ", 0 AS num_ret" if compiled.req.has("length") else ""
     facts = f"(SELECT f.*{length} FROM facts f)"
     return [
         Statement(
-            f"SELECT * FROM ({wide_sql([value], ranked, sql.req)}) "
-            f"UNION ALL BY NAME SELECT {_typed(*missing)} AS absent FROM {facts} LIMIT 0"
+            f"SELECT * FROM ({wide_sql((m,), ranked, compiled.req)}) "
+            f"UNION ALL BY NAME SELECT {typed(m.missing_sql, m.kind)} AS absent FROM {facts} "
+            "LIMIT 0"
         )
-        for value, missing in zip(sql.values, sql.missing, strict=True)
+        for m in compiled.measures
     ]
 
 
 def name_tables(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Statement]:
-    """Names from the spec enter the database as bound values, never as SQL text: the runs'
-    (`run_names`), the collections' and the metrics'."""
+    """Names from the spec enter the database as bound values, never as SQL text: the
+    collections' and the metrics' here, the runs' in `run_names`."""
     collections = [(name, c.num_docs) for name, c in loaded.spec.collections.items()]
     rows = [(i, m.label, m.measure.aggregator, m.canonical) for i, m in enumerate(metrics)]
     return [
-        *run_names(loaded),
         *values_table("collections", "collection VARCHAR, num_docs BIGINT", collections),
         *values_table(
             "metrics",
@@ -194,132 +132,12 @@ WINDOW later AS (PARTITION BY collection, qid ORDER BY pos DESC
                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"""
 
 
-def wide_sql(values: list[tuple[str, str]], ranked: str, req: Requirements) -> str:
+def wide_sql(measures: tuple[CompiledMeasure, ...], ranked: str, req: Requirements) -> str:
     """Per (run, query) over `ranked`: one column per measure, and the lists of the Python path."""
-    columns = {f"m{i}": _typed(expr, kind) for i, (expr, kind) in enumerate(values)}
+    columns = {f"m{i}": typed(m.value_sql, m.kind) for i, m in enumerate(measures)}
     columns |= req.of_kind("grades")  # lists for the Python path
     return f"""
 WITH {ranked}
 SELECT run, collection, qid{select_list(columns)}
 FROM ranked
 GROUP BY run, collection, qid"""
-
-
-def _typed(expr: str, kind: str) -> str:
-    return f"CAST({expr} AS {'VARCHAR' if kind == 'text' else 'DOUBLE'})"
-
-
-def _unjudged_length(req: Requirements, settings: Settings, judged_rows: bool) -> str | None:
-    """SQL `num_ret` of a query without a row in `wide` (if a measure reads it): the run's
-    ranking when only judged rows were kept; else that query has no ranking."""
-    if not req.has("length"):
-        return None
-    return ranking_length(settings, "coalesce(p.retrieved, 0)") if judged_rows else "0"
-
-
-def _per_query_sql(
-    missing: list,
-    query_set: str,
-    empty: list | None,
-    by_presence: bool,
-    length: str | None,
-    bogus: bool,
-    cached: bool,
-    names: Names,
-) -> str:
-    """Every expected query in long form. A query without a row in `wide` gets the measure's
-    `missing` value, or its `empty` value (when given) if the run has it but -J or -M emptied it.
-    `by_presence`: `wide` may lack answered queries, so the intersection is taken on `present`.
-    `length`: the `num_ret` of a query without a row in `wide` (None if no measure reads it).
-    `bogus`: queries the run lacked were ranked as trec_eval -c ranks them; reset by name.
-    `cached`: rows of the runs in `cached_runs` are read from `cached_values`.
-    `names`: the table made and the metrics it holds."""
-    present = "EXISTS (SELECT 1 FROM present p WHERE p.run = e.run AND p.qid = e.qid)"
-    columns = {}
-    for i in names.ordinals:
-        expr, kind = missing[i]
-        absent = _typed(expr, kind)
-        if empty is not None:
-            absent = f"CASE WHEN {present} THEN {_typed(empty[i][0], kind)} ELSE {absent} END"
-        columns[f"m{i}"] = f"CASE WHEN w.qid IS NULL THEN {absent} ELSE w.m{i} END"
-    # The intersection is taken on the run as given, before -J, -M or the judged-rows plan.
-    intersection = query_set == "intersection"
-    join = "JOIN" if intersection and not by_presence else "LEFT JOIN"
-    where = f"WHERE {present}" if intersection and by_presence else ""
-    num_ret = "" if length is None else f", {length} AS num_ret"
-    lengths = "" if length is None else " LEFT JOIN present p ON p.run = runs.run AND p.qid = f.qid"
-    # Both columns always: the table's shape never depends on which metrics a spec names.
-    picks = {kind: _pick(missing, kind, names.ordinals) for kind in _COLUMN}
-    if bogus:
-        picks = {kind: reset_bogus(kind, pick) for kind, pick in picks.items()}
-    cells = "".join(f",\n    {pick} AS {_COLUMN[kind]}" for kind, pick in picks.items())
-    flag = BOGUS_FLAG if bogus else ""
-    evaluated = " WHERE runs.run NOT IN (SELECT run FROM cached_runs)" if cached else ""
-    computed = f"""
-SELECT f.ordinal, m.ordinal AS metric_ordinal, f.run, f.collection, f.qid, m.metric{cells}
-FROM filled f CROSS JOIN {names.metrics} m"""
-    rows = _with_cached(computed, names) if cached else computed
-    return f"""
-CREATE TABLE {names.table} AS
-WITH expected AS (
-    SELECT runs.ordinal, runs.run, f.*{num_ret}
-    FROM runs JOIN facts f USING (collection){lengths}{evaluated}
-),
-filled AS (
-    SELECT e.ordinal, e.run, e.collection, e.qid{flag}{select_list(columns)}
-    FROM expected e {join} wide w ON w.run = e.run AND w.qid = e.qid
-    {where}
-)
-SELECT run, collection, qid, metric, value, text FROM ({rows})
-ORDER BY ordinal, qid, metric_ordinal"""
-
-
-def _with_cached(computed: str, names: Names) -> str:
-    """The computed rows and the cached runs' rows, ordered alike (run and metric ordinals)."""
-    return f"""{computed}
-UNION ALL BY NAME
-SELECT runs.ordinal, m.ordinal AS metric_ordinal, c.run, c.collection, c.qid, c.metric,
-    c.value, c.text
-FROM cached_values c JOIN runs USING (run) JOIN {names.metrics} m USING (metric)
-WHERE c.tbl = '{names.table}'"""
-
-
-_COLUMN = {"number": "value", "text": "text"}
-
-
-def _pick(missing: list[tuple[str, str]], kind: str, ordinals: range) -> str:
-    """The column of each metric's ordinal, for the metrics of one kind among `ordinals`."""
-    whens = " ".join(f"WHEN {i} THEN f.m{i}" for i in ordinals if missing[i][1] == kind)
-    return f"CASE m.ordinal {whens} END" if whens else _typed("NULL", kind)
-
-
-def aggregate_sql(
-    bogus: bool = False,
-    source: str = "per_query",
-    metrics: str = "metrics",
-    table: str = "aggregate",
-) -> str:
-    """The aggregate table; with trec_eval -c's bogus rankings, `num_rel` is the number of qrels
-    lines with a grade > 0, whatever the relevance level (trec_eval's summary does this).
-    `source`, `metrics`, `table`: the per-query table read, its metrics' names, the table made."""
-    value = _AGGREGATED
-    if bogus:
-        num_rel = "(SELECT j.n FROM positive_judgments j WHERE j.collection = p.collection)"
-        value = f"CASE WHEN p.metric = 'num_rel' THEN {num_rel} ELSE {value} END"
-    return f"""
-CREATE TABLE {table} AS
-SELECT p.run, p.collection, p.metric, {value} AS value, count(p.value) AS n_queries
-FROM {source} p
-JOIN {metrics} m USING (metric)
-JOIN runs USING (run)
-WHERE m.aggregator <> 'none'
-GROUP BY runs.ordinal, p.run, p.collection, p.metric, m.ordinal, m.aggregator
-ORDER BY runs.ordinal, m.ordinal"""
-
-
-# trec_eval sums in query order; so does this, so that means print the same to the last digit.
-_AGGREGATED = """CASE m.aggregator
-        WHEN 'sum' THEN sum(p.value ORDER BY p.qid)
-        WHEN 'gmean' THEN exp(sum(ln(greatest(p.value, 1e-5)) ORDER BY p.qid) / count(p.value))
-        ELSE sum(p.value ORDER BY p.qid) / count(p.value)
-    END"""

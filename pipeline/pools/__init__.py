@@ -11,8 +11,7 @@ runs in a pass of its own.
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from pipeline.plan.output_jobs import OutputJob
 from pipeline.pools.build import finish_pools, pool_pass, with_pools
 from pipeline.pools.plan import PoolPlan, pool_plans
 
@@ -27,10 +26,10 @@ _OUTPUT_TABLES = {
 }
 
 
-def pool_outputs(plans: list[PoolPlan]) -> list[tuple[str, Path, str]]:
-    """(table, path, level) of every pool output, for `write_outputs`."""
+def pool_outputs(plans: list[PoolPlan]) -> list[OutputJob]:
+    """Every pool output, for `write_outputs`."""
     return [
-        (_OUTPUT_TABLES[level].format(plan.index), path, level)
+        OutputJob(_OUTPUT_TABLES[level].format(plan.index), path, level)
         for plan in plans
         for path, level in plan.outputs
     ]

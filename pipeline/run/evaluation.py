@@ -229,8 +229,7 @@ def _write(state: _State) -> None:
     state.recorded = state.recorded or state._provenance()
     if any(job.level == "report" for job in plan.outputs):
         report_table(con, plan.metrics, plan.comparing)
-    jobs = [(job.table, job.path, job.level) for job in plan.outputs]
-    write_outputs(con, jobs, state.recorded)
+    write_outputs(con, list(plan.outputs), state.recorded)
 
 
 def _dashboard(state: _State) -> None:

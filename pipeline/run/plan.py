@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pipeline.outputs import OutputJob
 from pipeline.run.stages import stages
 
 if TYPE_CHECKING:
@@ -28,15 +28,6 @@ if TYPE_CHECKING:
     from pipeline.spec.history import History
 
 __all__ = ["EvaluationPlan", "OutputJob"]
-
-
-@dataclass(frozen=True)
-class OutputJob:
-    """One file to write: the result table it holds, where, and at which level."""
-
-    table: str
-    path: Path
-    level: str
 
 
 @dataclass(frozen=True)

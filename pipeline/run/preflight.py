@@ -261,7 +261,7 @@ def _check_dashboard(loaded: LoadedSpec) -> None:
 def _output_jobs(loaded: LoadedSpec, pools: tuple) -> tuple[OutputJob, ...]:
     """Every file to write: the spec's outputs, then its pools'."""
     jobs = [OutputJob(_table(i, o), o.path, o.level) for i, o in enumerate(loaded.spec.outputs)]
-    return (*jobs, *(OutputJob(*job) for job in pool_outputs(list(pools))))
+    return (*jobs, *pool_outputs(list(pools)))
 
 
 #: the table each output level writes (curve and difference outputs have tables of their own)

@@ -159,7 +159,7 @@ def _spec(options: Options, selected: list[Selected]) -> LoadedSpec:
             "judged_only": options.judged_only,
             "compatibility": options.compatibility,
             "missing_queries": "trec_eval_c" if options.complete else "value",
-            # Missing topics are fatal, or scored by the bogus ranking (-c), or skipped (9.x).
+            # Missing topics are fatal, or scored as missing rankings (-c), or skipped (9.x).
             "queries": "intersection" if options.compatibility == "trec_eval-9" else "qrels",
             "engine": options.engine,
         },

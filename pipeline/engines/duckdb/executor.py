@@ -1,4 +1,8 @@
-"""Runs a plan on DuckDB: the only module that talks to the database."""
+"""Runs an SQL plan on DuckDB: loads and checks the input files, runs the plan's parts in order
+(the statements themselves in `steps`), reports each step's progress, and turns DuckDB's errors
+into irpipe's (SQL a metric wrote that does not bind, running out of memory). It is one of the
+modules that talk to DuckDB, beside the engine's `steps` and `session`, the history, the
+DuckDB writer and the pools' own pass over the runs."""
 
 from __future__ import annotations
 
@@ -61,14 +65,16 @@ def execute(
 
 def prepare(plan: SqlPlan, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     """The plan's qrels' part on `con`: its tables made, the qrels loaded and checked, the
-    statements run (names, query facts; `run_tables` too, which `execute_runs` makes again)."""
+    statements run (`SqlPlan.setup`: names, query facts; the runs' names and tables too, which
+    `execute_runs` makes again)."""
     return _running(con, plan, None, lambda steps: _qrels(con, plan, steps))
 
 
 def execute_runs(plan: SqlPlan, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     """The plan's runs' part on `con`, whose qrels' tables are the plan's (`prepare`, maybe on
-    another cursor of the same database): the runs' tables (`RUN_TABLES`, `run_tables`) made in
-    `con`'s schema, then every batch of runs loaded, checked and ranked, and the result tables."""
+    another cursor of the same database): the runs' tables (`RUN_TABLES`, the plan's `run_names`
+    and `run_tables`) made in `con`'s schema, then every batch of runs loaded, checked and
+    ranked, and the result tables."""
     return _running(con, plan, None, lambda steps: _runs(con, plan, steps, fresh=True))
 
 
@@ -99,7 +105,7 @@ def _qrels(con: duckdb.DuckDBPyConnection, plan: SqlPlan, steps: _Steps) -> None
         load_files(con, [load])
     steps.report("preparing", plan.qrels)
     with _blaming(con, plan):
-        run_all(con, plan.statements)
+        run_all(con, plan.setup)
 
 
 def _runs(
@@ -107,7 +113,7 @@ def _runs(
 ) -> None:
     if fresh:
         with _blaming(con, plan):
-            run_all(con, [*RUN_TABLES, *plan.run_tables])
+            run_all(con, [*RUN_TABLES, *plan.run_names, *plan.run_tables])
     # Memory holds one batch of runs, not all of them. Each step is reported just before its
     # longest statement, whose progress a display polls.
     for i, batch in enumerate(plan.batches, 1):
@@ -194,10 +200,11 @@ def _blaming(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> Iterator[None]:
     try:
         yield
     except _UNBOUND as exc:
-        for m, probe in plan.probes:
+        for probe in plan.probes:
             try:
-                con.execute(probe.sql, probe.params)
+                con.execute(probe.statement.sql, probe.statement.params)
             except _UNBOUND as own:
+                m = probe.measure
                 raise PluginError(
                     f"metric {m.label!r} ({type(m.measure).__name__}, from {m.provider}): its SQL "
                     f"does not compile: {first_line(str(own))}; fix the measure's per_query or "

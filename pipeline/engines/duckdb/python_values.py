@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
-    from pipeline.measures.registry import ResolvedMeasure
+    from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.plan.compile import SqlPlan
 
 __all__ = ["BATCH_QUERIES", "python_values"]
@@ -42,7 +42,7 @@ def python_values(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
         return
     con.register("python_values", pa.concat_tables(parts))
     try:
-        columns = ", ".join(f"m{i} = v.m{i}" for i, *_ in plan.python)
+        columns = ", ".join(f"m{p.ordinal} = v.m{p.ordinal}" for p in plan.python)
         interrupts.checkpoint()
         con.execute(
             f"UPDATE wide SET {columns} FROM python_values v "
@@ -55,7 +55,9 @@ def python_values(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
 def _batch_values(table: pa.Table, plan: SqlPlan) -> pa.Table:
     interrupts.checkpoint()
     queries = RankedQueries.from_arrow(table)
-    values = {f"m{i}": _values(m, replace(queries, level=level)) for i, m, level in plan.python}
+    values = {
+        f"m{p.ordinal}": _values(p.measure, replace(queries, level=p.level)) for p in plan.python
+    }
     import pyarrow as pa
 
     return pa.table({"run": table.column("run"), "qid": table.column("qid"), **values})
@@ -84,7 +86,7 @@ def _arrow(plan: SqlPlan):
         import numpy  # noqa: F401
         import pyarrow as pa
     except ImportError:
-        labels = ", ".join(m.label for _, m, _ in plan.python)
+        labels = ", ".join(p.measure.label for p in plan.python)
         raise PluginError(
             f"{labels} computed in Python need numpy and pyarrow; pip install 'irpipe[arrays]'"
         ) from None

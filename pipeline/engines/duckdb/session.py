@@ -92,5 +92,4 @@ def _qrels_part(plan: SqlPlan, loaded: LoadedSpec) -> tuple:
     hold them) and the statements that do not depend on the runs."""
     tables = [loaded.tables.get(memory_view(load.path, "qrels")) for load in plan.qrels]
     tables = tuple(None if table is None else digest_table(table) for table in tables)
-    statements = [s for s in plan.statements if s not in plan.run_tables]
-    return plan.qrels, tables, statements
+    return plan.qrels, tables, [*plan.names, *plan.statements]

@@ -87,7 +87,7 @@ def _execute(spark, plan: SqlPlan, loaded: LoadedSpec, con: duckdb.DuckDBPyConne
 
         per_query_at_scale(con, plan, loaded, results, reporter)
     else:
-        collect(con, plan, loaded, results.toArrow(), reporter)
+        collect(con, plan, results.toArrow(), reporter)
 
 
 def _partitions(spark, loaded: LoadedSpec, files: dict) -> int:

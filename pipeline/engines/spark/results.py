@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.errors import DuplicateError, InputDataError
 from pipeline.plan import input_checks as check
-from pipeline.plan.output_tables import curve_names
-from pipeline.plan.tables import aggregate_tables, name_tables
+from pipeline.plan.per_query import aggregate_tables
 
 if TYPE_CHECKING:
     import duckdb
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
     from pipeline.engines.spark.problems import Reporter
     from pipeline.plan.compile import SqlPlan
     from pipeline.plan.inputs import Load
-    from pipeline.spec import LoadedSpec
 
 __all__ = ["collect", "finish", "prepare"]
 
@@ -50,20 +48,18 @@ ORDER BY runs.ordinal, r.qid, m.ordinal"""
 def collect(
     con: duckdb.DuckDBPyConnection,
     plan: SqlPlan,
-    loaded: LoadedSpec,
     results: pa.Table,
     reporter: Callable[[Load], Reporter],
 ) -> None:
     """Fill `con` with the tables the DuckDB engine leaves (per_query, aggregate, the curve and
     output tables), from the shards' `results`; an InputDataError first if the inputs are bad."""
-    prepare(con, plan, loaded, results, reporter)
+    prepare(con, plan, results, reporter)
     finish(con, plan)
 
 
 def prepare(
     con: duckdb.DuckDBPyConnection,
     plan: SqlPlan,
-    loaded: LoadedSpec,
     results: pa.Table,
     reporter: Callable[[Load], Reporter],
 ) -> None:
@@ -71,10 +67,7 @@ def prepare(
     for `finish`); an InputDataError if the inputs are bad."""
     con.register("shard_results", results)
     try:
-        for statement in [
-            *name_tables(loaded, plan.metrics),
-            *curve_names(len(plan.metrics), list(plan.curves)),
-        ]:
+        for statement in [*plan.run_names, *plan.names]:
             con.execute(statement.sql, statement.params)
         for sql in _DRIVER_TABLES:
             con.execute(sql)

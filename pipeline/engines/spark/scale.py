@@ -21,7 +21,6 @@ from pipeline.engines.spark.shard import (
     RESULT_SCHEMA,
     aggregate_shard,
 )
-from pipeline.plan.tables import name_tables
 
 if TYPE_CHECKING:
     import duckdb
@@ -56,7 +55,7 @@ def per_query_at_scale(
     shards = shards.persist(StorageLevel.MEMORY_AND_DISK)  # read four times, computed once
     try:
         keep = needs_per_query(loaded)
-        prepare(con, plan, loaded, _small(shards, keep), reporter)
+        prepare(con, plan, _small(shards, keep), reporter)
         rows = shards.filter("tbl = 'per_query'").select(*_columns(PER_QUERY_SCHEMA))
         target = uri_of(loaded.spec.spark.per_query)
         rows.write.mode("overwrite").partitionBy("collection", "run").parquet(target)
@@ -91,12 +90,12 @@ _COUNTS = {"qid": "CAST(NULL AS STRING) AS qid", "text": "CAST(text AS STRING) A
 
 def _aggregate(con, plan: SqlPlan, loaded: LoadedSpec, rows: DataFrame):
     """The aggregate rows, computed on the workers from each run's per-query rows."""
-    names = name_tables(loaded, plan.metrics)
+    names = [*plan.run_names, *plan.names]
     positive = [tuple(row) for row in con.execute("SELECT * FROM positive_judgments").fetchall()]
-    bogus = plan.missing_rankings
+    missing_rankings = plan.missing_rankings
 
     def aggregate(batches):
-        return aggregate_shard(names, positive, bogus, batches)
+        return aggregate_shard(names, positive, missing_rankings, batches)
 
     runs = max(1, len(loaded.spec.runs))
     by_run = rows.repartition(

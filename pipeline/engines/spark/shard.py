@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from pipeline.engines.duckdb.steps import compute, rank
 from pipeline.plan.input_checks import record_queries
 from pipeline.plan.inputs import INPUT_TABLES
-from pipeline.plan.missing_rankings import bogus_rows
+from pipeline.plan.missing_rankings import missing_ranking_rows
 from pipeline.plan.statement import Statement
 
 if TYPE_CHECKING:
@@ -153,11 +153,11 @@ def _all_good(con: duckdb.DuckDBPyConnection) -> bool:
 
 def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
     """The DuckDB engine's steps (`pipeline.engines.duckdb.steps`), for one batch holding every
-    run; trec_eval -c's empty rankings for what each run lacks of the shard's queries, rows or
-    not (a run may have no row in a shard)."""
-    _run(con, plan.statements)
+    run; trec_eval -c's missing rankings for what each run lacks of the shard's queries, rows
+    or not (a run may have no row in a shard)."""
+    _run(con, plan.setup)
     _run(con, [record_queries(), Statement(_PRESENCE)])
-    missing = bogus_rows("SELECT run FROM runs") if plan.missing_rankings else None
+    missing = missing_ranking_rows("SELECT run FROM runs") if plan.missing_rankings else None
     rank(con, plan, [load for batch in plan.batches for load in batch], missing)
     compute(con, plan)
 
@@ -176,16 +176,16 @@ def _run(con: duckdb.DuckDBPyConnection, statements: Iterable[Statement]) -> Non
 def aggregate_shard(
     names: list[Statement],
     positive: list[tuple[str, int]],
-    bogus: bool,
+    missing_rankings: bool,
     batches: Iterable[pa.RecordBatch],
 ) -> Iterator[pa.RecordBatch]:
     """The aggregate rows (`AGGREGATE_SCHEMA`) of per-query rows (`PER_QUERY_SCHEMA`) that hold
     every query of their runs: the DuckDB engine's aggregate statement over them. `names`: the
     plan's name tables; `positive`: each collection's qrels lines with a grade > 0 (trec_eval
-    -c's num_rel, when `bogus`)."""
+    -c's num_rel, when `missing_rankings`)."""
     import duckdb
 
-    from pipeline.plan.tables import aggregate_tables
+    from pipeline.plan.per_query import aggregate_tables
 
     con = duckdb.connect(config={"threads": 1})
     try:
@@ -198,7 +198,7 @@ def aggregate_shard(
             con.register("rows", batch)
             con.execute("INSERT INTO per_query SELECT * FROM rows")
             con.unregister("rows")
-        _run(con, aggregate_tables(bogus, False))
+        _run(con, aggregate_tables(missing_rankings, False))
         yield from typed(con.sql("SELECT * FROM aggregate").to_arrow_reader(), AGGREGATE_SCHEMA)
     finally:
         con.close()

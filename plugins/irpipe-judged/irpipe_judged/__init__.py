@@ -5,12 +5,10 @@ After `pip install plugins/irpipe-judged`, every spec can name `Assessed@10`.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pipeline.api import Columns, Measure, RankedParams, hookimpl
 
 
-class Assessed(Measure):
+class Assessed(Measure[RankedParams]):
     """Share of the first k retrieved documents that have a judgment of grade >= 0.
 
     Divided by the number of documents actually in the top k, so a short ranking is not penalised;
@@ -25,7 +23,7 @@ class Assessed(Measure):
     aliases = {"assessed": {}}
     cutoff = "k"
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: RankedParams, c: Columns) -> str:
         within = c.within(p.k)
         return (
             f"count(*) FILTER (WHERE {c.relv} >= 0 AND {within}) / count(*) FILTER (WHERE {within})"

@@ -20,7 +20,7 @@ ir_measures' to the last bit whenever both see the same ideal ranking.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
@@ -42,7 +42,7 @@ class CompatParams(MeasureParams):
     )
 
 
-class Compat(PythonMeasure):
+class Compat(PythonMeasure[CompatParams]):
     """Compatibility with the ideal ranking; equal to ir_measures' `Compat(p=..., normalize=...)`
     when scores have no ties and relevant documents score above 0 (see the README)."""
 
@@ -50,7 +50,7 @@ class Compat(PythonMeasure):
     description = "rank-biased overlap with an ideal ranking (compatibility)"
     Params = CompatParams
 
-    def compute_batch(self, p: Any, batch: RankedQueries) -> np.ndarray:
+    def compute_batch(self, p: CompatParams, batch: RankedQueries) -> np.ndarray:
         import numpy as np
 
         qrels = _QrelsIndex(batch)

@@ -11,8 +11,6 @@ measure declares, built once by irpipe's compiler beside its own running counts.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from pipeline.api import Columns, Measure, MeasureParams, Need, double
@@ -53,7 +51,7 @@ def reach(max_grade: int) -> Need:
     return Need(f"usermodels_err_reach_{int(max_grade)}", "window", sql)
 
 
-class ERR(Measure):
+class ERR(Measure[ERRParams]):
     """Expected reciprocal rank at cutoff k (the whole ranking without one).
 
     Equal to ir_measures' `ERR@k` (gdeval.pl) without its rounding to 5 decimals; see the README.
@@ -67,9 +65,9 @@ class ERR(Measure):
     # multiply the product by 1, so only judged rows and their ranks matter (0 if none).
     judged_rows_suffice = True
 
-    def needs(self, p: Any, c: Columns) -> tuple[Need, ...]:
+    def needs(self, p: ERRParams, c: Columns) -> tuple[Need, ...]:
         return (reach(p.max_grade),)
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: ERRParams, c: Columns) -> str:
         term = f"{satisfaction(c.relv, p.max_grade)} * {reach(p.max_grade)} / {c.rank}"
         return f"coalesce(sum({term}) FILTER (WHERE {c.within(p.k)}), {double(0)})"

@@ -3,8 +3,6 @@ defines it (its `judged` provider): any qrels line counts, a negative grade incl
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from pipeline.api import Columns, Measure, MeasureParams, Need, ratio
@@ -16,7 +14,7 @@ class JudgedParams(MeasureParams):
     k: int | None = Field(None, gt=0, description="cutoff: only the first k ranks count")
 
 
-class Judged(Measure):
+class Judged(Measure[JudgedParams]):
     """(documents with a qrels line among the first min(k, n)) / min(k, n), n the ranking's length.
 
     A short ranking is not penalised (divided by n, not k); a query the run lacks scores 0.
@@ -30,10 +28,10 @@ class Judged(Measure):
     # Only judged rows are counted, and the denominator is the ranking's length.
     judged_rows_suffice = True
 
-    def needs(self, p: Any, c: Columns) -> tuple[Need, ...]:
+    def needs(self, p: JudgedParams, c: Columns) -> tuple[Need, ...]:
         return (c.num_ret(),)
 
-    def per_query(self, p: Any, c: Columns) -> str:
+    def per_query(self, p: JudgedParams, c: Columns) -> str:
         # relv is -1 for a document without a qrels line; -2 (a negative grade) is judged.
         judged = f"count(*) FILTER (WHERE {c.relv} <> -1 AND {c.within(p.k)})"
         return ratio(f"CAST({judged} AS DOUBLE)", c.retrieved_within(p))

@@ -16,8 +16,6 @@ from pipeline.engines.duckdb.executor import execute
 from pipeline.outputs import write_outputs
 from pipeline.run.provenance import manifest
 
-TABLES = {"query": "per_query", "aggregate": "aggregate"}
-
 
 def main(spec: str, limit: str, temp_dir: str) -> None:
     """Validate, execute on a memory-limited connection, write the spec's outputs."""
@@ -28,8 +26,7 @@ def main(spec: str, limit: str, temp_dir: str) -> None:
     # Temporary files still held at the end (evicted table blocks) show that it spilled.
     spilled = con.execute("SELECT coalesce(sum(size), 0) FROM duckdb_temporary_files()").fetchone()
     print(f"temporary files at the end: {spilled[0] / 2**20:.0f} MB")
-    jobs = [(TABLES[o.level], o.path) for o in loaded.spec.outputs]
-    write_outputs(con, jobs, manifest(plan))
+    write_outputs(con, list(plan.outputs), manifest(plan))
 
 
 if __name__ == "__main__":

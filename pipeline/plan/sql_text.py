@@ -1,0 +1,75 @@
+"""The SQL plan as text (`irpipe compile`): every statement in the order an engine runs it, its
+parameters shown in comments, and each step that depends on the data (which ranking a batch
+takes, the slices a large batch is ranked in) shown with the SQL that decides it. Pure, no I/O."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pipeline.plan.inputs import INPUT_TABLES, Load, general_lines, insert_lines
+from pipeline.plan.ranking import PUT_BACK, SET_ASIDE, SLICE_ROWS, slice_rows
+from pipeline.plan.statement import Statement
+from pipeline.plan.table_inputs import TABLE_COLUMNS, insert_rows, is_table_input
+
+if TYPE_CHECKING:
+    from pipeline.plan.compile import Ranking, SqlPlan
+
+__all__ = ["plan_text"]
+
+
+def plan_text(plan: SqlPlan) -> str:
+    """The whole plan as SQL text, parameters shown in comments."""
+    parts = [_show(s) for s in INPUT_TABLES]
+    parts += [_show_load([load]) for load in plan.qrels]
+    parts += [_show(s) for s in plan.setup]
+    for batch in plan.batches:
+        parts += [_show_load(batch), *(_show(s) for s in plan.fusing(batch))]
+        parts += [_show(s) for s in plan.per_batch]
+        parts += _show_ranking(plan.ranking, batch)
+    parts += [_show(s) for s in (*plan.finish, *plan.outputs)]
+    return "\n\n".join(parts) + "\n"
+
+
+def _show_ranking(ranking: Ranking, batch: list[Load]) -> list[str]:
+    parts = [_show(ranking.statement)]
+    test = ranking.test(batch)
+    if test is not None and ranking.dense is not None:
+        parts = [f"-- if this is false:\n{_show(test)}", *parts]
+        parts.append(f"-- else, the batch's queries being mostly judged:\n{_show(ranking.dense)}")
+    if ranking.full or ranking.dense is not None:
+        parts.append(_show_slices(ranking, batch))
+    return [*parts, *(_show(s) for s in ranking.after)]
+
+
+def _show_slices(ranking: Ranking, batch: list[Load]) -> str:
+    """How the full plan ranks a batch of more than SLICE_ROWS rows: in slices of queries."""
+    first, last = (
+        Statement(slice_rows(False), ["<first qid>", "<next slice's first qid>"]),
+        Statement(slice_rows(True), ["<last slice's first qid>"]),
+    )
+    steps = [Statement(SET_ASIDE), first, last, Statement(PUT_BACK)]
+    shown = "\n".join(_show(step) for step in [ranking.slices(batch), *steps])
+    return (
+        f"-- the full plan ranks a batch of more than {SLICE_ROWS} rows in slices of whole "
+        "queries: the first qid of each slice, the rows set aside, then for each slice its rows "
+        "as run_rows and the ranking above, then the rows put back:\n" + shown
+    )
+
+
+def _show_load(loads: list[Load]) -> str:
+    tables = [load for load in loads if is_table_input(load.path)]
+    texts = [load for load in loads if not is_table_input(load.path)]
+    shown = []
+    if tables:  # every column shown; a run without a rank column reads NULL for it
+        columns = [set(TABLE_COLUMNS[load.table]) for load in tables]
+        shown.append(f"-- the table inputs:\n{_show(insert_rows(tables, columns))}")
+    if texts:
+        general = "-- for each file with lines the fast pass cannot split, as for the first:"
+        shown.append(f"{_show(insert_lines(texts))}\n\n{general}\n{_show(general_lines(texts[0]))}")
+    return "\n\n".join(shown)
+
+
+def _show(statement: Statement) -> str:
+    sql = "\n".join(line.rstrip() for line in statement.sql.strip("\n").splitlines())
+    params = f"-- parameters: {statement.params!r}\n" if statement.params else ""
+    return f"{params}{sql};"
