@@ -1,7 +1,7 @@
 """The public plugin API: everything a metric or writer author imports, and nothing else.
 
-What this module exports is irpipe's promise to plugin authors: it is documented in the README's
-"Writing a plugin" reference, with an example per hook, and names are only ever added. irpipe's own
+What this module exports is irpipe's promise to plugin authors: it is documented in plugins/README.md
+("The API reference"), with an example per hook, and names are only ever added. irpipe's own
 measures and writers import from here too.
 
     from pipeline.api import Measure, RankedParams, hookimpl

@@ -1,6 +1,6 @@
 """The history read back: the documents `irpipe history`, `irpipe show` and `irpipe diff` print
-(with `--json` as they are, otherwise drawn by `views`). The README documents their keys; keys
-are only ever added.
+(with `--json` as they are, otherwise drawn by `views`). configs/REFERENCE.md documents their
+keys; keys are only ever added.
 
 A history is read with the file attached read-only, for as long as the queries take: a job that
 wants to write waits at most that long, and a reader waits for a writer (up to the lock timeout)

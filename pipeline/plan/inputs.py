@@ -7,7 +7,7 @@ DuckDB line by line (plain or gzip-compressed) in up to three steps:
   general   per file, only if the fast pass flagged a line: split with a regular expression
   problems  only if lines are still bad: number the lines and report the first few.
 Lines that are blank or whose first non-blank character is '#' are skipped. What a line must hold is
-a list of `Rule`s over its fields `f` (README "Input rules"): the `strict` mode rejects numbers that
+a list of `Rule`s over its fields `f` (configs/REFERENCE.md, "Input rules"): the `strict` mode rejects numbers that
 are not plainly numbers; `lenient` reads them as trec_eval's C `atof`/`atol` do ("1,5" is 1).
 """
 

@@ -3,7 +3,7 @@
 pr_curve, pr_curve_101   per run and recall level: interpolated precision averaged over the run's
     query set (`level: pr_curve` and `pr_plot`). The levels are IPrec measures compiled beside
     the spec's metrics (`curve_measures`): ranked in the same pass, filled and averaged by the
-    same SQL (`tables.result_tables`) into tables of their own, `curve_per_query` and
+    same SQL (`per_query.result_tables`) into tables of their own, `curve_per_query` and
     `curve_aggregate`, so per_query and aggregate hold the spec's metrics only. Each value is
     therefore the aggregate of `IPrec@r`, which is trec_eval's `iprec_at_recall_r`.
 diff_plot_<i>   per run of the baseline's collection and query: output i's metric minus the

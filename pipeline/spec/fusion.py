@@ -64,7 +64,7 @@ class FusedRun(StrictModel):
         "names to weights (rrf, wsum, wmnz)",
     )
     method: Literal[tuple(FUSION_METHODS)] = Field(  # type: ignore[valid-type]
-        "rrf", description="how the inputs' documents are combined (README: Fusing runs)"
+        "rrf", description="how the inputs' documents are combined (configs/README.md: Fusing runs)"
     )
     norm: Literal[NORMALIZATIONS] | None = Field(  # type: ignore[valid-type]
         None,

@@ -5,7 +5,7 @@ runs     ten runs of --size lines (and of 1M, a size that finishes in minutes) i
          fresh JVM each time, as a job would start). Both write the same outputs; the numbers
          must agree (the summary csv's, compared value by value).
 shard    the work of one Spark task without Spark (runners/spark_shard.py): parsing one run's
-         text and evaluating it as one shard, each on one core; the README's estimate for a
+         text and evaluating it as one shard, each on one core; RESULTS.md's estimate for a
          cluster starts from these costs per million lines.
 """
 

@@ -12,6 +12,9 @@ end to end through the real `irpipe` command on a temporary copy of configs/:
     compare   irpipe[compare]: configs/compare.yaml's comparison table, with p-values
     plot      irpipe[plot]: configs/pr_curves.yaml's PNG and SVG files, opened and checked
     arrays    irpipe[arrays] and plugins/irpipe-usermodels: ERR@10 and its Python measures
+    notebook  irpipe[notebook]: the quickstart's files as pandas frames through the Python door
+    irds      irpipe[irds]: an ir_datasets id, from its local cache, as the qrels
+    dashboard irpipe[dashboard]: the history's site, opened in Chromium's headless mode
     plugins   irpipe and every package under plugins/: all their metrics load and evaluate
     floors    irpipe[test] with each core dependency at its floor (floors.txt): the core tests
 
