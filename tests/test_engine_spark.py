@@ -11,6 +11,7 @@ quickstart, Parquet part files, `irpipe trec-eval`, and bad inputs (the same mes
 from __future__ import annotations
 
 import math
+import re
 import shutil
 import subprocess
 import sys
@@ -406,3 +407,48 @@ def test_on_the_command_line_a_bad_input_is_one_message_and_its_exit_code(spark,
     err = capsys.readouterr().err
     assert f"{tmp_path}/run.txt:2: the score must be a number, found 'high'" in err
     assert "Traceback" not in err
+
+
+def test_spark_refuses_the_parquet_files_duckdb_refuses(spark, tmp_path, capsys):
+    """Parquet ids that are floats, a file that is not Parquet, fractional grades: the same
+    one-line refusal on both engines (tests/test_user_errors.py has the DuckDB cases), here
+    to share this file's Spark session."""
+    from test_user_errors import (
+        DATA_ERROR,
+        FLOAT_DOCNOS,
+        FRACTIONAL_GRADES,
+        RUN_A,
+        case_dir,
+        parquet,
+        snapshot,
+        spec_of,
+    )
+
+    from pipeline.cli import main
+
+    case = case_dir(tmp_path, spec_of({"p": {"path": "p.parquet", "collection": "c"}}))
+    parquet(case / "p.parquet", FLOAT_DOCNOS, "qid, docno, score")
+    spec = str(case / "spec.yaml")
+    before = snapshot(case)
+    said = {}
+    for engine in ("duckdb", "spark"):
+        assert main(["run", "--quiet", "--engine", engine, spec]) == DATA_ERROR
+        said[engine] = capsys.readouterr().err
+    assert said["spark"] == said["duckdb"]
+    assert re.fullmatch(r"Error: \S+/p\.parquet: column 'docno' holds floats \(double\).*\n", said["spark"])  # fmt: skip
+    (case / "p.parquet").write_text(RUN_A)
+    before["p.parquet"] = RUN_A.encode()
+    assert main(["run", "--quiet", "--engine", "spark", spec]) == DATA_ERROR
+    err = capsys.readouterr().err
+    assert re.fullmatch(r"Error: \S+/p\.parquet: not a valid Parquet file \(.*is not a Parquet file.*\n", err)  # fmt: skip
+    assert snapshot(case) == before
+    spec_data = yaml.safe_load((case / "spec.yaml").read_text())
+    spec_data["collections"]["c"]["qrels"] = "q.parquet"
+    (case / "spec.yaml").write_text(yaml.safe_dump(spec_data, sort_keys=False))
+    parquet(case / "q.parquet", FRACTIONAL_GRADES, "qid, docno, rel")
+    (case / "p.parquet").unlink()
+    spec_data["runs"].pop("p")
+    (case / "spec.yaml").write_text(yaml.safe_dump(spec_data, sort_keys=False))
+    assert main(["run", "--quiet", "--engine", "spark", spec]) == DATA_ERROR
+    err = capsys.readouterr().err
+    assert re.search(r"q\.parquet: .*rel must be an integer, found 2\.5", err), err

@@ -142,37 +142,6 @@ def test_parquet_qrels_of_fractional_grades_are_refused_where_whole_ones_are_rea
     assert done.returncode == 0, done.stderr
 
 
-def test_spark_refuses_the_parquet_files_duckdb_refuses(spark, tmp_path, capsys):
-    from pipeline.cli import main
-
-    case = case_dir(tmp_path, spec_of({"p": {"path": "p.parquet", "collection": "c"}}))
-    parquet(case / "p.parquet", FLOAT_DOCNOS, "qid, docno, score")
-    spec = str(case / "spec.yaml")
-    before = snapshot(case)
-    said = {}
-    for engine in ("duckdb", "spark"):
-        assert main(["run", "--quiet", "--engine", engine, spec]) == DATA_ERROR
-        said[engine] = capsys.readouterr().err
-    assert said["spark"] == said["duckdb"]
-    assert re.fullmatch(r"Error: \S+/p\.parquet: column 'docno' holds floats \(double\).*\n", said["spark"])  # fmt: skip
-    (case / "p.parquet").write_text(RUN_A)
-    before["p.parquet"] = RUN_A.encode()
-    assert main(["run", "--quiet", "--engine", "spark", spec]) == DATA_ERROR
-    err = capsys.readouterr().err
-    assert re.fullmatch(r"Error: \S+/p\.parquet: not a valid Parquet file \(.*is not a Parquet file.*\n", err)  # fmt: skip
-    assert snapshot(case) == before
-    spec_data = yaml.safe_load((case / "spec.yaml").read_text())
-    spec_data["collections"]["c"]["qrels"] = "q.parquet"
-    (case / "spec.yaml").write_text(yaml.safe_dump(spec_data, sort_keys=False))
-    parquet(case / "q.parquet", FRACTIONAL_GRADES, "qid, docno, rel")
-    (case / "p.parquet").unlink()
-    spec_data["runs"].pop("p")
-    (case / "spec.yaml").write_text(yaml.safe_dump(spec_data, sort_keys=False))
-    assert main(["run", "--quiet", "--engine", "spark", spec]) == DATA_ERROR
-    err = capsys.readouterr().err
-    assert re.search(r"q\.parquet: .*rel must be an integer, found 2\.5", err), err
-
-
 # --- 3: ir_datasets ids whose dataset lacks what the spec reads --------------------------------
 
 
