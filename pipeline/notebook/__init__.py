@@ -24,7 +24,7 @@ from pipeline.frames.irds import irds_table, is_irds
 from pipeline.notebook.results import Results
 from pipeline.plan.table_inputs import MEMORY, memory_view
 from pipeline.run.evaluation import evaluate as evaluate_spec
-from pipeline.run.plan import EvaluationPlan
+from pipeline.run.evaluation_plan import EvaluationPlan
 from pipeline.run.preflight import validate
 from pipeline.spec.loader import LoadedSpec, spec_from_mapping
 

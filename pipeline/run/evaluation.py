@@ -21,8 +21,8 @@ from pipeline.engines import engine_named, with_engine
 from pipeline.errors import IrpipeWarning
 from pipeline.outputs import write_outputs
 from pipeline.pools import finish_pools, with_pools
+from pipeline.run.evaluation_plan import EvaluationPlan
 from pipeline.run.keeping import keeper_of, notes, reusing
-from pipeline.run.plan import EvaluationPlan
 from pipeline.run.preflight import compile_spec, validate
 from pipeline.run.provenance import inputs_of, now, record, versions
 from pipeline.run.stages import stages

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from pipeline.history import Keeper
     from pipeline.plan.compile import SqlPlan
-    from pipeline.run.plan import EvaluationPlan
+    from pipeline.run.evaluation_plan import EvaluationPlan
     from pipeline.spec import LoadedSpec
 
 __all__ = ["keeper_of", "notes", "reusing"]

@@ -23,7 +23,7 @@ from pipeline.plan.output_tables import check_diff_outputs, curve_measures, outp
 from pipeline.plan.table_inputs import MEMORY, memory_view
 from pipeline.plan.tuning_trials import tuning_plan
 from pipeline.pools import pool_outputs, pool_plans
-from pipeline.run.plan import EvaluationPlan, OutputJob
+from pipeline.run.evaluation_plan import EvaluationPlan, OutputJob
 from pipeline.run.writes import check_writes
 from pipeline.spec import LoadedSpec, load_spec
 from pipeline.spec.models import is_uri

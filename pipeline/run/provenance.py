@@ -26,7 +26,7 @@ from pipeline.plan.table_inputs import memory_view
 if TYPE_CHECKING:
     from pipeline.measures.registry import ResolvedMeasure
     from pipeline.pools.plan import PoolPlan
-    from pipeline.run.plan import EvaluationPlan
+    from pipeline.run.evaluation_plan import EvaluationPlan
     from pipeline.spec import LoadedSpec
 
 __all__ = [

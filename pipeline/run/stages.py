@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pipeline.run.plan import EvaluationPlan
+    from pipeline.run.evaluation_plan import EvaluationPlan
 
 __all__ = ["Stage", "stages"]
 

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from pipeline.engines import Engine
     from pipeline.plan.compile import SqlPlan
     from pipeline.plan.tuning_trials import TuningPlan
-    from pipeline.run.plan import EvaluationPlan
+    from pipeline.run.evaluation_plan import EvaluationPlan
     from pipeline.spec import LoadedSpec
 
 __all__ = ["tuned"]
