@@ -95,7 +95,7 @@ def duplicates(load: Load) -> Statement:
     sql = f"""
 WITH dup AS (SELECT qid, docno {_where(load)} GROUP BY qid, docno HAVING count(*) > 1)
 SELECT d.qid, d.docno, list(n.line_no ORDER BY n.line_no), (SELECT count(*) FROM dup)
-FROM dup d JOIN ({numbered_lines()}) n ON n.f[1] = d.qid AND n.f[3] = d.docno
+FROM dup d JOIN ({numbered_lines(load.format)}) n ON n.f[1] = d.qid AND n.{load.format.docno} = d.docno
 GROUP BY d.qid, d.docno
 ORDER BY min(n.line_no)
 LIMIT {MAX_REPORTED}"""
