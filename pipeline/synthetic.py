@@ -10,11 +10,12 @@ conformance kit (`pipeline.testing`) evaluates measures on such collections.
 
 from __future__ import annotations
 
+import gzip
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["EXTREMES", "Collection", "generate", "write_qrels", "write_run"]
+__all__ = ["EXTREMES", "Collection", "generate", "write_beir_qrels", "write_qrels", "write_run"]
 
 #: The queries `generate(..., extremes=True)` adds: qid -> what makes it hard.
 EXTREMES = {
@@ -141,6 +142,18 @@ def write_qrels(qrels: dict[str, dict[str, int]], path: Path) -> None:
     """TREC qrels: qid iter docno rel."""
     lines = [f"{q} 0 {d} {g}" for q, docs in qrels.items() for d, g in docs.items()]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def write_beir_qrels(qrels: dict[str, dict[str, int]], path: Path) -> None:
+    """BEIR's (and MTEB's) qrels: a header line, then query-id, corpus-id, score, tab-separated;
+    gzip-compressed when `path` ends in .gz."""
+    lines = ["query-id\tcorpus-id\tscore"]
+    lines += [f"{q}\t{d}\t{g}" for q, docs in qrels.items() for d, g in docs.items()]
+    text = "\n".join(lines) + "\n"
+    if path.suffix == ".gz":
+        path.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+    else:
+        path.write_text(text, encoding="utf-8")
 
 
 def write_run(run: dict[str, dict[str, float]], path: Path, tag: str = "run") -> None:

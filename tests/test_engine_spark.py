@@ -24,7 +24,7 @@ from conftest import collection_spec
 from pipeline.api import Measure, PythonMeasure
 from pipeline.errors import DuplicateError, InputDataError, SpecError
 from pipeline.run.evaluation import evaluate
-from pipeline.synthetic import generate
+from pipeline.synthetic import generate, write_beir_qrels
 from pipeline.testing import installed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -240,6 +240,38 @@ def test_bad_inputs_are_reported_in_the_same_words(spark, tmp_path, case):
     assert messages[1] == messages[0]
     duplicates = "twice" in case
     assert (messages[0][0] is DuplicateError) == duplicates
+
+
+def test_beir_qrels_give_the_same_values_and_the_same_errors(spark, tmp_path):
+    """BEIR qrels (tests/test_beir.py), recognised and named, plain and .gz: the same tables as on
+    DuckDB, and a bad header, a decimal grade and a duplicate refused in the same words."""
+    data = generate(seed=32, queries=20, runs=2, extremes=True)
+    spec = collection_spec(tmp_path, data, METRICS[:12])
+    write_beir_qrels(data.qrels, tmp_path / "test.tsv")
+    write_beir_qrels(data.qrels, tmp_path / "test.tsv.gz")
+    spec["collections"] = {
+        "c": {"qrels": "test.tsv"},
+        "z": {"qrels": "test.tsv.gz", "format": "beir"},
+    }
+    spec["runs"]["z"] = {**spec["runs"]["run0"], "collection": "z"}
+    same_tables(spec, tmp_path)
+    header = "query-id\tcorpus-id\tscore\n"
+    for bad in (
+        "query-id\tscore\n1\ta\t1\n",
+        header + "1\ta\t0.5\n",
+        header + "1\ta\t1\n1\ta\t0\n",
+    ):
+        (tmp_path / "test.tsv").write_text(bad)
+        (tmp_path / "run.txt").write_text(RUN)
+        spec = {"collections": {"c": {"qrels": "test.tsv"}}, "metrics": ["AP"],
+                "runs": {"r": {"path": "run.txt", "collection": "c"}}}  # fmt: skip
+        messages = []
+        for engine in ("duckdb", "spark"):
+            with pytest.raises(InputDataError) as raised:
+                evaluate(_written(tmp_path / "bad.yaml", spec), write=False, engine=engine)
+            messages.append(str(raised.value))
+        assert messages[1] == messages[0]
+        assert re.match(r".*test.tsv:[12]: ", messages[0]), messages[0]
 
 
 def test_a_bad_line_in_a_part_file_is_named_by_that_file(spark, tmp_path):

@@ -2,7 +2,7 @@
 everything that can change them.
 
 A run's key is the digest of: its file's content and its collection's (qrels digest, size of
-the collection); the resolved settings; each metric's canonical form, parameters, aggregator and
+the collection, the qrels' format when given); the resolved settings; each metric's canonical form, parameters, aggregator and
 kind, the SQL the plan runs for the measures (which holds every SQL measure's definition), and
 the source of the module defining each measure's class (Python measures, and plugins edited in
 place without a new version); the curve measures the same way; and the versions of irpipe,
@@ -58,10 +58,18 @@ def run_keys(
                 "common": common,
                 "run": digests["run", name],
                 "qrels": digests["qrels", run.collection],
-                "collection": collection.model_dump(mode="json", exclude={"qrels"}),
+                "collection": _collection(collection),
             }
         )
     return keys
+
+
+def _collection(collection) -> dict:
+    """What of a collection can change its numbers beside its qrels' content: its size, and
+    its qrels' `format` when given (a format left out is recognised from that content, which
+    the key holds: a key made before the format existed stays the same)."""
+    unset = {"format"} if collection.format is None else set()
+    return collection.model_dump(mode="json", exclude={"qrels", *unset})
 
 
 def _measure(m: ResolvedMeasure) -> dict:

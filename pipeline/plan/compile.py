@@ -23,11 +23,12 @@ from pipeline.measures.resolve import columns_of
 from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.plan.batches import batched
 from pipeline.plan.fusion import Fusion, fusion_statement, kept_rows, with_fusions
-from pipeline.plan.inputs import RUN_ROWS, Load, qrels_format, run_format
+from pipeline.plan.inputs import RUN_ROWS, Load, run_format
 from pipeline.plan.measure_sql import CompiledMeasures, compile_measures
 from pipeline.plan.missing_rankings import MISSING_RANKING_ROWS
 from pipeline.plan.output_tables import curve_names, output_table, output_tables
 from pipeline.plan.per_query import per_query_options, result_tables
+from pipeline.plan.qrels_formats import format_of
 from pipeline.plan.ranking import mostly_judged, ordering, ranked_sql, slice_bounds
 from pipeline.plan.sql_text import plan_text
 from pipeline.plan.statement import Statement
@@ -250,9 +251,12 @@ def compile_plan(
 
 def _qrels(loaded: LoadedSpec) -> list[Load]:
     """The qrels files, one per collection (a collection not yet judged has runs only to pool)."""
-    spec = loaded.spec
-    fmt = qrels_format(spec.settings.input)
-    return [Load(c.qrels, name, fmt) for name, c in spec.collections.items() if c.qrels is not None]
+    spec, mode = loaded.spec, loaded.spec.settings.input
+    return [
+        Load(c.qrels, name, format_of(c.qrels, c.format, mode))
+        for name, c in spec.collections.items()
+        if c.qrels is not None
+    ]
 
 
 def _runs(loaded: LoadedSpec) -> list[Load]:

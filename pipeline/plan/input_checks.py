@@ -95,7 +95,7 @@ def duplicates(load: Load) -> Statement:
     sql = f"""
 WITH dup AS (SELECT qid, docno {_where(load)} GROUP BY qid, docno HAVING count(*) > 1)
 SELECT d.qid, d.docno, list(n.line_no ORDER BY n.line_no), (SELECT count(*) FROM dup)
-FROM dup d JOIN ({numbered_lines()}) n ON n.f[1] = d.qid AND n.f[3] = d.docno
+FROM dup d JOIN ({numbered_lines(load.format)}) n ON n.f[1] = d.qid AND n.{load.format.docno} = d.docno
 GROUP BY d.qid, d.docno
 ORDER BY min(n.line_no)
 LIMIT {MAX_REPORTED}"""
@@ -132,6 +132,7 @@ SELECT (SELECT count(*) FROM run SEMI JOIN judged USING (qid)),
     return Statement(sql, [load.name, load.collection])
 
 
+_BEIR_HEADER = ["query-id", "corpus-id", "score"]  # read as TREC only where `format: trec` says
 _LENIENT_HINT = (
     "hint: trec_eval reads a number by its numeric prefix ('1,5' as 1, 'abc' as 0, 'nan' as NaN); "
     "`settings: {input: lenient}` reads them the same way"
@@ -148,6 +149,8 @@ def problems_message(load: Load, rows: list[tuple], bad_lines: int) -> str:
         lines.append(f"{load.path}: {more} more bad line{'s' * (more != 1)}")
     if any(p.startswith(("the score must", "the relevance grade must")) for _, _, p in rows):
         lines.append(_LENIENT_HINT)
+    if load.table == "qrels" and any(text.split() == _BEIR_HEADER for _, text, _ in rows):
+        lines.append("hint: a line is BEIR's qrels header: set the collection's `format: beir`")
     swapped = _swapped(load, [p for _, _, p in rows])
     if swapped:
         lines.append(f"hint: the lines look like a {swapped} file; are the qrels and run swapped?")

@@ -35,6 +35,11 @@ __all__ = [
     "run_format",
     "numbered_lines",
     "parsed_lines",
+    "field_count",
+    "integer_rules",
+    "text_format",
+    "atol",
+    "quoted",
 ]
 
 INPUT_MODES = ("strict", "lenient")
@@ -57,6 +62,15 @@ class Format:
     key: str
     select: str
     rules: tuple[Rule, ...]
+    #: the field holding the docno (a BEIR line has no `iter` field before it)
+    docno: str = "f[3]"
+    #: SQL over `line`: a line skipped besides blank and comment ones (a BEIR header)
+    skip: str = "false"
+
+    @property
+    def skipped(self) -> str:
+        """Predicate over `line`: the line holds no data."""
+        return f"{_SKIP} OR {self.skip}"
 
     @property
     def bad(self) -> str:
@@ -137,12 +151,12 @@ _NOT_FAST = "list_contains(f, '')"
 
 def qrels_format(mode: str = "strict") -> Format:
     """How a qrels file (qid iter docno rel) is read into `qrels`, under its collection's name."""
-    rel = _atol("f[4]", "INTEGER") if mode == "lenient" else "TRY_CAST(f[4] AS INTEGER)"
+    rel = atol("f[4]", "INTEGER") if mode == "lenient" else "TRY_CAST(f[4] AS INTEGER)"
     rules = [
-        _field_count("<>", 4, QRELS_FIELDS),
-        *_integer_rules("f[4]", rel, "the relevance grade", strict=mode == "strict"),
+        field_count("<>", 4, QRELS_FIELDS),
+        *integer_rules("f[4]", rel, "the relevance grade", strict=mode == "strict"),
     ]
-    return _format("qrels", "collection", f"f[1], f[3], {rel}", rules)
+    return text_format("qrels", "collection", f"f[1], f[3], {rel}", rules)
 
 
 def run_format(mode: str = "strict", use_rank: bool = False) -> Format:
@@ -151,14 +165,14 @@ def run_format(mode: str = "strict", use_rank: bool = False) -> Format:
     The rank field is checked only when it orders the list (`use_rank`); trec_eval ignores it.
     """
     strict = mode == "strict"
-    rank = "TRY_CAST(f[4] AS BIGINT)" if strict else _atol("f[4]", "BIGINT")
+    rank = "TRY_CAST(f[4] AS BIGINT)" if strict else atol("f[4]", "BIGINT")
     score, score_rules = (
         (_STRICT_SCORE, _STRICT_SCORE_RULES) if strict else (_LENIENT_SCORE, _LENIENT_SCORE_RULES)
     )
-    rules = [_field_count("<", 6, RUN_FIELDS), *score_rules]
+    rules = [field_count("<", 6, RUN_FIELDS), *score_rules]
     if use_rank:
-        rules += _integer_rules("f[4]", rank, "the rank (settings.ordering: rank)", strict)
-    return _format("run_rows", "run", f"f[1], f[3], {rank}, {score}", rules)
+        rules += integer_rules("f[4]", rank, "the rank (settings.ordering: rank)", strict)
+    return text_format("run_rows", "run", f"f[1], f[3], {rank}, {score}", rules)
 
 
 def insert_lines(loads: list[Load]) -> Statement:
@@ -166,9 +180,7 @@ def insert_lines(loads: list[Load]) -> Statement:
     file's name; `ok` is false for a line that breaks a rule or that the fast split cannot take."""
     fmt = loads[0].format
     names = [load.name for load in loads]
-    spaced = (
-        f"SELECT line, cut, file_index, {_TABS} AS spaced FROM {_READ_DATA} WHERE NOT ({_SKIP})"
-    )
+    spaced = f"SELECT line, cut, file_index, {_TABS} AS spaced FROM {_READ_DATA} WHERE NOT ({fmt.skipped})"
     split = f"SELECT *, string_split(spaced, ' ') AS split FROM ({spaced})"
     lines = f"SELECT line, cut, file_index, {_FAST_FIELDS} AS f FROM ({split})"
     sql = f"""INSERT INTO {quote_identifier(fmt.table)}
@@ -180,7 +192,7 @@ def insert_lines(loads: list[Load]) -> Statement:
 def general_lines(load: Load) -> Statement:
     """The general pass over one file: any run of C whitespace separates fields."""
     fmt = load.format
-    lines = f"SELECT line, cut, {_ALL_FIELDS} AS f FROM {_READ_DATA} WHERE NOT ({_SKIP})"
+    lines = f"SELECT line, cut, {_ALL_FIELDS} AS f FROM {_READ_DATA} WHERE NOT ({fmt.skipped})"
     sql = f"""INSERT INTO {quote_identifier(fmt.table)}
         SELECT ?, {fmt.select}, NOT {fmt.bad} FROM ({lines})"""
     return Statement(sql, [load.name, [literal_path(load.path)]])
@@ -191,7 +203,7 @@ def problem_lines(load: Load) -> Statement:
     fmt = load.format
     explain = " ".join(f"WHEN {r.bad} THEN {r.problem}" for r in fmt.rules)
     sql = f"""SELECT line_no, line, CASE {explain} ELSE 'unreadable' END
-        FROM ({numbered_lines()}) WHERE {fmt.bad} ORDER BY line_no LIMIT 5"""
+        FROM ({numbered_lines(fmt)}) WHERE {fmt.bad} ORDER BY line_no LIMIT 5"""
     return Statement(sql, [[literal_path(load.path)]])
 
 
@@ -208,7 +220,7 @@ def parsed_lines(source: str, fmt: Format, columns: str, explain: bool = False) 
     )
     # The fast split where it splits well (as `insert_lines`), else the general one.
     spaced = f"""SELECT *, CASE WHEN contains(line, chr(31)) THEN '' END AS cut, {_TABS} AS spaced
-        FROM {source} WHERE NOT ({_SKIP})"""
+        FROM {source} WHERE NOT ({fmt.skipped})"""
     split = f"SELECT *, string_split(spaced, ' ') AS split FROM ({spaced})"
     fast = f"SELECT *, {_FAST_FIELDS} AS fast FROM ({split})"
     lines = f"SELECT *, CASE WHEN list_contains(fast, '') THEN {_ALL_FIELDS} ELSE fast END AS f FROM ({fast})"
@@ -216,13 +228,14 @@ def parsed_lines(source: str, fmt: Format, columns: str, explain: bool = False) 
         AS t({columns}, {names}, ok{", problem" if explain else ""})"""
 
 
-def numbered_lines() -> str:
-    """SQL over one bound path: (line_no, line, f) for every data line, numbered in file order."""
+def numbered_lines(fmt: Format) -> str:
+    """SQL over one bound path: (line_no, line, f) for every data line of a file read by `fmt`,
+    numbered in file order (skipped lines, a header too, count)."""
     return f"""SELECT line_no, line, cut, {_ALL_FIELDS} AS f
         FROM (SELECT row_number() OVER () AS line_no, line,
                      CASE WHEN contains(line, chr(31)) THEN '' END AS cut
               FROM {_READ_NUMBERED})
-        WHERE NOT ({_SKIP})"""
+        WHERE NOT ({fmt.skipped})"""
 
 
 def literal_path(path: Path) -> str:
@@ -234,11 +247,13 @@ def literal_path(path: Path) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in str(path))
 
 
-def _quoted(expr: str) -> str:
+def quoted(expr: str) -> str:
+    """SQL quoting the text `expr` for a message: `'2x'`."""
     return f"'''' || {expr} || ''''"
 
 
-def _field_count(op: str, n: int, names: str) -> Rule:
+def field_count(op: str, n: int, names: str) -> Rule:
+    """A line whose field count compares by `op` with `n` is bad (`names`: the fields expected)."""
     return Rule(f"len(f) {op} {n}", f"'expected {n} fields ({names}), found ' || len(f)")
 
 
@@ -250,18 +265,19 @@ _UNIT_SEPARATOR = Rule(
 )
 
 
-def _atol(expr: str, sql_type: str) -> str:
-    """C atol: an optional sign and the digits that follow; no digits read as 0."""
+def atol(expr: str, sql_type: str) -> str:
+    """SQL reading `expr` as C atol: an optional sign and the digits that follow; no digits read as 0."""
     digits = f"coalesce(nullif(regexp_extract({expr}, '^[+-]?[0-9]+'), ''), '0')"
     return f"TRY_CAST({digits} AS {sql_type})"
 
 
-def _integer_rules(expr: str, value: str, what: str, strict: bool) -> list[Rule]:
+def integer_rules(expr: str, value: str, what: str, strict: bool) -> list[Rule]:
+    """The rules of an integer field `expr` read as `value`: in range; plainly digits if `strict`."""
     # DuckDB's cast rounds "1.7" to 2 and reads "1e2", "0x10" and "1_0"; only plain digits pass.
-    rules = [Rule(f"{value} IS NULL", f"'{what} ' || {_quoted(expr)} || ' is out of range'")]
+    rules = [Rule(f"{value} IS NULL", f"'{what} ' || {quoted(expr)} || ' is out of range'")]
     if strict:
         plain = f"NOT regexp_full_match({expr}, '[+-]?[0-9]+')"
-        rules.insert(0, Rule(plain, f"'{what} must be an integer, found ' || {_quoted(expr)}"))
+        rules.insert(0, Rule(plain, f"'{what} must be an integer, found ' || {quoted(expr)}"))
     return rules
 
 
@@ -269,10 +285,10 @@ _STRICT_SCORE = "TRY_CAST(f[5] AS DOUBLE)"
 # DuckDB also reads "1_000" as 1000, where C reads 1: such a score is not plainly a number.
 _PLAIN_SCORE = f"{_STRICT_SCORE} IS NOT NULL AND NOT contains(f[5], '_')"
 _STRICT_SCORE_RULES = [
-    Rule(f"NOT ({_PLAIN_SCORE})", f"'the score must be a number, found ' || {_quoted('f[5]')}"),
+    Rule(f"NOT ({_PLAIN_SCORE})", f"'the score must be a number, found ' || {quoted('f[5]')}"),
     Rule(
         f"NOT isfinite({_STRICT_SCORE})",
-        f"'the score must be a finite number, found ' || {_quoted('f[5]')}",
+        f"'the score must be a finite number, found ' || {quoted('f[5]')}",
     ),
 ]
 # C atof: the longest prefix that is a decimal number, inf or nan; no number reads as 0. Hexadecimal
@@ -284,10 +300,13 @@ _LENIENT_SCORE = f"""CASE WHEN {_PLAIN_SCORE} THEN {_STRICT_SCORE}
 _LENIENT_SCORE_RULES = [
     Rule(
         f"({_LENIENT_SCORE}) IS NULL",
-        f"'hexadecimal scores are not read, found ' || {_quoted('f[5]')}",
+        f"'hexadecimal scores are not read, found ' || {quoted('f[5]')}",
     )
 ]
 
 
-def _format(table: str, key: str, select: str, rules: list[Rule]) -> Format:
-    return Format(table, key, select, (_NUL, _UNIT_SEPARATOR, *rules))
+def text_format(
+    table: str, key: str, select: str, rules: list[Rule], docno: str = "f[3]", skip: str = "false"
+) -> Format:
+    """A text format: `rules` after the ones every text file obeys (text, no 0x1F)."""
+    return Format(table, key, select, (_NUL, _UNIT_SEPARATOR, *rules), docno, skip)

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from pipeline.errors import InputDataError
 from pipeline.plan.batches import batched
-from pipeline.plan.inputs import INPUT_TABLES, RUN_ROWS, Load, qrels_format, run_format
+from pipeline.plan.inputs import INPUT_TABLES, RUN_ROWS, Load, run_format
+from pipeline.plan.qrels_formats import format_of
 from pipeline.plan.ranking import ordering
 from pipeline.plan.statement import Statement
 from pipeline.pools.plan import PoolPlan
@@ -56,9 +57,10 @@ def pool_pass(loaded: LoadedSpec, plans: list[PoolPlan], sizes: dict[Path, int])
     con = connection(settings.memory_limit)
     run_all(con, INPUT_TABLES)
     for name in dict.fromkeys(p.collection for p in plans):
-        qrels = loaded.spec.collections[name].qrels
-        if qrels is not None:
-            load_files(con, [Load(qrels, name, qrels_format(settings.input))])
+        collection = loaded.spec.collections[name]
+        if collection.qrels is not None:
+            fmt = format_of(collection.qrels, collection.format, settings.input)
+            load_files(con, [Load(collection.qrels, name, fmt)])
     setup, per_batch = _statements(loaded, plans)
     run_all(con, setup)
     fmt = run_format(settings.input, settings.ordering == "rank")
@@ -94,7 +96,8 @@ def _exclude(con: duckdb.DuckDBPyConnection, loaded: LoadedSpec, plan: PoolPlan)
     if plan.exclude is None:
         return
     name = plan.excluded_as
-    load_files(con, [Load(plan.exclude, name, qrels_format(loaded.spec.settings.input))])
+    fmt = format_of(plan.exclude, None, loaded.spec.settings.input)
+    load_files(con, [Load(plan.exclude, name, fmt)])
     run_all(con, [
         Statement("INSERT INTO excluded SELECT ?, qid, docno FROM qrels WHERE collection = ?",
                   [plan.index, name]),

@@ -54,6 +54,12 @@ def is_uri(path: Path | str) -> bool:
     return isinstance(path, str) and _URI.fullmatch(path) is not None
 
 
+def _is_table(path: Path | str | None) -> bool:
+    """Whether a qrels input is read as a table (Parquet, an ir_datasets id, a frame)."""
+    text = str(path or "")
+    return text.startswith(("irds:", "memory://")) or text.lower().endswith(".parquet")
+
+
 def resolve_input(value: Any, info: ValidationInfo) -> Path | str:
     """An input path: a URI or an ir_datasets id (`irds:...`) stays text, any other string is
     a path relative to the spec."""
@@ -83,7 +89,24 @@ class Collection(StrictModel):
         "a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://); absent before "
         "judging: its runs can be pooled (`pools`), not evaluated",
     )
+    format: Literal["trec", "beir"] | None = Field(
+        None,
+        description="how the qrels file is read: trec (qid iter docno rel) or beir (BEIR's and "
+        "MTEB's TSV: a header line query-id corpus-id score, then one judgment a line); by "
+        "default beir when the file's first line is a BEIR header, else trec",
+    )
     num_docs: int | None = Field(None, ge=0, description="documents in the collection")
+
+    @model_validator(mode="after")
+    def _text_format(self) -> Collection:
+        # A table's columns are named (qid, docno, rel): only a text file has a format.
+        if self.format == "beir" and _is_table(self.qrels):
+            raise PydanticCustomError(
+                "qrels_format",
+                "format: beir reads a text file; this qrels is a table (Parquet or ir_datasets), "
+                "read by its columns qid, docno, rel: leave format out",
+            )
+        return self
 
 
 class Run(StrictModel):

@@ -1,0 +1,98 @@
+"""The formats a collection's qrels file may have: TREC's (`qid iter docno rel`, the default) and
+BEIR's (`query-id corpus-id score` under a header line, as BEIR and MTEB distribute their qrels).
+
+A collection names its format (`format: beir`), or its file's first line says: a first line whose
+fields are BEIR's column names is a BEIR header. A TREC line has four fields and BEIR's header
+three, so a TREC file is never taken for a BEIR one. Both formats are read by the same passes
+(`pipeline.plan.inputs`), split and checked alike; a BEIR file's header (wherever it repeats, as
+it does in each part file a Spark job writes) is skipped, and still counts as line 1.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import zlib
+from pathlib import Path
+
+from pipeline.plan.inputs import (
+    Format,
+    Rule,
+    atol,
+    field_count,
+    integer_rules,
+    qrels_format,
+    quoted,
+    text_format,
+)
+from pipeline.plan.table_inputs import is_table_input
+
+__all__ = ["BEIR_COLUMNS", "QRELS_FORMATS", "beir_format", "format_of", "recognised"]
+
+#: the formats a collection's `format` may name
+QRELS_FORMATS = ("trec", "beir")
+#: BEIR's header, in its order: the columns of its qrels' TSV files
+BEIR_COLUMNS = ("query-id", "corpus-id", "score")
+
+_NAMES = "['query-id', 'corpus-id', 'score']"
+_GAP = "[ \\t\\v\\f]"
+# The header itself, however separated; a UTF-8 byte-order mark before it is no data either.
+_HEADER = (
+    f"regexp_full_match(line, '\\x{{FEFF}}?{_GAP}*query-id{_GAP}+corpus-id{_GAP}+score{_GAP}*')"
+)
+# A line of column names that is not the header (the header was skipped): a header lacking one.
+_MISSING = f"array_to_string(list_filter({_NAMES}, lambda c: NOT list_contains(f, c)), ', ')"
+_BAD_HEADER = Rule(
+    f"list_has_all({_NAMES}, f)",
+    f"""'a BEIR header names the columns query-id, corpus-id, score in this order; '
+    || CASE WHEN {_MISSING} = '' THEN 'found them out of order' ELSE 'missing: ' || {_MISSING}
+    END""",
+)
+# Soft labels (MTEB's float scores) need grades read as reals, a setting irpipe lacks: refused in
+# both modes, since `lenient`'s atol would silently make 0.7 a 0.
+_DECIMAL = Rule(
+    "regexp_full_match(f[3], '[+-]?([0-9]+[.][0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?|[+-]?[0-9]+[eE][+-]?[0-9]+')",
+    f"""'a decimal grade ' || {quoted("f[3]")} || ': grades must be integers (decimal grades, '
+    || 'such as soft labels, need a `grades: real` setting, which irpipe does not have yet)'""",
+)
+
+
+def beir_format(mode: str = "strict") -> Format:
+    """How a BEIR qrels file (`query-id corpus-id score`) is read into `qrels`, under its
+    collection's name: the same rules as TREC's, its header skipped, a decimal grade refused."""
+    strict = mode == "strict"
+    rel = "TRY_CAST(f[3] AS INTEGER)" if strict else atol("f[3]", "INTEGER")
+    rules = [
+        _BAD_HEADER,
+        field_count("<>", 3, " ".join(BEIR_COLUMNS)),
+        _DECIMAL,
+        *integer_rules("f[3]", rel, "the relevance grade", strict),
+    ]
+    return text_format("qrels", "collection", f"f[1], f[2], {rel}", rules, "f[2]", _HEADER)
+
+
+def format_of(path: Path | str, given: str | None, mode: str = "strict") -> Format:
+    """How a collection's qrels at `path` are read: by its `format` if `given`, else by the
+    format its first line shows (`recognised`)."""
+    return beir_format(mode) if (given or recognised(path)) == "beir" else qrels_format(mode)
+
+
+def recognised(path: Path | str) -> str:
+    """`beir` when a local text file's first line (plain or .gz) is a BEIR header, one whose
+    fields are BEIR's column names (at most three: a TREC line has four); else `trec`. A file
+    that cannot be read here is `trec`: reading it later says what is wrong."""
+    if not isinstance(path, Path) or is_table_input(path):
+        return "trec"  # a URI or a table: no first line to read here
+    try:
+        first = _first_line(path)
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error):
+        return "trec"
+    fields = [f for f in re.split(r"[ \t\v\f\r\n]+", first.removeprefix("\ufeff")) if f]
+    return "beir" if 0 < len(fields) <= 3 and set(fields) <= set(BEIR_COLUMNS) else "trec"
+
+
+def _first_line(path: Path) -> str:
+    """The first line of a plain or gzip-compressed text file (at most 4 kB of it)."""
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", newline="") as handle:
+        return handle.readline(4096)
