@@ -86,6 +86,22 @@ def test_a_spec_reads_named_and_recognised_beir_qrels_alike(judged, tmp_path):
     assert by_collection["recognised"] == by_collection["trec"]
 
 
+def test_compiling_reads_no_qrels_file_and_validating_recognises_it(judged, monkeypatch):
+    """The plan is compiled from the spec alone; the data's validation looks at the first line."""
+    import pipeline.plan.qrels_formats as formats
+    from pipeline.run.preflight import compile_spec, validate
+
+    spec = judged / "recognised.yaml"
+    runs = {"r": {"path": str(judged / "run0.trec"), "collection": "c"}}
+    spec.write_text(yaml.safe_dump({"collections": {"c": {"qrels": str(judged / "test.tsv")}},
+                                    "runs": runs, "metrics": ["AP"]}))  # fmt: skip
+    [load] = [load for load in validate(spec).sql.loads if load.name == "c"]
+    assert load.format.docno == "f[2]"  # read as BEIR's: recognised
+    monkeypatch.setattr(formats, "_first_line", lambda path: pytest.fail(f"read {path}"))
+    [load] = [load for load in compile_spec(spec).sql.loads if load.name == "c"]
+    assert load.format.docno == "f[3]"  # read as TREC's, the file untouched
+
+
 @pytest.mark.parametrize(
     "first_line, expected",
     [

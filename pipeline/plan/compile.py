@@ -28,7 +28,7 @@ from pipeline.plan.measure_sql import CompiledMeasures, compile_measures
 from pipeline.plan.missing_rankings import MISSING_RANKING_ROWS
 from pipeline.plan.output_tables import curve_names, output_table, output_tables
 from pipeline.plan.per_query import per_query_options, result_tables
-from pipeline.plan.qrels_formats import format_of
+from pipeline.plan.qrels_formats import named_format
 from pipeline.plan.ranking import mostly_judged, ordering, ranked_sql, slice_bounds
 from pipeline.plan.sql_text import plan_text
 from pipeline.plan.statement import Statement
@@ -253,7 +253,7 @@ def _qrels(loaded: LoadedSpec) -> list[Load]:
     """The qrels files, one per collection (a collection not yet judged has runs only to pool)."""
     spec, mode = loaded.spec, loaded.spec.settings.input
     return [
-        Load(c.qrels, name, format_of(c.qrels, c.format, mode))
+        Load(c.qrels, name, named_format(c.format, mode))
         for name, c in spec.collections.items()
         if c.qrels is not None
     ]

@@ -27,7 +27,14 @@ from pipeline.plan.inputs import (
 )
 from pipeline.plan.table_inputs import is_table_input
 
-__all__ = ["BEIR_COLUMNS", "QRELS_FORMATS", "beir_format", "format_of", "recognised"]
+__all__ = [
+    "BEIR_COLUMNS",
+    "QRELS_FORMATS",
+    "beir_format",
+    "format_of",
+    "named_format",
+    "recognised",
+]
 
 #: the formats a collection's `format` may name
 QRELS_FORMATS = ("trec", "beir")
@@ -69,6 +76,12 @@ def beir_format(mode: str = "strict") -> Format:
         *integer_rules("f[3]", rel, "the relevance grade", strict),
     ]
     return text_format("qrels", "collection", f"f[1], f[2], {rel}", rules, "f[2]", _HEADER)
+
+
+def named_format(given: str | None, mode: str = "strict") -> Format:
+    """How qrels of the format `given` are read (TREC's when none is): what the plan compiles,
+    reading no file (validation gives a collection whose file shows a BEIR header its format)."""
+    return beir_format(mode) if given == "beir" else qrels_format(mode)
 
 
 def format_of(path: Path | str, given: str | None, mode: str = "strict") -> Format:

@@ -20,6 +20,7 @@ from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.outputs import writer_for, writers_of
 from pipeline.plan.compile import compile_plan
 from pipeline.plan.output_tables import check_diff_outputs, curve_measures, output_table
+from pipeline.plan.qrels_formats import recognised
 from pipeline.plan.table_inputs import MEMORY, memory_view
 from pipeline.plan.tuning_trials import tuning_plan
 from pipeline.pools import pool_outputs, pool_plans
@@ -51,7 +52,7 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
     _check_judged(spec)
     comparing = check_compare(spec, metrics, data)
     checks = check_checks(spec, metrics, comparing, data)
-    spec = with_datasets(spec) if data else spec
+    spec = with_qrels_formats(with_datasets(spec)) if data else spec
     sizes = _check_input_files(spec) if data else {}
     _check_outputs(spec)
     if spec.spec.history is not None:
@@ -131,6 +132,22 @@ def with_datasets(loaded: LoadedSpec) -> LoadedSpec:
         if is_irds(path) and loaded.spec.settings.engine == "duckdb"
     }
     return replace(loaded, tables={**loaded.tables, **found}) if found else loaded
+
+
+def with_qrels_formats(loaded: LoadedSpec) -> LoadedSpec:
+    """The spec with each collection that names no qrels format given the one its file's first
+    line shows (`beir` for a BEIR header): read here, with the data, so that compiling the plan
+    reads no file (`irpipe compile` shows such a file as TREC's unless `format: beir` is given)."""
+    collections = loaded.spec.collections
+    found = {
+        name: c.model_copy(update={"format": "beir"})
+        for name, c in collections.items()
+        if c.format is None and c.qrels is not None and recognised(c.qrels) == "beir"
+    }
+    if not found:
+        return loaded
+    spec = loaded.spec.model_copy(update={"collections": {**collections, **found}})
+    return replace(loaded, spec=spec)
 
 
 def _inputs(spec) -> list[tuple[tuple, object, str]]:
