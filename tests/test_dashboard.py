@@ -329,7 +329,8 @@ def test_a_locked_history_is_named_and_nothing_is_written(history, tmp_path):
     try:
         assert holder.stdout.readline().strip() == "holding"
         code = [sys.executable, "-c", "from pipeline.dashboard import write_dashboard; "
-                "import sys; write_dashboard(sys.argv[1], sys.argv[2], lock_timeout=0.3)",
+                "import sys; from pipeline.measures.registry import get_registry; "
+                "write_dashboard(sys.argv[1], sys.argv[2], lock_timeout=0.3, registry=get_registry())",
                 str(path), str(tmp_path / "site")]  # fmt: skip
         done = subprocess.run(code, capture_output=True, text=True, timeout=120)
     finally:

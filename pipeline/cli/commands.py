@@ -212,8 +212,9 @@ def show(args: argparse.Namespace) -> int:
     if _print(document, args.json, show_text):
         return ExitCode.OK
     from pipeline.console.draw import print_results
+    from pipeline.measures.registry import get_registry
 
-    metrics, lost = recorded_metrics(document["evaluation"]["metrics"])
+    metrics, lost = recorded_metrics(document["evaluation"]["metrics"], get_registry())
     rows = [tuple(row.values()) for row in document["aggregates"]]
     notes = [f"Not installed now, so not marked: {', '.join(lost)}"] if lost else []
     print_results(rows, metrics, None, notes=notes)
@@ -239,7 +240,10 @@ def dashboard(args: argparse.Namespace) -> int:
     from pipeline.dashboard import write_dashboard
 
     compare = tuple(args.compare) if args.compare else None
-    index = write_dashboard(Path(args.history), Path(args.out), detail=args.detail, compare=compare)
+    from pipeline.measures.registry import get_registry
+
+    index = write_dashboard(Path(args.history), Path(args.out), detail=args.detail,
+                            compare=compare, registry=get_registry())  # fmt: skip
     print(index)
     return ExitCode.OK
 

@@ -26,6 +26,8 @@ def write_dashboard(
     detail: int = DETAIL,
     compare: tuple[int, int] | None = None,
     where: str = "--out",
+    *,
+    registry,
 ) -> Path:
     """Write the site of `history` into the directory `out`; the path of its index page.
     `detail`: the latest evaluations whose pages show per-query differences; `compare`: a pair
@@ -48,7 +50,7 @@ def write_dashboard(
         from pipeline.errors import HistoryError
 
         raise HistoryError(f"{history}: the history holds no evaluation yet; nothing to show")
-    return write_site(data, Path(out), detail, compare)
+    return write_site(data, Path(out), detail, compare, registry)
 
 
 def _check_out(history: Path, out: Path, where: str) -> None:

@@ -35,14 +35,14 @@ def vega_bundle() -> str:
     return vl_convert.javascript_bundle()
 
 
-def write_site(data: HistoryData, out: Path, detail: int, pair=None) -> Path:
+def write_site(data: HistoryData, out: Path, detail: int, pair, registry) -> Path:
     """Write the site for `data` into `out` (replacing the dashboard it held); `out/index.html`.
     A directory that is not a dashboard irpipe wrote is never replaced (`marked_site`)."""
     bundle = vega_bundle()
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
     try:
-        _write_all(data, staging, bundle, detail, pair)
+        _write_all(data, staging, bundle, detail, pair, registry)
         _replace(out, staging)
     finally:
         shutil.rmtree(staging, ignore_errors=True)  # gone once renamed; left only by a failure
@@ -63,7 +63,7 @@ def _replace(out: Path, staging: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def _write_all(data: HistoryData, root: Path, bundle: str, detail: int, pair) -> None:
+def _write_all(data: HistoryData, root: Path, bundle: str, detail: int, pair, registry) -> None:
     (root / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
     (root / "assets").mkdir()
     (root / "evaluations").mkdir()
@@ -71,7 +71,7 @@ def _write_all(data: HistoryData, root: Path, bundle: str, detail: int, pair) ->
     for name in _ASSETS:
         text = resources.files("pipeline.dashboard").joinpath("assets", name).read_text("utf-8")
         (root / "assets" / name).write_text(text, encoding="utf-8")
-    better = directions({(m, m) for e in data.evaluations for m in e["metrics"]})
+    better = directions({(m, m) for e in data.evaluations for m in e["metrics"]}, registry)
     (root / "index.html").write_text(index_page(data, better, detail), encoding="utf-8")
     for evaluation in data.evaluations:
         page = evaluation_page(data, evaluation, better, detail)

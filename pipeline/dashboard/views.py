@@ -24,13 +24,13 @@ __all__ = [
 ]
 
 
-def directions(metrics: Iterable[tuple[str, str]]) -> dict[str, str | None]:
+def directions(metrics: Iterable[tuple[str, str]], registry) -> dict[str, str | None]:
     """Each metric label's better direction ("higher", "lower" or None), by its canonical form
-    as the registry resolves it now (None for a metric no installed plugin provides)."""
+    as `registry` (the installed measures) resolves it now (None for a metric no installed
+    plugin provides)."""
     from pipeline.errors import IrpipeError
-    from pipeline.measures.registry import get_registry
 
-    registry, found = get_registry(), {}
+    found = {}
     for label, canonical in metrics:
         try:
             found[label] = registry.resolve(canonical)[0].measure.better

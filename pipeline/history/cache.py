@@ -24,7 +24,7 @@ from pipeline.history.store import ALIAS, insert_rows
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.measures.registry import ResolvedMeasure
+    from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.plan.compile import SqlPlan
     from pipeline.run.provenance import Input
     from pipeline.spec import LoadedSpec

@@ -153,13 +153,12 @@ class RecordedMetric:
     measure: _Measure
 
 
-def recorded_metrics(metrics: list[dict[str, Any]]) -> tuple[list[RecordedMetric], list[str]]:
+def recorded_metrics(
+    metrics: list[dict[str, Any]], registry
+) -> tuple[list[RecordedMetric], list[str]]:
     """The evaluation's metrics for `console.print_results`, whether higher or lower is better
-    taken from the measure now installed; and the labels of those that no longer resolve (a
-    plugin uninstalled): their values are printed without a best mark."""
-    from pipeline.measures.registry import get_registry
-
-    registry = get_registry()
+    taken from the measure now installed (in `registry`); and the labels of those that no
+    longer resolve (a plugin uninstalled): their values are printed without a best mark."""
     recorded, lost = [], []
     for m in metrics:
         try:

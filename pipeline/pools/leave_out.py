@@ -21,7 +21,7 @@ from pipeline.spec import Collection, LoadedSpec, Run
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.measures.registry import ResolvedMeasure
+    from pipeline.measures.resolved import ResolvedMeasure
 
 __all__ = ["leave_one_out", "reduced_spec"]
 

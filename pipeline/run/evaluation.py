@@ -234,10 +234,12 @@ def _write(state: _State) -> None:
 
 def _dashboard(state: _State) -> None:
     from pipeline.dashboard import write_dashboard  # vl-convert: only to draw
+    from pipeline.measures.registry import get_registry
 
     keeper, loaded = state.keeper, state.plan.loaded
     where = loaded.where("history", "dashboard")
-    write_dashboard(keeper.path, loaded.spec.history.dashboard, keeper.lock_timeout, where=where)
+    site, registry = loaded.spec.history.dashboard, get_registry()
+    write_dashboard(keeper.path, site, keeper.lock_timeout, where=where, registry=registry)
 
 
 #: the function of each stage (`pipeline.run.stages` says which run, and in which order)

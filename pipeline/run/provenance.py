@@ -24,7 +24,7 @@ from pipeline.formatting import finite
 from pipeline.plan.table_inputs import memory_view
 
 if TYPE_CHECKING:
-    from pipeline.measures.registry import ResolvedMeasure
+    from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.pools.plan import PoolPlan
     from pipeline.run.evaluation_plan import EvaluationPlan
     from pipeline.spec import LoadedSpec

@@ -12,7 +12,7 @@ from typing import Any
 from pipeline.contract.columns import Columns
 from pipeline.contract.measure import Measure
 from pipeline.contract.python_measure import Query
-from pipeline.measures.registry import ResolvedMeasure
+from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.testing.bench import TIES_REVERSED, Bench, Values
 from pipeline.testing.install import installed
 from pipeline.testing.metrics import Metrics, resolve_metrics
