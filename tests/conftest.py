@@ -26,6 +26,15 @@ def write_spec(tmp_path: Path):
     return write
 
 
+def snapshot(directory: Path) -> dict[str, bytes | None]:
+    """Every file's bytes and every directory (None) under `directory`, by relative path: what a
+    refused command must leave exactly as it was."""
+    return {
+        str(p.relative_to(directory)): p.read_bytes() if p.is_file() else None
+        for p in sorted(directory.rglob("*"))
+    }
+
+
 def trec_files(tmp_path: Path, qrels: str, run: str) -> tuple[Path, Path]:
     """Write inline qrels and run text to files."""
     q, r = tmp_path / "qrels.txt", tmp_path / "run.txt"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import fake_distribution
+from conftest import fake_distribution, snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "configs" / "irpipe.schema.json"
@@ -507,14 +507,6 @@ def good(tmp_path_factory) -> Path:
     result = irpipe("run", "--quiet", str(d / "spec.yaml"))
     assert result.returncode == 0, result.stderr
     return d
-
-
-def snapshot(directory: Path) -> dict[str, bytes | None]:
-    """Every file's bytes and every directory (None) under `directory`."""
-    return {
-        str(p.relative_to(directory)): p.read_bytes() if p.is_file() else None
-        for p in directory.rglob("*")
-    }
 
 
 @dataclass

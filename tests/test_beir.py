@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_user_errors import DATA_ERROR, SPEC_ERROR, irpipe, snapshot
+from conftest import snapshot
+from test_user_errors import DATA_ERROR, SPEC_ERROR, irpipe
 
 from pipeline import evaluate
 from pipeline.plan.qrels_formats import recognised

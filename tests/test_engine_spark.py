@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import collection_spec
+from conftest import collection_spec, snapshot
 
 from pipeline.api import Measure, PythonMeasure
 from pipeline.errors import DuplicateError, InputDataError, SpecError
@@ -452,7 +452,6 @@ def test_spark_refuses_the_parquet_files_duckdb_refuses(spark, tmp_path, capsys)
         RUN_A,
         case_dir,
         parquet,
-        snapshot,
         spec_of,
     )
 

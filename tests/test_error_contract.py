@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -193,14 +194,7 @@ def prepared(good: Path, factory, mistake: Mistake) -> tuple[Path, dict]:
     d = factory.mktemp("case") / "case"
     shutil.copytree(good, d)
     mistake.apply(d)
-    return d, files(d.parent)
-
-
-def files(directory: Path) -> dict[str, bytes | None]:
-    return {
-        str(p.relative_to(directory)): p.read_bytes() if p.is_file() else None
-        for p in sorted(directory.rglob("*"))
-    }
+    return d, snapshot(d.parent)
 
 
 def examples(count: int) -> settings:
@@ -218,7 +212,7 @@ def test_the_spec_door_raises_the_mistake_s_error_naming_it_and_writes_nothing(
         evaluate(d / "spec.yaml")
     assert type(raised.value) is mistake.error, (mistake.what, str(raised.value))
     assert re.search(mistake.names, str(raised.value)), (mistake.what, str(raised.value))
-    assert files(d.parent) == before
+    assert snapshot(d.parent) == before
 
 
 @examples(25)
@@ -231,7 +225,7 @@ def test_the_command_exits_with_the_mistake_s_code_in_one_line(good, tmp_path_fa
     assert result.returncode == mistake.error.exit_code, result.stderr
     assert result.stderr.startswith("Error: ") and "Traceback" not in result.stderr
     assert re.search(mistake.names, result.stderr), result.stderr
-    assert files(d.parent) == before
+    assert snapshot(d.parent) == before
 
 
 #: the keyword door's spellings of the spec's mistakes that a call can make

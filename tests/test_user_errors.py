@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
+from conftest import snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC_ERROR, DATA_ERROR, HISTORY_ERROR = 2, 3, 6
@@ -32,14 +33,6 @@ def irpipe(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProc
     if cwd != ROOT:  # `-m` finds the package in the working directory, or on the path
         env["PYTHONPATH"] = ":".join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     return subprocess.run(command, capture_output=True, text=True, cwd=cwd, env=env)
-
-
-def snapshot(directory: Path) -> dict[str, bytes | None]:
-    """Every file's bytes and every directory (None) under `directory`, by relative path."""
-    return {
-        str(p.relative_to(directory)): p.read_bytes() if p.is_file() else None
-        for p in directory.rglob("*")
-    }
 
 
 def refused(case: Path, code: int, message: str, *args: str, **env: str) -> None:

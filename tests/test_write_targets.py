@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -47,13 +48,6 @@ def write_spec(directory: Path, more: dict) -> Path:
     }
     (directory / "spec.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
     return directory / "spec.yaml"
-
-
-def files(directory: Path) -> dict[str, bytes | None]:
-    return {
-        str(p.relative_to(directory)): p.read_bytes() if p.is_file() else None
-        for p in sorted(directory.rglob("*"))
-    }
 
 
 # --- the dashboard ---
@@ -91,22 +85,22 @@ def test_a_users_directory_is_never_replaced_by_the_dashboard_command(tmp_path):
     photos = tmp_path / "photos"
     photos.mkdir()
     (photos / "index.html").write_text("my own page")
-    before = files(tmp_path)
+    before = snapshot(tmp_path)
     result = irpipe("dashboard", str(tmp_path / "h.duckdb"), "--out", str(photos))
     assert result.returncode == 2
     assert result.stderr == (
         f"Error: --out: {photos} exists and is not a dashboard irpipe wrote (no {MARKER} in it), "
         "and the dashboard replaces its directory whole; name a new or empty directory\n"
     )
-    assert files(tmp_path) == before
+    assert snapshot(tmp_path) == before
 
 
 def test_the_python_door_refuses_what_irpipe_run_refuses(tmp_path):
     spec = write_spec(inputs(tmp_path).parent, {"history": {"path": "h.duckdb", "dashboard": "."}})
-    before = files(tmp_path)
+    before = snapshot(tmp_path)
     with pytest.raises(SpecError, match=r"history\.dashboard: \S+ is the spec's directory"):
         evaluate(spec)
-    assert files(tmp_path) == before
+    assert snapshot(tmp_path) == before
 
 
 # --- to_spec ---
@@ -131,10 +125,10 @@ def test_to_spec_replaces_its_own_files_and_never_a_users(tmp_path):
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "spec.yaml").write_text("my spec\n")
     (tmp_path / "mine" / "other.txt").write_text("kept\n")
-    before = files(tmp_path / "mine")
+    before = snapshot(tmp_path / "mine")
     with pytest.raises(SpecError, match=r"spec\.yaml exists, and \S+/mine is not a directory to_spec wrote"):  # fmt: skip
         ours.to_spec(tmp_path / "mine")
-    assert files(tmp_path / "mine") == before
+    assert snapshot(tmp_path / "mine") == before
     (tmp_path / "mine" / "spec.yaml").unlink()  # beside files of the user's, only new files
     ours.to_spec(tmp_path / "mine")
     assert (tmp_path / "mine" / "other.txt").read_text() == "kept\n"
@@ -211,17 +205,17 @@ def test_evaluating_refuses_or_leaves_everything_else_as_it_was(tmp_path_factory
     section = {"history": {"path": history, **({"dashboard": dashboard} if dashboard else {})}}
     more = {"outputs": [{"path": _suffixed(o)} for o in outputs], **(section if history else {})}
     spec = write_spec(case, more)
-    before = files(root)
+    before = snapshot(root)
     try:
         evaluate(spec)
     except IrpipeError:  # a spec error, or a history that is not one (exit 6)
-        assert files(root) == before  # refused: nothing written, nothing removed
+        assert snapshot(root) == before  # refused: nothing written, nothing removed
         return
     written = {(case / _suffixed(o)).resolve() for o in outputs}
     written |= {p.with_name(p.name + ".manifest.json") for p in written}
     written |= {(case / history).resolve()} if history else set()
     site = (case / dashboard).resolve() if dashboard else None
-    after = files(root)
+    after = snapshot(root)
     for name, content in before.items():  # the user's files, the spec, the inputs
         path = (root / name).resolve()
         if path in written or (site is not None and (path == site or site in path.parents)):
