@@ -30,6 +30,23 @@ def test_validate_does_not_import_duckdb_or_rich():
     assert _modules_after(code) == {"pydantic", "yaml"}
 
 
+def test_a_run_without_history_or_dashboard_imports_neither(tmp_path):
+    """The quickstart keeps no history: its run imports neither the history's code nor the
+    dashboard's."""
+    import shutil
+
+    shutil.copytree(ROOT / "configs", tmp_path / "configs", ignore=shutil.ignore_patterns("out"))
+    code = (
+        "from pipeline.cli import main\n"
+        f"main(['run', '--quiet', {str(tmp_path / 'configs' / 'quickstart.yaml')!r}])\n"
+        "import sys\n"
+        "print('|'.join(m for m in ('pipeline.history', 'pipeline.dashboard') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == ""
+
+
 def test_every_public_name_resolves():
     assert set(pipeline.__all__) == {*pipeline._EXPORTS, "__version__"}
     for name in pipeline.__all__:

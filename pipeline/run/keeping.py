@@ -28,8 +28,6 @@ __all__ = ["keeper_of", "notes", "reusing"]
 def keeper_of(loaded: LoadedSpec, history: str | Path | None, refresh: bool) -> Keeper | None:
     """The history to use: `history` (the command line's) over the spec's, checked as every
     path irpipe writes is; None without one."""
-    from pipeline.history import Keeper
-
     configured = loaded.spec.history
     where = loaded.where("history")
     if history is not None:  # the spec's lock_timeout still applies, or its default
@@ -39,6 +37,8 @@ def keeper_of(loaded: LoadedSpec, history: str | Path | None, refresh: bool) -> 
     if configured is None:
         return None
     check_history_directory(configured.path, where)
+    from pipeline.history import Keeper  # DuckDB's history code: only with a history
+
     return Keeper(configured.path, configured.lock_timeout, refresh)
 
 
