@@ -60,7 +60,19 @@ def _print_summary(evaluation) -> None:
     outputs += [output.path for pool in spec.pools.values() for output in pool.outputs]
     notes = [note] if (note := evaluation.history_note()) else []
     rows, metrics = evaluation.aggregate(), evaluation.plan.metrics
+    if evaluation.plan.judging is not None:
+        _print_judgments(evaluation)
     print_results(rows, metrics, outputs, None, evaluation.significance(), notes)
+
+
+def _print_judgments(evaluation) -> None:
+    """The judgment sets' agreement and the orderings' correlations, before the summary."""
+    from pipeline.console.draw import print_blocks
+    from pipeline.console.judgments import agreement_tables, correlation_tables
+
+    tables = agreement_tables(evaluation.rows("agreement"))
+    tables += correlation_tables(evaluation.rows("correlation"))
+    print_blocks([block for table in tables for block in (table, "")])
 
 
 def _evaluate(args: argparse.Namespace):
