@@ -8,6 +8,7 @@ import sys
 from pipeline.errors import ExitCode
 
 __all__ = [
+    "agree",
     "compile",
     "dashboard",
     "diff",
@@ -93,6 +94,22 @@ def _evaluate(args: argparse.Namespace):
             )
     finally:
         progress.finished()  # the bar is erased before anything else is printed
+
+
+def agree(args: argparse.Namespace) -> int:
+    """`irpipe agree REFERENCE OTHER [--runs GLOB --metric M ...] [--thresholds 1,2,3]`: the
+    agreement of two qrels files and, with runs, the correlations of their orderings, printed
+    as `irpipe run` prints them (a spec built in memory; nothing written)."""
+    from pipeline.run.agree import agree as compare_sets
+
+    metrics, thresholds = args.metric or (), args.thresholds or ()
+    evaluation = compare_sets(args.reference, args.other, args.runs, metrics, thresholds)
+    _print_judgments(evaluation)
+    if args.runs is not None:
+        from pipeline.console.draw import print_results
+
+        print_results(evaluation.aggregate(), evaluation.plan.metrics, None)
+    return ExitCode.OK
 
 
 def pool(args: argparse.Namespace) -> int:

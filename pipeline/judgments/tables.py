@@ -43,9 +43,16 @@ def judge(con: duckdb.DuckDBPyConnection, plan: JudgmentsPlan, where: Where) -> 
     for statement in (sql.AGREEMENT_TABLE, sql.CONFUSION_TABLE, sql.CORRELATION_TABLE):
         con.execute(statement)
     rows = [row for entry in plan.agreements for row in _agreement(con, entry, where)]
-    con.executemany("INSERT INTO agreement VALUES (?, ?, ?, ?, ?)", rows)
+    _insert(con, "agreement", rows)
     rows = [row for entry in plan.correlations for row in _correlation(con, entry, where)]
-    con.executemany("INSERT INTO correlation VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    _insert(con, "correlation", rows)
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> None:
+    """A few hundred rows at most: one statement, bound values."""
+    if rows:
+        marks = ", ".join("?" * len(rows[0]))
+        con.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
 
 
 def threshold_name(threshold: float) -> str:
