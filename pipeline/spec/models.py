@@ -218,9 +218,21 @@ def _run_kind(value: Any) -> str:
     return "fused" if fused else "file"
 
 
+# What `_evaluated` checks, for editors: without agreement entries, runs and metrics are required.
+_EVALUATED_SCHEMA = {
+    "if": {"not": {"required": ["agreement"], "properties": {"agreement": {"minItems": 1}}}},
+    "then": {
+        "required": ["runs", "metrics"],
+        "properties": {"runs": {"minProperties": 1}, "metrics": {"minItems": 1}},
+    },
+}
+
+
 class Spec(StrictModel):
-    """The whole spec: collections, runs, settings, metrics, outputs, comparisons, checks and
-    pools."""
+    """The whole spec: collections, runs, settings, metrics, outputs, comparisons, checks,
+    pools, and judgment sets compared."""
+
+    model_config = ConfigDict(**StrictModel.model_config, json_schema_extra=_EVALUATED_SCHEMA)
 
     collections: dict[str, Collection] = Field(
         min_length=1, description="test collections by name: qrels and optional size"
