@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 
 import duckdb
 import numpy as np
@@ -22,6 +23,7 @@ from pipeline.judgments.orderings import ORDERING_STATISTICS, ordering_statistic
 from pipeline.judgments.plan import CorrelationPlan, JudgmentsPlan, Ordering, Side
 from pipeline.judgments.tables import judge
 from pipeline.run.evaluation import evaluate
+from pipeline.run.preflight import compile_spec
 from pipeline.synthetic import generate, llm_judgments, write_qrels, write_run
 
 TOLERANCE = 1e-12
@@ -175,6 +177,24 @@ def test_a_spec_s_correlations_are_scipy_s_and_rbo_s_on_its_aggregates(tmp_path,
         for name, value in wanted.items():
             assert_close(found[name], value, name)
     assert values["r1", "AP"] == values["copy", "AP"]  # the systems' ordering ties
+
+
+def test_compile_shows_the_entries_and_the_stage_and_outputs_write_the_table(tmp_path, write_spec):
+    names = collection_dir(tmp_path, seed=9)
+    spec = correlation_spec(names, bootstrap=20)
+    spec["outputs"] = [
+        {"path": f"out/c.{suffix}", "level": "correlation"} for suffix in ("csv", "md")
+    ]
+    text = compile_spec(write_spec(spec)).text()
+    assert "-- correlation {" in text and '"orderings": ["AP ~ P@10 in c"]' in text
+    assert re.search(r"-- stage \d+: agree: compare the judgment sets' labels", text)
+    evaluate(write_spec(spec))
+    markdown = (tmp_path / "out" / "c.md").read_text().splitlines()
+    assert markdown[0] == ("| reference | other | collection | metric | statistic | value | "
+                           "ci_low | ci_high | run |")  # fmt: skip
+    assert markdown[2].startswith("| AP | P@10 | c |  | kendall_tau_b | ")
+    csv = (tmp_path / "out" / "c.csv").read_text().splitlines()
+    assert len(csv) == 1 + 2 * len(ORDERING_STATISTICS)
 
 
 def test_the_bootstrap_s_intervals_are_a_plain_loop_s_over_the_same_draws(tmp_path, write_spec):

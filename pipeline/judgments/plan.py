@@ -145,7 +145,7 @@ def judgments_plan(
         return None
     _check_engine(loaded)
     if data:
-        check_extra(loaded.where(_first_key(spec)), "comparing judgments needs")
+        check_extra(loaded.where(_first_key(spec)), "comparing judgments needs", ("numpy",))
     numbers = {m.label: m for m in metrics if m.averaged}
     agreements = tuple(_agreement(loaded, i) for i in range(len(spec.agreement)))
     correlations = [_agreement_orderings(loaded, a, numbers, data) for a in agreements]
