@@ -333,7 +333,7 @@ JUDGMENT_MISTAKES = {
     "unknown metric": (
         {"correlation": [{"reference": "AP", "other": "P@1O", "collection": "c"}]},
         r"correlation\.0\.other: 'P@1O' is not a metric of this spec; did you mean 'P@10'\? "
-        r"name it as the tables do: AP, P@10$",
+        r"name it as the tables do: AP, P@10, NumRet$",
     ),
     "no collection named": (
         {"correlation": [{"reference": "AP", "other": "P@10"}]},
@@ -354,6 +354,16 @@ JUDGMENT_MISTAKES = {
         r"agreement\.0\.thresholds\.1: 2 is outside the grades seen on the shared pairs \(0 to "
         r"1\): at it every label is not relevant; give a threshold above 0 and at most 1$",
     ),
+    "a count": (
+        {"correlation": [{"reference": "AP", "other": "NumRet", "collection": "c"}]},
+        r"correlation\.0\.other: 'NumRet' orders no runs: they are not better or worse by it "
+        r"\(a count or a diagnostic\); order the runs by a metric of quality, such as AP$",
+    ),
+    "the spark engine": (
+        {"agreement": [{"reference": "c", "other": "d"}], "settings": {"engine": "spark"}},
+        r"spec\.yaml:\d+: agreement: judgment sets and orderings are compared by the duckdb "
+        r"engine \(it holds the qrels' labels\); evaluate this spec with settings\.engine: duckdb$",
+    ),
     "a level without entries": (
         {"outputs": [{"path": "out/summary.csv"}, {"path": "out/c.csv", "level": "confusion"}]},
         r"outputs\.1\.level: level confusion needs an agreement entry in the spec",
@@ -364,5 +374,5 @@ JUDGMENT_MISTAKES = {
 @pytest.mark.parametrize("mistake", JUDGMENT_MISTAKES)
 def test_a_judgments_mistake_is_a_spec_error_naming_the_entry(tmp_path, mistake):
     keys, message = JUDGMENT_MISTAKES[mistake]
-    case = judgments_case(tmp_path, metrics=["AP", "P@10"], **keys)
+    case = judgments_case(tmp_path, metrics=["AP", "P@10", "NumRet"], **keys)
     refused(case, SPEC_ERROR, message, "run", str(case / "spec.yaml"))

@@ -1,6 +1,6 @@
 """Judgments as data: two judgment sets compared label by label, and orderings of runs compared.
 
-The flow: `plan.judgments_plan` resolves the spec's `agreement:` and `correlation:` entries
+The flow: `entries.judgments_plan` resolves the spec's `agreement:` and `correlation:` entries
 before any data is read (no numpy there); after evaluation `tables.judge` reads the confusion
 cells of each agreement entry from the loaded qrels in one pass of SQL (`sql`), the runs'
 aggregates (and per-query values, for a bootstrap), computes every statistic with numpy
@@ -13,6 +13,7 @@ Imports: the foundation, the spec, the measures' types, the comparisons' plan an
 streams; numpy only to compute.
 """
 
-from pipeline.judgments.plan import JudgmentsPlan, judgments_plan
+from pipeline.judgments.entries import judgments_plan
+from pipeline.judgments.plan import JudgmentsPlan
 
 __all__ = ["JudgmentsPlan", "judgments_plan"]

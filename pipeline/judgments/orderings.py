@@ -66,16 +66,18 @@ def _above(values: np.ndarray) -> np.ndarray:
 
 
 def _tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """(concordant - discordant) / sqrt((pairs - tied in x) (pairs - tied in y))."""
+    """(concordant - discordant) / sqrt((pairs - tied in x) (pairs - tied in y)), over ordered
+    pairs (each pair twice, which cancels)."""
     sx = np.sign(x[:, None, :] - x[None, :, :])
     sy = np.sign(y[:, None, :] - y[None, :, :])
-    pairs = x.shape[0] * (x.shape[0] - 1)  # every ordered pair: each unordered pair twice
-    untied_x, untied_y = (
-        pairs - (sx == 0).sum((0, 1)) + x.shape[0],
-        pairs - (sy == 0).sum((0, 1)) + x.shape[0],
-    )
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (sx * sy).sum((0, 1)) / np.sqrt(untied_x * untied_y)
+        return (sx * sy).sum((0, 1)) / np.sqrt(_untied(sx) * _untied(sy))
+
+
+def _untied(signs: np.ndarray) -> np.ndarray:
+    """The ordered pairs of two runs (i != j) whose values differ."""
+    runs = signs.shape[0]
+    return runs * (runs - 1) - ((signs == 0).sum((0, 1)) - runs)  # the diagonal ties itself
 
 
 def _tau_ap(above_x: np.ndarray, above_y: np.ndarray) -> np.ndarray:

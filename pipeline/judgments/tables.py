@@ -145,9 +145,10 @@ def _ordering_rows(con, entry: CorrelationPlan, ordering: Ordering, where: Where
     found, fallen = ordering_statistics(x[:, None], y[:, None], entry.rbo_p)
     spans = _intervals(con, entry, ordering, runs) if entry.bootstrap else {}
     key = (entry.reference, entry.other, ordering.collection, ordering.metric)
+    falls = runs[fallen[0]] if fallen[0] >= 0 else None  # the run of max_rank_drop
     return [
         (*key, name, _number(values[0]), *map(_number, spans.get(name, (np.nan, np.nan))),
-         runs[fallen[0]] if name == "max_rank_drop" and fallen[0] >= 0 else None)
+         falls if name == "max_rank_drop" else None)
         for name, values in found.items()
     ]  # fmt: skip
 
@@ -165,8 +166,8 @@ def _values(con, ordering: Ordering) -> tuple[list[str], np.ndarray, np.ndarray]
 def _intervals(con, entry: CorrelationPlan, ordering: Ordering, runs: list[str]) -> dict:
     """The bootstrap's intervals of the ordering's statistics."""
     sides = (ordering.reference, ordering.other)
-    rows = [con.execute(sql.per_query_sql(), {"collection": s.collection, "metric": s.metric,
-                                              "runs": runs}).fetchnumpy() for s in sides]  # fmt: skip
+    bound = [{"collection": s.collection, "metric": s.metric, "runs": runs} for s in sides]
+    rows = [con.execute(sql.per_query_sql(), b).fetchnumpy() for b in bound]
     queries = np.unique(np.concatenate([r["qid"] for r in rows]))
     values = tuple(_matrix(r, runs, queries) for r in rows)
     signs = tuple(-1.0 if s.lower else 1.0 for s in sides)

@@ -14,7 +14,7 @@ from pipeline.checks.plan import check_checks
 from pipeline.compare.plan import check_compare
 from pipeline.errors import SpecError
 from pipeline.frames.irds import irds_table, is_irds
-from pipeline.judgments.plan import judgments_plan
+from pipeline.judgments import judgments_plan
 from pipeline.measures.registry import Registry, get_registry
 from pipeline.measures.resolve import check_needs, resolve_metric, resolve_metrics
 from pipeline.measures.resolved import ResolvedMeasure
