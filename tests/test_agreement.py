@@ -284,3 +284,22 @@ def test_a_spec_without_runs_compares_judgment_sets_only(tmp_path, write_spec):
     with pytest.raises(pipeline.SpecError, match=r"runs: give at least one; only a spec that "
                        r"compares judgment sets alone \(agreement:\) may leave it out"):  # fmt: skip
         evaluate(write_spec(plain), write=False)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="needs the judgsets branch (a run's collection may be a list); remove once merged",
+)
+def test_irpipe_agree_orders_the_runs_under_both_sets(tmp_path):
+    human, llm = judgment_sets(10)
+    write_sets(tmp_path, human, llm)
+    (tmp_path / "runs").mkdir()
+    made = generate(10, queries=30, runs=4, skill=(0.0, 1.0, 2.0, 3.0))
+    for name, run in made.runs.items():
+        write_run(run, tmp_path / "runs" / f"{name}.trec")
+    done = irpipe("agree", "human.txt", "llm.txt", "--runs", "runs/*", "--metric", "AP",
+                  cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Orderings of the runs by each metric: under llm.txt against human.txt" in done.stdout
+    row = next(line for line in done.stdout.splitlines() if line.startswith("AP "))
+    assert len(row.split()) >= 7  # the metric and its six statistics

@@ -10,6 +10,9 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -307,3 +310,20 @@ def test_an_agreement_entry_correlates_the_runs_evaluated_under_both_sets(tmp_pa
         found = {row[4]: row[5] for row in rows if row[3] == metric}
         for name, value in {**expected(x, y, 0.9), "tau_ap": tau_ap_by_hand(x, y)}.items():
             assert_close(found[name], value, name)
+
+
+def test_irpipe_run_prints_each_ordering_with_its_interval(tmp_path, write_spec):
+    names = collection_dir(tmp_path, seed=15)
+    spec = write_spec(correlation_spec(names, bootstrap=50))
+    env = {"IRPIPE_LOAD_PLUGINS": "", "PATH": "/usr/bin:/bin", "COLUMNS": "200",
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "pipeline.cli", "run", str(spec)],
+                          capture_output=True, text=True, env=env, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    first = lines.index("Orderings of the runs of c: by P@10 against AP")
+    assert lines[first + 1].split() == ["orderings", *ORDERING_STATISTICS]
+    assert lines[first + 3].split()[:3] == ["AP", "~", "P@10"]
+    assert lines[first + 4].strip().startswith("[")  # the interval under each value
+    second = lines.index("Orderings of the runs of c: by RR against nDCG@10")
+    assert not lines[second + 4].strip().startswith("[")  # no bootstrap: no interval
