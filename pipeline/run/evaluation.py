@@ -3,8 +3,8 @@
 `evaluate` validates (`pipeline.run.preflight`), then runs the stages `pipeline.run.stages`
 lists for the plan, in order: connect, describe the inputs (provenance), take what the history
 holds (unchanged runs, the previous values), tune fused runs, execute the SQL plan on the engine
-the spec names (pooling in the same pass), finish the pools, compare, check the expected values
-and gates, record all of it in the history in one transaction, write every output at once, and
+the spec names (pooling in the same pass), finish the pools, compare, compare the judgment sets
+and the orderings of the runs, check the expected values and gates, record all of it in the history in one transaction, write every output at once, and
 draw the dashboard. Both doors (`irpipe run`, `pipeline.evaluate`) run exactly these.
 """
 
