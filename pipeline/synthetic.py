@@ -15,7 +15,15 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["EXTREMES", "Collection", "generate", "write_beir_qrels", "write_qrels", "write_run"]
+__all__ = [
+    "EXTREMES",
+    "Collection",
+    "generate",
+    "llm_judgments",
+    "write_beir_qrels",
+    "write_qrels",
+    "write_run",
+]
 
 #: The queries `generate(..., extremes=True)` adds: qid -> what makes it hard.
 EXTREMES = {
@@ -136,6 +144,43 @@ def _scored(rng: random.Random, docs: list[str], ties: bool) -> dict[str, float]
         d: shared if ties and rng.random() < 0.5 else round(20 - i - rng.random() / 2, 6)
         for i, d in enumerate(docs)
     }
+
+
+def llm_judgments(
+    qrels: dict[str, dict[str, int]],
+    seed: int,
+    max_grade: int = 3,
+    lenient: float = 0.4,
+    coverage: float = 0.85,
+    extra: int = 6,
+) -> dict[str, dict[str, int]]:
+    """A second judgment set of the same queries, erring as an LLM judge errs: leniently on
+    related documents. A document the qrels judge is judged again with probability `coverage`
+    (pairs missing on this side), and a query now and then not at all; one judged not relevant
+    (grade 0, or negative: judged but unusable, which a judge calls 0) is related to the topic,
+    since it was pooled, and is called relevant (1, sometimes 2) with probability `lenient`; a
+    relevant one keeps its grade, or drifts one grade either way. Up to `extra` documents per
+    query that the qrels never judged get labels too, mostly 0 and 1 (pairs missing on the
+    qrels' side). The same seed always gives the same labels."""
+    rng = random.Random(f"llm {seed}")
+    judged: dict[str, dict[str, int]] = {}
+    for qid, docs in qrels.items():
+        if rng.random() < 0.05:
+            continue  # a query this judge never saw
+        labels = {d: _llm_grade(rng, g, max_grade, lenient) for d, g in docs.items()
+                  if rng.random() < coverage}  # fmt: skip
+        unjudged = [f"d{d}" for d in range(60, 90)]
+        for docno in rng.sample(unjudged, rng.randint(0, extra)):
+            labels[docno] = rng.choice([0, 0, 0, 1, 1, min(2, max_grade)])
+        judged[qid] = labels
+    return judged
+
+
+def _llm_grade(rng: random.Random, grade: int, max_grade: int, lenient: float) -> int:
+    if grade <= 0:
+        return rng.choice([1, 1, min(2, max_grade)]) if rng.random() < lenient else 0
+    drift = rng.choice([0, 0, 0, -1, 1])
+    return min(max(grade + drift, 0), max_grade)
 
 
 def write_qrels(qrels: dict[str, dict[str, int]], path: Path) -> None:

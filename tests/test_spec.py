@@ -40,7 +40,7 @@ def spec_dict(tmp_path):
         (lambda s: s.update(settings={"memory_limit": "lots"}), r"settings.memory_limit: .*a size such as 500MB or 2GiB, found 'lots'"),
         (lambda s: s.update(outputs=[{"path": "x.xlsx"}]), r"outputs.0.path: .*no writer for '.xlsx'"),
         (lambda s: s.update(outputs=[{"path": "x.csv", "level": "topic"}]), r"outputs.0.level: Input should be 'query', 'aggregate'"),
-        (lambda s: s.update(metrics=[]), r"metrics: List should have at least 1 item"),
+        (lambda s: s.update(metrics=[]), r"metrics: give at least one; only a spec that compares judgment sets alone"),
         (lambda s: s.update(extra=1), r"spec.yaml:\d+: extra: unknown key"),
     ],
 )  # fmt: skip

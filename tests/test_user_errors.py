@@ -297,3 +297,82 @@ def test_a_history_named_like_an_in_memory_database_is_the_file_of_that_name(tmp
     assert done.returncode == HISTORY_ERROR, done.stderr
     assert done.stderr == "Error: :memory:: not a DuckDB database, so not an irpipe history; give another path\n"  # fmt: skip
     assert snapshot(case) == before
+
+
+# --- 8: judgment sets and orderings compared (agreement:, correlation:) ------------------------
+
+# A second judgment set of the same queries, and one of other documents (no pair shared).
+OTHER_QRELS = "1 0 101 1\n1 0 102 1\n2 0 201 0\n3 0 301 1\n"
+ELSEWHERE = "1 0 901 1\n2 0 902 0\n"
+RUN_C = RUN_B.replace(" b\n", " c\n")
+
+
+def judgments_case(tmp_path: Path, **keys) -> Path:
+    """Three runs of collection c, one of d (judged again) and one of e (other documents)."""
+    runs = {"c3": {"path": "c.txt", "collection": "c"}, "d1": {"path": "a.txt", "collection": "d"},
+            "e1": {"path": "a.txt", "collection": "e"}}  # fmt: skip
+    spec = spec_of(runs, **keys)
+    spec["collections"].update(d={"qrels": "d.txt"}, e={"qrels": "e.txt"})
+    return case_dir(tmp_path, spec, **{"d.txt": OTHER_QRELS, "e.txt": ELSEWHERE, "c.txt": RUN_C})
+
+
+JUDGMENT_MISTAKES = {
+    "unknown set": (
+        {"agreement": [{"reference": "c", "other": "dd"}]},
+        r"spec\.yaml:\d+: agreement\.0\.other: unknown collection 'dd'; did you mean 'd'\? the "
+        r"judgment sets are the spec's collections: c, d, e$",
+    ),
+    "a set with itself": (
+        {"agreement": [{"reference": "c", "other": "c"}]},
+        r"agreement\.0\.other: 'c' is the reference itself; name another judgment set",
+    ),
+    "no bootstrap samples": (
+        {"agreement": [{"reference": "c", "other": "d", "bootstrap": 0}]},
+        r"agreement\.0\.bootstrap: Input should be greater than or equal to 1$",
+    ),
+    "unknown metric": (
+        {"correlation": [{"reference": "AP", "other": "P@1O", "collection": "c"}]},
+        r"correlation\.0\.other: 'P@1O' is not a metric of this spec; did you mean 'P@10'\? "
+        r"name it as the tables do: AP, P@10, NumRet$",
+    ),
+    "no collection named": (
+        {"correlation": [{"reference": "AP", "other": "P@10"}]},
+        r"correlation\.0: the spec has several collections; say which set's runs are ordered "
+        r"\(collection: one of c, d, e\)$",
+    ),
+    "one run": (
+        {"correlation": [{"reference": "AP", "other": "P@10", "collection": "d"}]},
+        r"correlation\.0: 1 run\(s\) of 'd' \(d1\): an ordering of fewer than 3 runs has "
+        r"nothing to correlate; add runs$",
+    ),
+    "no shared pair": (
+        {"agreement": [{"reference": "c", "other": "e"}]},
+        r"spec\.yaml:\d+: agreement\.0: 'c' and 'e' share no judged \(qid, docno\) pair",
+    ),
+    "threshold outside the grades": (
+        {"agreement": [{"reference": "c", "other": "d", "thresholds": [1, 2]}]},
+        r"agreement\.0\.thresholds\.1: 2 is outside the grades seen on the shared pairs \(0 to "
+        r"1\): at it every label is not relevant; give a threshold above 0 and at most 1$",
+    ),
+    "a count": (
+        {"correlation": [{"reference": "AP", "other": "NumRet", "collection": "c"}]},
+        r"correlation\.0\.other: 'NumRet' orders no runs: they are not better or worse by it "
+        r"\(a count or a diagnostic\); order the runs by a metric of quality, such as AP$",
+    ),
+    "the spark engine": (
+        {"agreement": [{"reference": "c", "other": "d"}], "settings": {"engine": "spark"}},
+        r"spec\.yaml:\d+: agreement: judgment sets and orderings are compared by the duckdb "
+        r"engine \(it holds the qrels' labels\); evaluate this spec with settings\.engine: duckdb$",
+    ),
+    "a level without entries": (
+        {"outputs": [{"path": "out/summary.csv"}, {"path": "out/c.csv", "level": "confusion"}]},
+        r"outputs\.1\.level: level confusion needs an agreement entry in the spec",
+    ),
+}
+
+
+@pytest.mark.parametrize("mistake", JUDGMENT_MISTAKES)
+def test_a_judgments_mistake_is_a_spec_error_naming_the_entry(tmp_path, mistake):
+    keys, message = JUDGMENT_MISTAKES[mistake]
+    case = judgments_case(tmp_path, metrics=["AP", "P@10", "NumRet"], **keys)
+    refused(case, SPEC_ERROR, message, "run", str(case / "spec.yaml"))

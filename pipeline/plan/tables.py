@@ -92,10 +92,10 @@ def values_table(name: str, columns: str, rows: list[tuple]) -> list[Statement]:
     width = len(columns.split(","))
     placeholders = ", ".join("(" + ", ".join("?" * width) + ")" for _ in rows)
     params = [value for row in rows for value in row]
-    return [
-        Statement(f"CREATE TABLE {name} ({columns})"),
-        Statement(f"INSERT INTO {name} VALUES {placeholders}", params),
-    ]
+    create = Statement(f"CREATE TABLE {name} ({columns})")
+    if not rows:  # a spec that only compares judgment sets has no runs, nor metrics
+        return [create]
+    return [create, Statement(f"INSERT INTO {name} VALUES {placeholders}", params)]
 
 
 def _facts_sql(req: Requirements) -> str:

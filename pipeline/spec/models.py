@@ -21,18 +21,21 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from pipeline.spec.base import StrictModel, resolve_path, string_or_mapping
+from pipeline.spec.base import StrictModel, at_key, resolve_path, string_or_mapping
 from pipeline.spec.checks import Expect, Gate
 from pipeline.spec.compare import Compare
 from pipeline.spec.fusion import FusedRun, resolved_fusions
 from pipeline.spec.history import History
+from pipeline.spec.judgments import Agreement, Correlation
 from pipeline.spec.outputs import Output
 from pipeline.spec.pools import Pool
 
 __all__ = [
     "is_uri",
+    "Agreement",
     "Collection",
     "Compare",
+    "Correlation",
     "Expect",
     "FusedRun",
     "Gate",
@@ -215,9 +218,21 @@ def _run_kind(value: Any) -> str:
     return "fused" if fused else "file"
 
 
+# What `_evaluated` checks, for editors: without agreement entries, runs and metrics are required.
+_EVALUATED_SCHEMA = {
+    "if": {"not": {"required": ["agreement"], "properties": {"agreement": {"minItems": 1}}}},
+    "then": {
+        "required": ["runs", "metrics"],
+        "properties": {"runs": {"minProperties": 1}, "metrics": {"minItems": 1}},
+    },
+}
+
+
 class Spec(StrictModel):
-    """The whole spec: collections, runs, settings, metrics, outputs, comparisons, checks and
-    pools."""
+    """The whole spec: collections, runs, settings, metrics, outputs, comparisons, checks,
+    pools, and judgment sets compared."""
+
+    model_config = ConfigDict(**StrictModel.model_config, json_schema_extra=_EVALUATED_SCHEMA)
 
     collections: dict[str, Collection] = Field(
         min_length=1, description="test collections by name: qrels and optional size"
@@ -229,13 +244,16 @@ class Spec(StrictModel):
             Discriminator(_run_kind),
         ],
     ] = Field(
-        min_length=1,
+        {},
         description="runs by name: a file (a path may be a glob pattern: one run per file, "
-        "<name>/<stem>), or a fusion of other runs (`fuse:`)",
+        "<name>/<stem>), or a fusion of other runs (`fuse:`); at least one, unless the spec "
+        "only compares judgment sets (agreement)",
     )
     settings: Settings = Field(Settings(), description="evaluation semantics (all optional)")
     metrics: list[MetricItem] = Field(
-        min_length=1, description="metric strings, or mappings of `metric` and its parameters"
+        [],
+        description="metric strings, or mappings of `metric` and its parameters; at least one, "
+        "unless the spec only compares judgment sets (agreement)",
     )
     outputs: list[Output] = Field([], description="result tables; the suffix picks the format")
     compare: Compare | None = Field(
@@ -257,6 +275,12 @@ class Spec(StrictModel):
     spark: SparkSection | None = Field(
         None, description="where the spark engine runs: master URL and Spark configuration"
     )
+    agreement: list[Agreement] = Field(
+        [], description="judgment sets compared label by label, and by how they order the runs"
+    )
+    correlation: list[Correlation] = Field(
+        [], description="two metrics compared by how they order the runs of a judgment set"
+    )
     _fused_inputs: dict[str, list[tuple[str, float]]] = PrivateAttr(default_factory=dict)
 
     @field_validator("compare", mode="before")
@@ -264,6 +288,15 @@ class Spec(StrictModel):
     def _bare_compare(cls, value: Any) -> Any:
         # A bare `compare:` line reads as null in YAML; it asks for comparisons with the defaults.
         return {} if value is None else value
+
+    @model_validator(mode="after")
+    def _evaluated(self) -> Spec:
+        # Runs and metrics may be left out only where judgment sets alone are compared.
+        for key in ("runs", "metrics"):
+            if not getattr(self, key) and not self.agreement:
+                raise at_key((key,), "give at least one; only a spec that compares judgment "
+                                     "sets alone (agreement:) may leave it out")  # fmt: skip
+        return self
 
     @model_validator(mode="after")
     def _fusions(self) -> Spec:
