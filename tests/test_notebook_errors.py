@@ -105,7 +105,8 @@ def _run(**columns) -> pd.DataFrame:
          InputDataError, r"^qrels\['default'\]: row 2: the relevance grade is missing"),
         ({"qrels": {"1": {"a": 1.5}}}, SpecError,
          r"^qrels\['default'\]: column 'rel', row 1 \(qid '1', docno 'a'\): 1\.5 is not a whole "
-         r"number; grades are integers$"),
+         r"number; grades are integers \(decimal grades are read with settings=\{'grades': "
+         r"'real'\}\)$"),
         ({"runs": _run(score=pd.Series([2.0, "x", 1.0], dtype=object))}, SpecError,
          r"^runs\['run1'\]: column 'score', row 2 \(qid '1', docno 'b'\): 'x' is text, not a "
          r"number"),

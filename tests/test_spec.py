@@ -36,7 +36,7 @@ def spec_dict(tmp_path):
         (lambda s: s["collections"]["c"].update(qrels="."), r"collections.c.qrels: .* is a directory"),
         (lambda s: s.update(settings={"relevnce_level": 2}), r"settings.relevnce_level: unknown key; did you mean 'relevance_level'"),
         (lambda s: s.update(settings={"ordering": "score"}), r"settings.ordering: Input should be 'trec_eval' or 'rank'"),
-        (lambda s: s.update(settings={"relevance_level": "1"}), r"settings.relevance_level: Input should be a valid integer"),
+        (lambda s: s.update(settings={"relevance_level": "1"}), r"settings.relevance_level: Input should be a valid number \(an integer; a decimal under grades: real\)$"),
         (lambda s: s.update(settings={"memory_limit": "lots"}), r"settings.memory_limit: .*a size such as 500MB or 2GiB, found 'lots'"),
         (lambda s: s.update(outputs=[{"path": "x.xlsx"}]), r"outputs.0.path: .*no writer for '.xlsx'"),
         (lambda s: s.update(outputs=[{"path": "x.csv", "level": "topic"}]), r"outputs.0.level: Input should be 'query', 'aggregate'"),

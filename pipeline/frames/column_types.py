@@ -2,7 +2,7 @@
 
 Ids become their exact text: any Arrow text type (string, large_string, string_view, dictionary-
 encoded or not) as it is, an integer as its decimal text. Grades become integers (booleans are
-grades 1 and 0; floats only when whole), scores doubles (booleans too, as they always were),
+grades 1 and 0; floats only when whole), or doubles under `grades: real`; scores doubles (booleans too, as they always were),
 ranks integers (floats only when whole). Text is refused in all three, digits or not: a column's
 type is what the frame says it holds, and text there is most often a file read without types or
 a parse gone wrong upstream, which reading '1' as 1 would hide. A column of the wrong type is a SpecError naming the input, the column and, where one value is at
@@ -33,6 +33,8 @@ RULES = {
     "score": "scores are numbers",
     "rank": "ranks are whole numbers",
 }
+#: how decimal grades are read, where a grade must be whole
+REAL_GRADES = " (decimal grades are read with settings={'grades': 'real'})"
 #: why ranks may be fractions, and how to get whole ones
 RANK_TIES = " (pandas' rank() gives tied rows their mean rank; rank(method='first') does not)"
 #: how to make a column of numbers given as text hold numbers
@@ -81,19 +83,22 @@ def is_text(kind: Any) -> bool:
     return pa.types.is_string(kind) or pa.types.is_large_string(kind) or bool(view and view(kind))
 
 
-def typed(array: Any, column: str, place: Place, ranked: bool = False) -> Any:
+def typed(
+    array: Any, column: str, place: Place, ranked: bool = False, grades: str = "integer"
+) -> Any:
     """The Arrow `array` holding irpipe's `column` as irpipe's type (module docstring), or None
     for a rank column that cannot order a list when none is ordered by rank (`ranked` false):
-    trec_eval ignores a run file's rank field then, and irpipe a table's."""
+    trec_eval ignores a run file's rank field then, and irpipe a table's. `grades`: the setting
+    (`real`: a grade may be a decimal)."""
     if column != "rank" or ranked:
-        return _typed(array, column, place, ranked)
+        return _typed(array, column, place, ranked, grades)
     try:
-        return _typed(array, column, place, ranked)
+        return _typed(array, column, place, ranked, grades)
     except SpecError:
         return None
 
 
-def _typed(array: Any, column: str, place: Place, ranked: bool) -> Any:
+def _typed(array: Any, column: str, place: Place, ranked: bool, grades: str) -> Any:
     import pyarrow as pa
 
     try:
@@ -103,7 +108,7 @@ def _typed(array: Any, column: str, place: Place, ranked: bool) -> Any:
             return array.cast(_target(column))
         if column in ("qid", "docno"):
             return _ids(array, place)
-        return _numbers(array, column, place, ranked)
+        return _numbers(array, column, place, ranked, grades)
     except pa.ArrowException as exc:  # a cast no check above foresaw: still name the column
         raise SpecError(f"{place} cannot be read: {first_line(exc)}; {RULES[column]}") from None
 
@@ -140,8 +145,9 @@ def _ids(array: Any, place: Place) -> Any:
     raise SpecError(f"{place} holds {kind}; ids are text or integers")
 
 
-def _numbers(array: Any, column: str, place: Place, ranked: bool) -> Any:
-    """Grades and ranks as integers, scores as doubles (module docstring)."""
+def _numbers(array: Any, column: str, place: Place, ranked: bool, grades: str) -> Any:
+    """Grades and ranks as integers, scores (and grades under `grades: real`) as doubles
+    (module docstring)."""
     import pyarrow as pa
 
     kind = array.type
@@ -154,6 +160,8 @@ def _numbers(array: Any, column: str, place: Place, ranked: bool) -> Any:
         return array.cast(pa.float64())
     if column == "rel" and pa.types.is_integer(kind):
         return array  # as it always was, and the digest of its data with it
+    if column == "rel" and grades == "real":  # a NaN is a missing grade, as for whole ones
+        return _nan_as_null(array.cast(pa.float64()))
     if pa.types.is_floating(kind) or pa.types.is_decimal(kind):
         array = _whole(array, column, place)
     if column == "rank" and ranked:
@@ -168,16 +176,24 @@ def _whole(array: Any, column: str, place: Place) -> Any:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    floats = array.cast(pa.float64())
-    floats = pc.if_else(pc.is_nan(floats), pa.scalar(None, pa.float64()), floats)
+    floats = _nan_as_null(array.cast(pa.float64()))
     whole = pc.and_(pc.is_finite(floats), pc.equal(pc.floor(floats), floats))
     bad = _first(pc.invert(pc.and_(whole, pc.less(pc.abs(floats), 2.0**63))))
     if bad is not None:
         value = floats[bad].as_py()
         why = "is too large" if value.is_integer() else "is not a whole number"
-        hint = RANK_TIES if column == "rank" and why.endswith("number") else ""
-        raise SpecError(f"{place.row(bad)}: {value} {why}; {RULES[column]}{hint}")
+        hints = {"rank": RANK_TIES, "rel": REAL_GRADES} if why.endswith("number") else {}
+        raise SpecError(f"{place.row(bad)}: {value} {why}; {RULES[column]}{hints.get(column, '')}")
     return floats
+
+
+def _nan_as_null(floats: Any) -> Any:
+    """Doubles with each NaN a null: a missing value, as pandas reads it when it makes Arrow
+    (polars keeps NaN apart from null: here it is null too, and the engine names its row)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.if_else(pc.is_nan(floats), pa.scalar(None, pa.float64()), floats)
 
 
 def _every_rank(array: Any, place: Place) -> None:
