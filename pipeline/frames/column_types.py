@@ -58,14 +58,27 @@ class Rows:
         return f"row {index + 1}" + (f" ({', '.join(known)})" if known else "")
 
 
+#: what a grade must hold, and how to make text hold it, under `grades: real`
+_REAL = ("grades are numbers", _CONVERT["score"])
+
+
 @dataclass(frozen=True)
 class Place:
     """Where a column is, for messages: the input (`runs['bm25']`), the column's name in it,
-    and how its rows are named."""
+    how its rows are named, and the `grades` setting (`real`: a grade may be a decimal)."""
 
     where: str
     name: str
     rows: Rows
+    grades: str = "integer"
+
+    def real(self, column: str) -> bool:
+        """Whether `column` is a grade read as a decimal."""
+        return column == "rel" and self.grades == "real"
+
+    def rule(self, column: str) -> str:
+        """What `column` must hold, as messages say it."""
+        return _REAL[0] if self.real(column) else RULES[column]
 
     def __str__(self) -> str:
         return f"{self.where}: column {self.name!r}"
@@ -83,22 +96,19 @@ def is_text(kind: Any) -> bool:
     return pa.types.is_string(kind) or pa.types.is_large_string(kind) or bool(view and view(kind))
 
 
-def typed(
-    array: Any, column: str, place: Place, ranked: bool = False, grades: str = "integer"
-) -> Any:
+def typed(array: Any, column: str, place: Place, ranked: bool = False) -> Any:
     """The Arrow `array` holding irpipe's `column` as irpipe's type (module docstring), or None
     for a rank column that cannot order a list when none is ordered by rank (`ranked` false):
-    trec_eval ignores a run file's rank field then, and irpipe a table's. `grades`: the setting
-    (`real`: a grade may be a decimal)."""
+    trec_eval ignores a run file's rank field then, and irpipe a table's."""
     if column != "rank" or ranked:
-        return _typed(array, column, place, ranked, grades)
+        return _typed(array, column, place, ranked)
     try:
-        return _typed(array, column, place, ranked, grades)
+        return _typed(array, column, place, ranked)
     except SpecError:
         return None
 
 
-def _typed(array: Any, column: str, place: Place, ranked: bool, grades: str) -> Any:
+def _typed(array: Any, column: str, place: Place, ranked: bool) -> Any:
     import pyarrow as pa
 
     try:
@@ -108,9 +118,11 @@ def _typed(array: Any, column: str, place: Place, ranked: bool, grades: str) -> 
             return array.cast(_target(column))
         if column in ("qid", "docno"):
             return _ids(array, place)
-        return _numbers(array, column, place, ranked, grades)
+        return _numbers(array, column, place, ranked)
     except pa.ArrowException as exc:  # a cast no check above foresaw: still name the column
-        raise SpecError(f"{place} cannot be read: {first_line(exc)}; {RULES[column]}") from None
+        raise SpecError(
+            f"{place} cannot be read: {first_line(exc)}; {place.rule(column)}"
+        ) from None
 
 
 def _decoded(array: Any) -> Any:
@@ -145,7 +157,7 @@ def _ids(array: Any, place: Place) -> Any:
     raise SpecError(f"{place} holds {kind}; ids are text or integers")
 
 
-def _numbers(array: Any, column: str, place: Place, ranked: bool, grades: str) -> Any:
+def _numbers(array: Any, column: str, place: Place, ranked: bool) -> Any:
     """Grades and ranks as integers, scores (and grades under `grades: real`) as doubles
     (module docstring)."""
     import pyarrow as pa
@@ -155,12 +167,12 @@ def _numbers(array: Any, column: str, place: Place, ranked: bool, grades: str) -
         raise _text(array, column, place)
     numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)
     if not (numeric or pa.types.is_null(kind) or (pa.types.is_boolean(kind) and column != "rank")):
-        raise SpecError(f"{place} holds {kind}; {RULES[column]}")
+        raise SpecError(f"{place} holds {kind}; {place.rule(column)}")
     if column == "score":  # a NaN stays: the engine says the score must be a finite number
         return array.cast(pa.float64())
     if column == "rel" and pa.types.is_integer(kind):
         return array  # as it always was, and the digest of its data with it
-    if column == "rel" and grades == "real":  # a NaN is a missing grade, as for whole ones
+    if place.real(column):  # a NaN is a missing grade, as for whole ones
         return _nan_as_null(array.cast(pa.float64()))
     if pa.types.is_floating(kind) or pa.types.is_decimal(kind):
         array = _whole(array, column, place)
@@ -216,11 +228,12 @@ def _text(array: Any, column: str, place: Place) -> SpecError:
     bad = next((i for i in given if not _parses(values[i])), None)
     if bad is not None:
         return SpecError(
-            f"{place.row(bad)}: {values[bad]!r} is text, not a number; {RULES[column]}"
+            f"{place.row(bad)}: {values[bad]!r} is text, not a number; {place.rule(column)}"
         )
     shown = f", e.g. {values[given[0]]!r} on {place.rows.at(given[0])}" if given else ""
     return SpecError(
-        f"{place} holds numbers as text{shown}; {RULES[column]}: give numbers ({_CONVERT[column]})"
+        f"{place} holds numbers as text{shown}; {place.rule(column)}: give numbers "
+        f"({_REAL[1] if place.real(column) else _CONVERT[column]})"
     )
 
 
@@ -260,10 +273,10 @@ def _no_number(values: list, column: str, place: Place, exc: Exception) -> SpecE
     """The refusal of a column of Python values where numbers belong."""
     bad = next((i for i, v in enumerate(values) if v is not None and not _number(v)), None)
     if bad is None:
-        return SpecError(f"{place} cannot be read: {first_line(exc)}; {RULES[column]}")
+        return SpecError(f"{place} cannot be read: {first_line(exc)}; {place.rule(column)}")
     value = values[bad]
     what = "text" if isinstance(value, str) else f"a {type(value).__name__}"
-    return SpecError(f"{place.row(bad)}: {value!r} is {what}, not a number; {RULES[column]}")
+    return SpecError(f"{place.row(bad)}: {value!r} is {what}, not a number; {place.rule(column)}")
 
 
 def _number(value: Any) -> bool:

@@ -97,8 +97,8 @@ def _read(source: Any, found: dict[str, str | None], where: str, ranked: bool, g
     rows, arrays = Rows(), {}
     for column, name in found.items():
         if name is not None:
-            place = Place(where, name, rows)
-            array = typed(_raw(source, name, column, place), column, place, ranked, grades)
+            place = Place(where, name, rows, grades)
+            array = typed(_raw(source, name, column, place), column, place, ranked)
             if array is not None:  # None: a rank column no ordering reads, left out
                 arrays[column] = array
             if column in ("qid", "docno"):
