@@ -23,8 +23,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipeline import evaluate as evaluate_door
+from pipeline.api import PythonMeasure, RankedParams
 from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, soft_labels, write_beir_qrels, write_qrels, write_run
+from pipeline.testing import installed
 
 # Every built-in family: counts, cutoffs, the relevance level, graded gains and their mappings,
 # the ideal ranking walked (G, nDCGRel, RnDCG), RBP's gain table, judged-only ranks, text.
@@ -231,6 +233,31 @@ def test_the_level_compares_grades_at_the_edge():
     assert values["NumNonRelJudgedRet"] == 1 and values["Unjudged@5"] == 2 / 5
     assert math.isclose(values["nDCG"], dcg / ideal, rel_tol=1e-14)
     assert values["RelString"] == "000.-"
+
+
+class LevelledGain(PythonMeasure[RankedParams]):
+    """A plugin's Python metric: the sum of the grades in the top k that reach the level."""
+
+    name = "LevelledGain"
+    description = "sum of the grades in the top k at or above the relevance level, in Python"
+    Params = RankedParams
+    cutoff = "k"
+
+    def compute(self, p: RankedParams, query) -> float:
+        top = query.grades[: p.k]
+        return float(top[top >= query.level].sum())
+
+
+def test_a_python_measure_sees_the_decimal_grades_and_level(tmp_path):
+    data = generate(8, queries=15, runs=2, extremes=True)
+    qrels = soft_labels(data.qrels, 8)
+    with installed(LevelledGain):
+        results = evaluate_door(qrels=qrels, runs=data.runs, metrics=["LevelledGain(rel=0.3)@5"],
+                                settings={"grades": "real"})  # fmt: skip
+    for row in results.per_query().itertuples():
+        judged, run = qrels[row.qid], data.runs[row.run].get(row.qid, {})
+        top = [judged.get(d, -1) for d in _ranking(run)[:5]]
+        assert math.isclose(row.value, sum(g for g in top if g >= 0.3), rel_tol=1e-12), row
 
 
 # -- every reader, both doors ---------------------------------------------------------------------

@@ -10,7 +10,8 @@ statement over the loaded table for the whole batch. The reports with line numbe
 
 from __future__ import annotations
 
-from pipeline.plan.inputs import REAL_GRADES_HINT, Load, literal_path, numbered_lines
+from pipeline.plan.inputs import Load, literal_path, numbered_lines
+from pipeline.plan.number_fields import REAL_GRADES_HINT
 from pipeline.plan.statement import Statement
 from pipeline.plan.table_inputs import MEMORY, is_table_input
 from pipeline.sql import quote_identifier

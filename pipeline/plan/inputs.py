@@ -9,7 +9,8 @@ DuckDB line by line (plain or gzip-compressed) in up to three steps:
 Lines that are blank or whose first non-blank character is '#' are skipped. What a line must hold is
 a list of `Rule`s over its fields `f` (configs/REFERENCE.md, "Input rules"): the `strict` mode rejects numbers that
 are not plainly numbers; `lenient` reads them as trec_eval's C `atof`/`atol` do ("1,5" is 1).
-Grades are integers, or finite decimals under the `grades: real` setting (read as scores are).
+Grades are integers, or finite decimals under the `grades: real` setting (read as scores are):
+`number_fields` reads the number fields.
 """
 
 from __future__ import annotations
@@ -17,11 +18,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.plan.number_fields import (
+    GRADE_TYPES,
+    Rule,
+    atol,
+    grade_field,
+    integer_rules,
+    number,
+    number_rules,
+    quoted,
+)
 from pipeline.plan.statement import Statement
 from pipeline.sql import quote_identifier
 
 __all__ = [
-    "GRADE_TYPES",
     "INPUT_MODES",
     "Format",
     "Load",
@@ -38,7 +48,6 @@ __all__ = [
     "numbered_lines",
     "parsed_lines",
     "field_count",
-    "grade_field",
     "input_tables",
     "integer_rules",
     "qrels_table",
@@ -48,18 +57,6 @@ __all__ = [
 ]
 
 INPUT_MODES = ("strict", "lenient")
-#: the SQL type of the qrels' `rel` column under each value of the `grades` setting
-GRADE_TYPES = {"integer": "INTEGER", "real": "DOUBLE"}
-#: what a decimal grade read under `grades: integer` adds to its message: the fix
-REAL_GRADES_HINT = " (decimal grades are read with settings: {grades: real})"
-
-
-@dataclass(frozen=True)
-class Rule:
-    """A condition on a line's fields `f` that makes the line bad, and SQL text saying why."""
-
-    bad: str
-    problem: str
 
 
 @dataclass(frozen=True)
@@ -183,35 +180,6 @@ def qrels_format(mode: str = "strict", grades: str = "integer") -> Format:
     return text_format("qrels", "collection", f"f[1], f[3], {rel}", rules, grades=grades)
 
 
-def grade_field(
-    expr: str, mode: str, grades: str, decimals_refused: bool = False
-) -> tuple[str, list[Rule]]:
-    """The SQL value of the grade field `expr` and its rules, under the `grades` setting: a
-    finite decimal, read as a score is (`real`); else an integer, a decimal one refused with
-    the setting named (`strict`, or `decimals_refused` where `lenient`'s atol would cut it)."""
-    strict = mode == "strict"
-    if grades == "real":
-        value = number(expr, strict)
-        return value, number_rules(expr, value, "the relevance grade", strict, finite=True)
-    rel = "TRY_CAST(" + expr + " AS INTEGER)" if strict else atol(expr, "INTEGER")
-    rules = integer_rules(expr, rel, "the relevance grade", strict)
-    if strict or decimals_refused:
-        rules.insert(0, _decimal_grade(expr))
-    return rel, rules
-
-
-# A decimal number: what `grades: real` reads in strict mode, and finitely.
-_DECIMAL = "[+-]?([0-9]+[.][0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?|[+-]?[0-9]+[eE][+-]?[0-9]+"
-
-
-def _decimal_grade(expr: str) -> Rule:
-    """A decimal grade under `grades: integer`: refused, naming the setting that reads it."""
-    return Rule(
-        f"regexp_full_match({expr}, '{_DECIMAL}')",
-        f"'the relevance grade must be an integer, found ' || {quoted(expr)} || '{REAL_GRADES_HINT}'",
-    )
-
-
 def run_format(mode: str = "strict", use_rank: bool = False) -> Format:
     """How a run file (qid Q0 docno rank score tag) is read into `run_rows`, under its run's name.
 
@@ -298,11 +266,6 @@ def literal_path(path: Path) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in str(path))
 
 
-def quoted(expr: str) -> str:
-    """SQL quoting the text `expr` for a message: `'2x'`."""
-    return f"'''' || {expr} || ''''"
-
-
 def field_count(op: str, n: int, names: str) -> Rule:
     """A line whose field count compares by `op` with `n` is bad (`names`: the fields expected)."""
     return Rule(f"len(f) {op} {n}", f"'expected {n} fields ({names}), found ' || len(f)")
@@ -314,63 +277,6 @@ _NUL = Rule("contains(line, chr(0))", "'a NUL byte: not a text file (UTF-16, or 
 _UNIT_SEPARATOR = Rule(
     "cut IS NOT NULL", "'the control character 0x1F (unit separator): not a TREC text file'"
 )
-
-
-def atol(expr: str, sql_type: str) -> str:
-    """SQL reading `expr` as C atol: an optional sign and the digits that follow; no digits read as 0."""
-    digits = f"coalesce(nullif(regexp_extract({expr}, '^[+-]?[0-9]+'), ''), '0')"
-    return f"TRY_CAST({digits} AS {sql_type})"
-
-
-def integer_rules(expr: str, value: str, what: str, strict: bool) -> list[Rule]:
-    """The rules of an integer field `expr` read as `value`: in range; plainly digits if `strict`."""
-    # DuckDB's cast rounds "1.7" to 2 and reads "1e2", "0x10" and "1_0"; only plain digits pass.
-    rules = [Rule(f"{value} IS NULL", f"'{what} ' || {quoted(expr)} || ' is out of range'")]
-    if strict:
-        plain = f"NOT regexp_full_match({expr}, '[+-]?[0-9]+')"
-        rules.insert(0, Rule(plain, f"'{what} must be an integer, found ' || {quoted(expr)}"))
-    return rules
-
-
-def number(expr: str, strict: bool) -> str:
-    """SQL reading the field `expr` as a DOUBLE: plainly (`strict`, NULL unless DuckDB reads it)
-    or as C atof (the longest prefix that is a decimal number, inf or nan; no number reads as 0).
-    Hexadecimal ("0x1p3") is the one form atof reads that DuckDB cannot: it stays NULL."""
-    plain = f"TRY_CAST({expr} AS DOUBLE)"
-    if strict:
-        return plain
-    return f"""CASE WHEN {_plain_number(expr)} THEN {plain}
-    WHEN regexp_matches({expr}, '^[+-]?0[xX]') THEN NULL
-    ELSE coalesce(TRY_CAST(nullif(regexp_extract({expr}, {_ATOF_PREFIX}), '') AS DOUBLE), 0.0) END"""
-
-
-def number_rules(
-    expr: str, value: str, what: str, strict: bool, finite: bool = False
-) -> list[Rule]:
-    """The rules of a number field `expr` read as `value` (`number`): plainly a finite number if
-    `strict`; else not hexadecimal, and finite if `finite` (atof reads nan and inf)."""
-    found = quoted(expr)
-    must_be_finite = Rule(
-        f"NOT isfinite({value})", f"'{what} must be a finite number, found ' || {found}"
-    )
-    if strict:
-        plain = Rule(
-            f"NOT ({_plain_number(expr)})", f"'{what} must be a number, found ' || {found}"
-        )
-        return [plain, must_be_finite]
-    plural = what.removeprefix("the ").split()[-1] + "s"
-    hexadecimal = Rule(
-        f"({value}) IS NULL", f"'hexadecimal {plural} are not read, found ' || {found}"
-    )
-    return [hexadecimal, *([must_be_finite] if finite else [])]
-
-
-def _plain_number(expr: str) -> str:
-    # DuckDB also reads "1_000" as 1000, where C reads 1: such a number is not plainly a number.
-    return f"TRY_CAST({expr} AS DOUBLE) IS NOT NULL AND NOT contains({expr}, '_')"
-
-
-_ATOF_PREFIX = "'^[+-]?(([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?|(?i:inf(inity)?|nan))'"
 
 
 def text_format(

@@ -15,7 +15,8 @@ import re
 import zlib
 from pathlib import Path
 
-from pipeline.plan.inputs import Format, Rule, field_count, grade_field, qrels_format, text_format
+from pipeline.plan.inputs import Format, field_count, qrels_format, text_format
+from pipeline.plan.number_fields import Rule, grade_field
 from pipeline.plan.table_inputs import is_table_input
 
 __all__ = [

@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pipeline.plan.inputs import GRADE_TYPES, REAL_GRADES_HINT, Load, literal_path
+from pipeline.plan.inputs import Load, literal_path
+from pipeline.plan.number_fields import GRADE_TYPES, REAL_GRADES_HINT
 from pipeline.plan.statement import Statement
 from pipeline.sql import quote_identifier
 

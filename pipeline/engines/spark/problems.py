@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from pipeline.engines.spark.inputs import files_of, parquet_columns, uri_of
 from pipeline.engines.spark.shard import typed
 from pipeline.plan import input_checks as check
-from pipeline.plan.inputs import REAL_GRADES_HINT, parsed_lines
+from pipeline.plan.inputs import parsed_lines
+from pipeline.plan.number_fields import REAL_GRADES_HINT
 from pipeline.plan.table_inputs import cast_sql
 
 if TYPE_CHECKING:
