@@ -10,6 +10,7 @@ files, re-sorts the ranking, or loops over rows in Python. For what SQL cannot e
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
@@ -31,9 +32,10 @@ class MeasureParams(BaseModel):
 def _level(value: Any) -> Any:
     """A relevance level is a number (a decimal one only under `grades: real`, which the spec's
     metrics are checked against) or None."""
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if value is not None and not (number and math.isfinite(value)):
         raise PydanticCustomError(
-            "level", "Input should be a valid number (an integer; a decimal under grades: real)"
+            "level", "Input should be a finite number (an integer; a decimal under grades: real)"
         )
     return value
 

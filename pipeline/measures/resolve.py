@@ -58,20 +58,22 @@ def _check_decimals(settings: Settings, found: list[ResolvedMeasure]) -> None:
     if settings.grades == "real":
         return
     for m in found:
-        rel, gain = getattr(m.params, "rel", None), getattr(m.params, "gain", None)
-        grades = [g for g in gain if isinstance(g, float)] if isinstance(gain, dict) else []
-        given = (
-            f"rel={rel!r}"
-            if isinstance(rel, float)
-            else f"the gain of grade {grades[0]!r}"
-            if grades
-            else ""
-        )
+        given = _decimal_grade(m.params)
         if given:
             raise SpecError(
                 f"{m.label}: {given} is a decimal, and grades are integers: give an integer, "
                 "or read decimal grades with settings: {grades: real}"
             )
+
+
+def _decimal_grade(params) -> str:
+    """What of a measure's parameters is a decimal grade (its level `rel`, a gain mapping's
+    grade), as a message names it; "" if none is."""
+    rel, gain = getattr(params, "rel", None), getattr(params, "gain", None)
+    if isinstance(rel, float):
+        return f"rel={rel!r}"
+    decimals = [g for g in gain if isinstance(g, float)] if isinstance(gain, dict) else []
+    return f"the gain of grade {decimals[0]!r}" if decimals else ""
 
 
 def _check_labels(loaded: LoadedSpec, resolved: list[ResolvedMeasure]) -> None:

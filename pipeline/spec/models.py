@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -121,10 +122,11 @@ class Run(StrictModel):
 
 
 def _number(value: Any) -> Any:
-    """A relevance level is a number (a decimal one only under `grades: real`: `Settings`)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    """A relevance level is a finite number (a decimal one only under `grades: real`:
+    `Settings`)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise PydanticCustomError(
-            "level", "Input should be a valid number (an integer; a decimal under grades: real)"
+            "level", "Input should be a finite number (an integer; a decimal under grades: real)"
         )
     return value
 

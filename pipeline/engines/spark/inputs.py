@@ -29,11 +29,11 @@ if TYPE_CHECKING:
 __all__ = [
     "PARQUET_COLUMNS",
     "file_key",
-    "parquet_columns",
     "files_of",
     "input_rows",
     "is_parquet",
     "parse_lines",
+    "parquet_columns",
     "uri_of",
 ]
 
