@@ -157,8 +157,8 @@ def soft_labels(
     """The qrels' grades as decimals, negative judgments kept as they are: with `whole`, each
     grade g >= 0 as the float g (`2.0`: decimal text that means the integer); else a soft
     label, as an LLM judge gives a probability or a score: a decimal in [0, max grade] of 1 to
-    4 digits, some exactly the level 0.5 or just either side of it, some repeating another
-    grade of the query (ties in the ideal ranking). The same seed gives the same labels."""
+    4 digits, some exactly 0, 0.5 (the usual level), just either side of it or 1, some a whole
+    grade the query has (ties in the ideal ranking). The same seed gives the same labels."""
     rng = random.Random(f"soft {seed}")
     top = max((g for docs in qrels.values() for g in docs.values()), default=1) or 1
     return {
@@ -178,13 +178,13 @@ def _soft(rng: random.Random, top: float, docs: dict) -> float:
     return round(rng.uniform(0, top), rng.randint(1, 4))
 
 
-def write_qrels(qrels: dict[str, dict[str, int]], path: Path) -> None:
-    """TREC qrels: qid iter docno rel."""
+def write_qrels(qrels: dict[str, dict[str, int | float]], path: Path) -> None:
+    """TREC qrels: qid iter docno rel (a decimal grade as Python writes it: `0.7`, `2.0`)."""
     lines = [f"{q} 0 {d} {g}" for q, docs in qrels.items() for d, g in docs.items()]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def write_beir_qrels(qrels: dict[str, dict[str, int]], path: Path) -> None:
+def write_beir_qrels(qrels: dict[str, dict[str, int | float]], path: Path) -> None:
     """BEIR's (and MTEB's) qrels: a header line, then query-id, corpus-id, score, tab-separated;
     gzip-compressed when `path` ends in .gz."""
     lines = ["query-id\tcorpus-id\tscore"]
