@@ -5,7 +5,8 @@ A collection has graded judgments (0..max_grade), negative judgments, queries wi
 document, queries absent from a run, run-only queries, retrieved documents that were never judged,
 relevant documents never retrieved, and score ties (also ties that only exist in float32).
 With `extremes`, every collection also has the cases a random draw may miss (see `EXTREMES`); the
-conformance kit (`pipeline.testing`) evaluates measures on such collections.
+conformance kit (`pipeline.testing`) evaluates measures on such collections. `soft_labels` turns a
+collection's grades into decimals (`grades: real`): whole ones written as decimals, or soft labels.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ __all__ = [
     "Collection",
     "generate",
     "llm_judgments",
+    "soft_labels",
     "write_beir_qrels",
     "write_qrels",
     "write_run",
@@ -38,7 +40,7 @@ EXTREMES = {
 class Collection:
     """qrels[qid][docno] = grade and runs[name][qid][docno] = score."""
 
-    qrels: dict[str, dict[str, int]] = field(default_factory=dict)
+    qrels: dict[str, dict[str, int | float]] = field(default_factory=dict)
     runs: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
 
 
@@ -183,13 +185,44 @@ def _llm_grade(rng: random.Random, grade: int, max_grade: int, lenient: float) -
     return min(max(grade + drift, 0), max_grade)
 
 
-def write_qrels(qrels: dict[str, dict[str, int]], path: Path) -> None:
-    """TREC qrels: qid iter docno rel."""
+#: soft labels a draw may miss: the usual relevance level of probabilities, and its neighbours
+_SOFT_EDGES = (0.0, 0.5, 0.49999, 0.50001, 1.0)
+
+
+def soft_labels(
+    qrels: dict[str, dict[str, int | float]], seed: int, whole: bool = False
+) -> dict[str, dict[str, float | int]]:
+    """The qrels' grades as decimals, negative judgments kept as they are: with `whole`, each
+    grade g >= 0 as the float g (`2.0`: decimal text that means the integer); else a soft
+    label, as an LLM judge gives a probability or a score: a decimal in [0, max grade] of 1 to
+    4 digits, some exactly 0, 0.5 (the usual level), just either side of it or 1, some a whole
+    grade the query has (ties in the ideal ranking). The same seed gives the same labels."""
+    rng = random.Random(f"soft {seed}")
+    top = max((g for docs in qrels.values() for g in docs.values()), default=1) or 1
+    return {
+        q: {
+            d: g if g < 0 else float(g) if whole else _soft(rng, top, docs) for d, g in docs.items()
+        }
+        for q, docs in qrels.items()
+    }
+
+
+def _soft(rng: random.Random, top: float, docs: dict) -> float:
+    roll = rng.random()
+    if roll < 0.15:
+        return rng.choice(_SOFT_EDGES)
+    if roll < 0.25:
+        return float(rng.choice([g for g in docs.values() if g >= 0] or [0]))
+    return round(rng.uniform(0, top), rng.randint(1, 4))
+
+
+def write_qrels(qrels: dict[str, dict[str, int | float]], path: Path) -> None:
+    """TREC qrels: qid iter docno rel (a decimal grade as Python writes it: `0.7`, `2.0`)."""
     lines = [f"{q} 0 {d} {g}" for q, docs in qrels.items() for d, g in docs.items()]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def write_beir_qrels(qrels: dict[str, dict[str, int]], path: Path) -> None:
+def write_beir_qrels(qrels: dict[str, dict[str, int | float]], path: Path) -> None:
     """BEIR's (and MTEB's) qrels: a header line, then query-id, corpus-id, score, tab-separated;
     gzip-compressed when `path` ends in .gz."""
     lines = ["query-id\tcorpus-id\tscore"]

@@ -129,10 +129,29 @@ def test_parquet_qrels_of_fractional_grades_are_refused_where_whole_ones_are_rea
     case = case_dir(tmp_path, spec)
     parquet(case / "q.parquet", FRACTIONAL_GRADES, "qid, docno, rel")
     refused(case, DATA_ERROR, r"/case/q\.parquet: row 2: the relevance grade is missing or not "
-            r"an integer", "run", str(case / "spec.yaml"))  # fmt: skip
+            r"an integer \(decimal grades are read with settings: \{grades: real\}\): '1 102 2\.5'",
+            "run", str(case / "spec.yaml"))  # fmt: skip
     parquet(case / "q.parquet", FRACTIONAL_GRADES.replace("2.5", "2.0"), "qid, docno, rel")
     done = irpipe("run", "--quiet", str(case / "spec.yaml"))
     assert done.returncode == 0, done.stderr
+
+
+def test_parquet_grades_under_real_grades_are_finite_decimals(tmp_path):
+    """Under `grades: real` the fractional grade is read, and a grade that is not finite is a
+    bad row, as a text file's `inf` is."""
+    spec = spec_of(settings={"grades": "real"})
+    spec["collections"]["c"]["qrels"] = "q.parquet"
+    case = case_dir(tmp_path, spec)
+    parquet(case / "q.parquet", FRACTIONAL_GRADES, "qid, docno, rel")
+    done = irpipe("run", "--quiet", str(case / "spec.yaml"))
+    assert done.returncode == 0, done.stderr
+    parquet(
+        case / "q.parquet",
+        FRACTIONAL_GRADES.replace("2.5::DOUBLE", "'inf'::DOUBLE"),
+        "qid, docno, rel",
+    )
+    refused(case, DATA_ERROR, r"/case/q\.parquet: row 2: the relevance grade must be a finite "
+            r"number: '1 102 inf'", "run", str(case / "spec.yaml"))  # fmt: skip
 
 
 # --- 3: ir_datasets ids whose dataset lacks what the spec reads --------------------------------

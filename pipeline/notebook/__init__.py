@@ -232,9 +232,10 @@ def _run_name(value: Any, index: int) -> str:
 
 def _reader(settings: Mapping[str, Any] | None, columns: Mapping[str, str] | None):
     """`table_of` with the call's column names, taking a run's ranks alone under `ordering:
-    rank`."""
+    rank`, and decimal grades under `grades: real`."""
     ranked = (settings or {}).get("ordering") == "rank"
-    return partial(table_of, columns=columns, ranked=ranked)
+    grades = "real" if (settings or {}).get("grades") == "real" else "integer"
+    return partial(table_of, columns=columns, ranked=ranked, grades=grades)
 
 
 def _input(value: Any, argument: str, name: str, tables: dict, read) -> str:

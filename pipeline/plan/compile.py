@@ -23,7 +23,7 @@ from pipeline.measures.resolve import columns_of
 from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.plan.batches import batched
 from pipeline.plan.fusion import Fusion, fusion_statement, kept_rows, with_fusions
-from pipeline.plan.inputs import RUN_ROWS, Load, run_format
+from pipeline.plan.inputs import RUN_ROWS, Load, input_tables, run_format
 from pipeline.plan.measure_sql import CompiledMeasures, compile_measures
 from pipeline.plan.missing_rankings import MISSING_RANKING_ROWS
 from pipeline.plan.output_tables import curve_names, output_table, output_tables
@@ -58,7 +58,7 @@ class PythonMetric:
 
     ordinal: int
     measure: ResolvedMeasure
-    level: int
+    level: int | float
 
 
 class Probe(NamedTuple):
@@ -74,7 +74,8 @@ class Probe(NamedTuple):
 class SqlPlan:
     """Everything needed to evaluate a spec, in three parts, which an engine runs in order.
 
-    The qrels' part, made once before any run is read: `qrels` loaded, then (`setup`, in order)
+    The qrels' part, made once before any run is read: the `input_tables` made (the qrels'
+    grades typed by the `grades` setting), `qrels` loaded, then (`setup`, in order)
     the runs' names, the other `names`, the qrels' tables (`statements`) and the empty tables
     that the runs' rankings fill (`run_tables`). A session that evaluates one run after another
     against the same qrels makes `run_names` and `run_tables` anew for each, beside
@@ -95,6 +96,7 @@ class SqlPlan:
     memory_limit: str | None  # DuckDB's memory_limit for the connection (`settings`)
 
     # The qrels' part.
+    input_tables: tuple[Statement, ...]  # the empty tables the inputs are loaded into
     qrels: list[Load]
     #: the names of the collections and the metrics (and the curves' metrics), as bound values
     names: tuple[Statement, ...]
@@ -228,6 +230,7 @@ def compile_plan(
     fusions = _fusions(loaded)
     return SqlPlan(
         memory_limit=settings.memory_limit,
+        input_tables=tuple(input_tables(settings.grades)),
         qrels=_qrels(loaded),
         names=(*name_tables(loaded, metrics), *curve_names(len(metrics), curves)),
         statements=setup_tables(compiled.req, missing_rankings),
@@ -251,9 +254,9 @@ def compile_plan(
 
 def _qrels(loaded: LoadedSpec) -> list[Load]:
     """The qrels files, one per collection (a collection not yet judged has runs only to pool)."""
-    spec, mode = loaded.spec, loaded.spec.settings.input
+    spec, settings = loaded.spec, loaded.spec.settings
     return [
-        Load(c.qrels, name, named_format(c.format, mode))
+        Load(c.qrels, name, named_format(c.format, settings.input, settings.grades))
         for name, c in spec.collections.items()
         if c.qrels is not None
     ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.plan.inputs import INPUT_TABLES, Load, general_lines, insert_lines
+from pipeline.plan.inputs import Load, general_lines, insert_lines
 from pipeline.plan.ranking import PUT_BACK, SET_ASIDE, SLICE_ROWS, slice_rows
 from pipeline.plan.statement import Statement
 from pipeline.plan.table_inputs import TABLE_COLUMNS, insert_rows, is_table_input
@@ -19,7 +19,7 @@ __all__ = ["plan_text"]
 
 def plan_text(plan: SqlPlan) -> str:
     """The whole plan as SQL text, parameters shown in comments."""
-    parts = [_show(s) for s in INPUT_TABLES]
+    parts = [_show(s) for s in plan.input_tables]
     parts += [_show_load([load]) for load in plan.qrels]
     parts += [_show(s) for s in plan.setup]
     for batch in plan.batches:

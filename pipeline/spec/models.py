@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -122,6 +124,16 @@ class Run(StrictModel):
     collection: str = Field(description="name of a collection in `collections`")
 
 
+def _number(value: Any) -> Any:
+    """A relevance level is a finite number (a decimal one only under `grades: real`:
+    `Settings`)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise PydanticCustomError(
+            "level", "Input should be a finite number (an integer; a decimal under grades: real)"
+        )
+    return value
+
+
 _SIZE = re.compile(r"[0-9]+(\.[0-9]+)? ?([KMGT]i?B|B)")
 _SIZE_SCHEMA = {"pattern": f"^(?:{_SIZE.pattern})$"}  # the same rule for editors
 
@@ -129,7 +141,9 @@ _SIZE_SCHEMA = {"pattern": f"^(?:{_SIZE.pattern})$"}  # the same rule for editor
 class Settings(StrictModel):
     """Evaluation semantics. Every value is recorded in every output."""
 
-    relevance_level: int = Field(1, description="grade >= this is relevant (trec_eval -l)")
+    relevance_level: Annotated[int | float, BeforeValidator(_number)] = Field(
+        1, description="grade >= this is relevant (trec_eval -l); a decimal under grades: real"
+    )
     ordering: Literal["trec_eval", "rank"] = Field(
         "trec_eval", description="trec_eval: score desc, docno desc; rank: the file's rank column"
     )
@@ -158,6 +172,12 @@ class Settings(StrictModel):
         description="strict: reject scores and grades that are not plainly numbers; "
         "lenient: read them as trec_eval does (C atof/atol: '1,5' is 1)",
     )
+    grades: Literal["integer", "real"] = Field(
+        "integer",
+        description="integer: a relevance grade is an integer, and a decimal one an error; "
+        "real: grades are finite decimals (soft labels, an LLM's probability of relevance), read "
+        "as scores are, and relevance levels and gain mappings may be decimals too",
+    )
     memory_limit: str | None = Field(
         None,
         description="DuckDB's memory limit, e.g. 500MB or 2GiB; beyond it, work spills to "
@@ -169,6 +189,17 @@ class Settings(StrictModel):
         description="duckdb: evaluate on this machine; spark: on Apache Spark (the spark: "
         "section), with identical numbers; needs pip install 'irpipe[spark]'",
     )
+
+    @model_validator(mode="after")
+    def _integer_level(self) -> Settings:
+        # The level compares with grades: a decimal one only where grades are decimals.
+        if self.grades == "integer" and isinstance(self.relevance_level, float):
+            raise at_key(
+                ("settings", "relevance_level"),
+                f"{self.relevance_level!r} is a decimal, and grades are integers: give an "
+                "integer, or read decimal grades with settings: {grades: real}",
+            )
+        return self
 
     @field_validator("memory_limit")
     @classmethod

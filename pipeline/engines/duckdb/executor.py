@@ -21,7 +21,6 @@ from pipeline.plan import input_checks as check
 from pipeline.plan.batches import text_size
 from pipeline.plan.compile import SqlPlan
 from pipeline.plan.inputs import (
-    INPUT_TABLES,
     RUN_TABLES,
     Load,
     general_lines,
@@ -99,7 +98,7 @@ def _everything(con: duckdb.DuckDBPyConnection, plan: SqlPlan, steps: _Steps) ->
 
 
 def _qrels(con: duckdb.DuckDBPyConnection, plan: SqlPlan, steps: _Steps) -> None:
-    run_all(con, INPUT_TABLES)
+    run_all(con, plan.input_tables)
     for load in plan.qrels:
         steps.report("loading", [load])
         load_files(con, [load])

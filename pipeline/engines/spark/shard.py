@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from pipeline.engines.duckdb.steps import compute, rank
 from pipeline.plan.input_checks import record_queries
-from pipeline.plan.inputs import INPUT_TABLES
 from pipeline.plan.missing_rankings import missing_ranking_rows
 from pipeline.plan.statement import Statement
 
@@ -38,8 +37,10 @@ __all__ = [
 
 #: The rows a shard receives: qrels (`kind` 'qrels', `name` its collection) and runs (`kind`
 #: 'run', `name` the run), each read and checked by `parsed_lines` (`ok` false: a bad line).
+#: A grade travels as a double, exact for every integer grade; the shard's qrels table is typed
+#: by the `grades` setting (`SqlPlan.input_tables`).
 ROW_SCHEMA = (
-    "kind string, name string, qid string, docno string, rel int, rank bigint, score double, "
+    "kind string, name string, qid string, docno string, rel double, rank bigint, score double, "
     "ok boolean"
 )
 #: What a shard returns, one long table: `tbl` says what a row is (see `_RESULTS`).
@@ -116,7 +117,7 @@ def evaluate_shard(
 
     con = duckdb.connect(config=_config(plan, threads))
     try:
-        _load(con, batches)
+        _load(con, plan, batches)
         yield from typed(con.sql(_CHECKS).to_arrow_reader(), RESULT_SCHEMA)
         if _all_good(con):
             _evaluate(con, plan)
@@ -133,8 +134,8 @@ def _config(plan: SqlPlan, threads: int) -> dict:
     return config
 
 
-def _load(con: duckdb.DuckDBPyConnection, batches: Iterable[pa.RecordBatch]) -> None:
-    for statement in INPUT_TABLES:
+def _load(con: duckdb.DuckDBPyConnection, plan: SqlPlan, batches: Iterable[pa.RecordBatch]) -> None:
+    for statement in plan.input_tables:
         con.execute(statement.sql, statement.params)
     for batch in batches:
         con.register("rows", batch)
