@@ -23,6 +23,9 @@ class ResolvedMeasure:
     canonical: str
     label: str
     provider: str = "irpipe"  # who provides the measure, as messages name it
+    #: computed over the ranking without its unjudged documents, re-ranked (`judged_only=true`:
+    #: trec_eval -J for this metric alone)
+    judged_only: bool = False
 
     @property
     def averaged(self) -> bool:

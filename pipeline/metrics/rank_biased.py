@@ -1,10 +1,28 @@
-"""Rank-biased precision (Moffat and Zobel) and its residual, as trec_eval computes them."""
+"""Rank-biased precision (Moffat and Zobel) and its residual: as trec_eval computes them, and as
+rbp_eval does (`variant='rbp_eval'`).
+
+rbp_eval (Webber's and Moffat's C tool, version 0.2 to 0.5) gives each query
+
+    RBP@k      = (1 - p) * sum_{i <= min(n, k)} g_i * p^(i-1)
+    residual@k = p^min(n, k) + (1 - p) * sum_{unjudged i <= min(n, k)} p^(i-1)
+
+with g_i 1 for a grade of at least the relevance level and 0 otherwise (its default on integer
+grades, `-a`, or `-b level`). The residual is what RBP could still gain: the weight of the unjudged
+documents and of the ranks past the ranking's end; it is also 1 - (1 - p) * sum over the judged
+documents of p^(i-1), which is how irpipe computes it, from the judged rows alone. A negative
+grade is a document pooled but not judged, as in trec_eval: unjudged, gain 0 (rbp_eval refuses
+negative grades). rbp_eval prints only the queries the run answers that the qrels judge, and
+averages those (`reported_queries`).
+"""
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Literal
+
+from pydantic import Field, ValidationInfo, field_validator
 
 from ..api import Columns, Measure, MeasureParams, double, hookimpl
+from .reported_queries import answered, answered_needs
 
 
 class RBPParams(MeasureParams):
@@ -12,6 +30,26 @@ class RBPParams(MeasureParams):
     gain: dict[int, float] | None = Field(
         None, description="{grade: gain} replacing grades (trec_eval rbp.1=0.5,...)"
     )
+    k: int | None = Field(None, gt=0, description="depth: only the first k ranks count")
+    rel: int | None = Field(
+        None, description="rbp_eval: gain 1 from this grade on (default: relevance_level)"
+    )
+    residual: bool = Field(
+        False, description="the residual (unjudged and unseen documents' weight) instead of RBP"
+    )
+    variant: Literal["standard", "rbp_eval"] = Field(
+        "standard", description="standard: trec_eval's rbp and rbp_resid; rbp_eval: rbp_eval's"
+    )
+
+    @field_validator("variant")
+    @classmethod
+    def _one_gain_rule(cls, variant: str, info: ValidationInfo) -> str:
+        """trec_eval scales grades (or `gain`); rbp_eval makes them binary at `rel`."""
+        if variant == "rbp_eval" and info.data.get("gain") is not None:
+            raise ValueError("variant 'rbp_eval' makes grades binary at rel; remove gain")
+        if variant == "standard" and info.data.get("rel") is not None:
+            raise ValueError("rel is rbp_eval's threshold; add variant=rbp_eval, or remove rel")
+        return variant
 
 
 def _scaled_gain(p: RBPParams, c: Columns) -> str:
@@ -43,7 +81,9 @@ def _largest_linear_grade(top: str, mapping: dict[int, float]) -> str:
 
 
 class RBP(Measure[RBPParams]):
-    """(1 − p) · Σ gain(rank) · p^(rank−1), gains scaled to [0, 1] per query as trec_eval does.
+    """(1 − p) · Σ gain(rank) · p^(rank−1), or its residual (`residual=true`): under
+    `variant='standard'` gains scaled to [0, 1] per query as trec_eval does, and the residual as
+    trec_eval's rbp_resid (`RBPResid`); under `variant='rbp_eval'`, rbp_eval's (module docstring).
 
     trec_eval 10.0 reads two uninitialised variables here (its output depends on the measure
     computed before); irpipe implements the intended definition, min and max over the gains and 0.
@@ -52,15 +92,52 @@ class RBP(Measure[RBPParams]):
     judged_rows_suffice = True
 
     name = "RBP"
-    description = "rank-biased precision with persistence p"
+    description = "rank-biased precision with persistence p (or its residual)"
     Params = RBPParams
+    cutoff = "k"
+
+    def judged_only_ok(self, p: RBPParams) -> bool:
+        # trec_eval's residual counts every unjudged row; everything else reads judged rows only.
+        return super().judged_only_ok(p) and (p.variant == "rbp_eval" or not p.residual)
 
     def needs(self, p: RBPParams, c: Columns):
-        return (c.max_grade(),)
+        if p.variant == "rbp_eval":
+            return answered_needs(c)
+        return () if p.residual else (c.max_grade(),)
 
     def per_query(self, p: RBPParams, c: Columns) -> str:
-        terms = f"{_scaled_gain(p, c)} * pow({double(p.p)}, rank - 1)"
-        return f"(1.0 - {double(p.p)}) * coalesce(sum({terms}), 0)"
+        persistence, within = double(p.p), c.within(p.k)
+        if p.variant == "standard" and p.residual:
+            return trec_eval_residual(p.p, c, p.k)
+        if p.variant == "standard":
+            terms = f"{_scaled_gain(p, c)} * pow({persistence}, rank - 1)"
+        elif p.residual:  # the judged rows' weight: the residual is 1 minus it
+            terms = f"CAST({c.relevant(0)} AS INTEGER) * pow({persistence}, rank - 1)"
+        else:
+            terms = f"CAST({c.relevant(c.level(p))} AS INTEGER) * pow({persistence}, rank - 1)"
+        total = f"(1.0 - {persistence}) * coalesce(sum({terms}) FILTER (WHERE {within}), 0)"
+        return f"(1 - {total})" if p.residual else total
+
+    def missing(self, p: RBPParams, c: Columns) -> str:
+        if p.variant == "rbp_eval":  # nothing judged retrieved: everything is residual
+            return answered(c, self.empty(p, c))
+        return "0"
+
+    def empty(self, p: RBPParams, c: Columns) -> str:
+        return "1" if p.residual and p.variant == "rbp_eval" else "0"
+
+
+def trec_eval_residual(p: float, c: Columns, k: int | None = None) -> str:
+    """trec_eval's rbp_resid over the first k rows: p^n + (1 − p) Σ p^(rank−1) over the rows
+    below 0 (unjudged, negatively judged), or 0 when there is none."""
+    persistence, within = double(p), c.within(k)
+    unjudged = f"sum(pow({persistence}, rank - 1)) FILTER (WHERE relv < 0 AND {within})"
+    residual = (
+        f"pow({persistence}, count(*) FILTER (WHERE {within})) + (1 - {persistence}) * {unjudged}"
+    )
+    return (
+        f"(CASE WHEN count(*) FILTER (WHERE relv < 0 AND {within}) > 0 THEN {residual} ELSE 0 END)"
+    )
 
 
 class RBPResidParams(MeasureParams):
@@ -77,10 +154,7 @@ class RBPResid(Measure[RBPResidParams]):
     Params = RBPResidParams
 
     def per_query(self, p: RBPResidParams, c: Columns) -> str:
-        persistence = double(p.p)
-        unjudged = f"sum(pow({persistence}, rank - 1)) FILTER (WHERE relv < 0)"
-        residual = f"pow({persistence}, count(*)) + (1 - {persistence}) * {unjudged}"
-        return f"(CASE WHEN count(*) FILTER (WHERE relv < 0) > 0 THEN {residual} ELSE 0 END)"
+        return trec_eval_residual(p.p, c)
 
 
 @hookimpl

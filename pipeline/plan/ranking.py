@@ -9,6 +9,11 @@ Two plans give the same rows for the rows they keep:
               or before it: counted with a join on the query when a query has few judged rows
               (comparisons ~ rows x judged), found by sorting the query when it has many
               (~ rows x log2 rows). Either way nothing is sorted but what must be.
+
+A metric with `judged_only=true` reads the condensed ranking beside the full plan's: its judged
+rows (grade >= 0), ranked again by their rank in the ranking (after `max_docs`, as trec_eval -M
+then -J), with the derived columns of those metrics built over it (`condensed_sql`). It is a
+second window over the ranking's judged rows, not a second reading of the run.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ __all__ = [
     "SortKey",
     "DENSE_SHARE",
     "at_or_before",
+    "condensed_sql",
     "mostly_judged",
     "order_by",
     "ordering",
@@ -99,13 +105,38 @@ SLICE_ROWS = 1 << 20  # 1,048,576
 _RELV = "CASE WHEN q.rel < 0 THEN -2 ELSE q.rel END"  # negative judgments are -2, as in trec_eval
 
 
-def ranked_sql(req: Requirements, settings: Settings, judged_rows: bool = False) -> str:
-    """CTEs ending in `ranked`: the ranking with every column the measures read."""
+def ranked_sql(
+    req: Requirements,
+    settings: Settings,
+    judged_rows: bool = False,
+    condensed: Requirements | None = None,
+    facts: tuple[str, ...] = (),
+) -> str:
+    """CTEs ending in `ranked`: the ranking with every column the measures read; with
+    `condensed` (the needs of the metrics over it) the condensed ranking too, `ranked_condensed`,
+    whose rows carry the query's `facts` (the columns of the table facts)."""
     keys = ordering(settings)
     body = (
         _judged_ranking(req, settings, keys) if judged_rows else _full_ranking(req, settings, keys)
     )
-    return f"{body},\nranked AS ({_with_rank_columns(req)}\n)"
+    ranked = f"{body},\nranked AS ({_with_rank_columns(req)}\n)"
+    return ranked if condensed is None else f"{ranked},\n{condensed_sql(condensed, facts)}"
+
+
+def condensed_sql(req: Requirements, facts: tuple[str, ...]) -> str:
+    """CTEs ending in `ranked_condensed`: the judged rows of `windowed`, ranked again in their
+    order, with the columns `req` needs built over that ranking (see the module docstring)."""
+    kept = ", ".join(("run", "collection", "qid", "docno", "score", "file_rank", "relv", *facts))
+    length = _length(req, "count(*) OVER (PARTITION BY run, qid)")
+    return f"""condensed_rows AS (SELECT {kept}, rank AS full_rank FROM windowed WHERE relv >= 0),
+condensed_windowed AS (
+    SELECT *, row_number() OVER ranking AS rank{length}{select_list(req.of_kind("window"))}
+    FROM condensed_rows
+    WINDOW ranking AS (PARTITION BY run, qid ORDER BY full_rank
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
+ranked_condensed AS ({_with_rank_columns(req, "condensed_windowed")}
+)"""
 
 
 def _full_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, ...]) -> str:
@@ -230,12 +261,12 @@ def _length(req: Requirements, expr: str) -> str:
     return f",\n        {expr} AS num_ret" if req.has("length") else ""
 
 
-def _with_rank_columns(req: Requirements) -> str:
-    """`windowed` with the values that need the rank: a second ordered window, and the ideal
+def _with_rank_columns(req: Requirements, source: str = "windowed") -> str:
+    """`source` with the values that need the rank: a second ordered window, and the ideal
     ranking's columns at each rank."""
     columns = req.of_kind("rank_window")
     if not columns and not req.ideal_lists:
-        return "\n    SELECT * FROM windowed"
+        return f"\n    SELECT * FROM {source}"
     joins = ""
     for tag in req.ideal_lists:
         for part in IdealAtRank.PARTS:
@@ -245,6 +276,6 @@ def _with_rank_columns(req: Requirements) -> str:
         ON i_{tag}.collection = w.collection AND i_{tag}.qid = w.qid AND i_{tag}.pos = w.rank"""
     return f"""
     SELECT w.*{select_list(columns)}
-    FROM windowed w{joins}
+    FROM {source} w{joins}
     WINDOW by_rank AS (PARTITION BY w.run, w.qid ORDER BY w.rank
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"""
