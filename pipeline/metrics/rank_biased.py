@@ -38,7 +38,9 @@ class RBPParams(MeasureParams):
         False, description="the residual (unjudged and unseen documents' weight) instead of RBP"
     )
     variant: Literal["standard", "rbp_eval"] = Field(
-        "standard", description="standard: trec_eval's rbp and rbp_resid; rbp_eval: rbp_eval's"
+        "standard",
+        description="standard: trec_eval's rbp and rbp_resid; rbp_eval: rbp_eval's",
+        validate_default=True,  # rel without variant=rbp_eval is checked too
     )
 
     @field_validator("variant")

@@ -1,0 +1,192 @@
+"""`RBP(p=..., variant=rbp_eval)` and its residual (`residual=true`) are rbp_eval's.
+
+rbp_eval (C, not on PyPI) is read from its source: RBP = (1 - p) sum g_i p^(i-1) with grades made
+binary at the relevance level (its default on integer grades), and a residual of p^n plus the
+weight of the unjudged ranks, per query of the run that the qrels know, averaged over those. The
+reference here is cwl-eval's RBP with residuals (`-r`): its expected utility in the worst case
+(unjudged documents gain 0) and the best case minus it (they gain 1, as do the ranks past the
+ranking's end, up to cwl's depth of 1000), through cwl's own classes, unrounded, on generated
+collections. Both tools read the run in file order, which the tests write as irpipe orders it
+(score descending, then docno descending); irpipe sorts it itself. Where its definitions are
+rbp_eval's (binary grades; a retrieved unjudged document), trec_eval's own rbp and rbp_resid
+output (tests/golden) is the reference too.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+import yaml
+from cwl.ruler.measures.cwl_rbp import RBPCWLMetric
+from cwl.ruler.ranking import RankingMaker
+from cwl.seeker.trec_qrel_handler import TrecQrelHandler
+
+from pipeline.run.evaluation import evaluate
+from pipeline.synthetic import generate, write_qrels
+
+GOLDEN = Path(__file__).parent / "golden" / "binary"
+EXACT = 1e-12
+#: (p, rel, k): persistences, binary thresholds (None: relevance_level) and depths
+CASES = [(p, rel, k) for p in (0.5, 0.8, 0.95) for rel in (None, 2) for k in (None, 5)]
+
+
+def metric(p: float, rel: int | None, k: int | None, residual: bool = False) -> str:
+    """The canonical label: parameters sorted, defaults dropped."""
+    params = [
+        f"p={p!r}",
+        *([f"rel={rel}"] if rel else []),
+        *(["residual=True"] if residual else []),
+    ]
+    return f"RBP({','.join(params)},variant='rbp_eval')" + (f"@{k}" if k else "")
+
+
+def ordered(run: dict[str, dict[str, float]]) -> dict[str, list[str]]:
+    """Each query's documents as irpipe orders them: score descending, then docno descending."""
+    return {q: sorted(docs, key=lambda d: (docs[d], d), reverse=True) for q, docs in run.items()}
+
+
+def write_ordered_run(run: dict[str, dict[str, float]], path: Path, k: int | None = None) -> None:
+    """A TREC run in irpipe's order, each ranking cut at k: what rbp_eval and cwl read in order."""
+    lines = [
+        f"{q} Q0 {d} {i} {run[q][d]!r} t"
+        for q, docs in ordered(run).items()
+        for i, d in enumerate(docs[:k], 1)
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def write_gains(qrels: dict[str, dict[str, int]], rel: int, path: Path) -> None:
+    """cwl's gain file: 1 from grade `rel` on, else 0; a negative grade is not judged."""
+    lines = [
+        f"{q} 0 {d} {int(g >= rel)}" for q, docs in qrels.items() for d, g in docs.items() if g >= 0
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def cwl_rbp(gains: Path, run: Path, p: float) -> dict[str, tuple[float, float]]:
+    """{qid: (RBP, residual)} by cwl-eval's classes, reading the run as `cwl-eval -r` does."""
+    handler, rankings = TrecQrelHandler(str(gains)), {}
+    for line in run.read_text().splitlines():
+        qid, element, docno, *_ = line.split()
+        rankings.setdefault(qid, RankingMaker(qid, handler)).add(docno, element)
+    found = {}
+    for qid, maker in rankings.items():
+        measure = RBPCWLMetric(theta=p)
+        measure.residuals = True
+        measure.measure(maker.get_ranking())
+        found[qid] = (measure.expected_utility, measure.residual_expected_utility)
+    return found
+
+
+@pytest.fixture(scope="module")
+def compared(tmp_path_factory):
+    """irpipe's values and cwl's, per collection and run, for every case."""
+    root = tmp_path_factory.mktemp("rbp_eval")
+    found = []
+    for seed in range(6):
+        directory = root / f"c{seed}"
+        directory.mkdir()
+        data = generate(seed, queries=14, runs=2, max_grade=3, extremes=True)
+        write_qrels(data.qrels, directory / "qrels.txt")
+        for name, run in data.runs.items():
+            write_ordered_run(run, directory / f"{name}.txt")
+        evaluation = evaluate(_spec(directory, data.runs), write=False)
+        per_query = {(r, q, m): v for r, _, q, m, v in evaluation.per_query()}
+        means = {(r, m): (v, n) for r, _, m, v, n in evaluation.aggregate()}
+        found.append((directory, data, per_query, means))
+    return found
+
+
+def _spec(directory: Path, runs: dict, settings: dict | None = None) -> Path:
+    names = [metric(*case, residual=r) for case in CASES for r in (False, True)]
+    spec = {
+        "collections": {"c": {"qrels": "qrels.txt"}},
+        "runs": {name: {"path": f"{name}.txt", "collection": "c"} for name in runs},
+        "metrics": names,
+        "settings": settings or {},
+    }
+    path = directory / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    return path
+
+
+def test_every_query_and_mean_is_rbp_eval_s(compared):
+    checked = 0
+    for directory, data, per_query, means in compared:
+        for p, rel, k in CASES:
+            write_gains(data.qrels, rel or 1, directory / "gains.txt")
+            for run_name, run in data.runs.items():
+                write_ordered_run(run, directory / "cut.txt", k)
+                theirs = cwl_rbp(directory / "gains.txt", directory / "cut.txt", p)
+                reported = sorted(set(run) & set(data.qrels))  # rbp_eval's queries
+                for i, residual in enumerate((False, True)):
+                    label = metric(p, rel, k, residual)
+                    ours = {q: per_query[run_name, q, label] for q in data.qrels}
+                    assert {q for q, v in ours.items() if v is not None} == set(reported)
+                    for q in reported:
+                        assert math.isclose(ours[q], theirs[q][i], abs_tol=EXACT), (label, q)
+                        checked += 1
+                    mean = sum(theirs[q][i] for q in reported) / len(reported)
+                    assert means[run_name, label][1] == len(reported)
+                    assert math.isclose(means[run_name, label][0], mean, abs_tol=EXACT)
+    assert checked > 2000
+
+
+def test_no_query_setting_changes_which_queries_rbp_eval_averages(compared, tmp_path):
+    directory, data, _, means = compared[0]
+    spec = _spec(directory, data.runs, {"queries": "intersection"})
+    assert {(r, m): (v, n) for r, _, m, v, n in evaluate(spec, write=False).aggregate()} == means
+
+
+def _golden(measure: str) -> dict[str, float]:
+    """trec_eval 10.0's per-query values of `measure` on the binary collection (-q, no -c)."""
+    lines = (GOLDEN / "all_trec_missing.out").read_text().splitlines()
+    rows = [line.split() for line in lines]
+    return {q: float(v) for name, q, v in rows if name == measure and q != "all"}
+
+
+def test_where_the_definitions_meet_trec_eval_s_rbp_and_rbp_resid(tmp_path):
+    """Binary grades: rbp is rbp_eval's RBP. A retrieved unjudged document: rbp_resid is its
+    residual (trec_eval's is 0 when there is none; rbp_eval's is then p^n)."""
+    spec = {
+        "collections": {"c": {"qrels": str(GOLDEN / "qrels.txt")}},
+        "runs": {"r": {"path": str(GOLDEN / "run.trec"), "collection": "c"}},
+        "metrics": ["RBP(variant=rbp_eval)", "RBP(variant=rbp_eval,residual=true)"],
+    }
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    ours = {
+        (q, m): v for _, _, q, m, v in evaluate(tmp_path / "spec.yaml", write=False).per_query()
+    }
+    rbp, resid = _golden("rbp"), _golden("rbp_resid")
+    assert {q for q, m in ours if ours[q, m] is not None} == set(rbp)
+    for q in rbp:
+        assert abs(ours[q, "RBP(variant='rbp_eval')"] - rbp[q]) <= 5e-5 + EXACT, q
+        residual = ours[q, "RBP(residual=True,variant='rbp_eval')"]
+        assert abs(residual - resid[q]) <= 5e-5 + EXACT if resid[q] > 0 else residual > 0, q
+    assert sum(v > 0 for v in resid.values()) >= 5  # compared, not only skipped
+
+
+@pytest.mark.parametrize(
+    ("metric", "expected"),
+    [
+        # grades 1 (a), 0 (b), unjudged (x), 2 (c) in that order; p = 1/2
+        ("RBP(p=0.5,variant=rbp_eval)", 0.5 * (1 + 1 / 8)),
+        ("RBP(p=0.5,variant=rbp_eval,rel=2)", 0.5 / 8),
+        ("RBP(p=0.5,variant=rbp_eval,residual=true)", 1 / 16 + 0.5 / 4),
+        ("RBP(p=0.5,variant=rbp_eval,residual=true)@2", 1 / 4),
+        ("RBP(p=0.5,variant=rbp_eval)@3", 0.5),
+    ],
+)
+def test_worked_examples(tmp_path, metric, expected):
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 z 1\n")
+    (tmp_path / "r.txt").write_text("1 Q0 a 1 4 t\n1 Q0 b 2 3 t\n1 Q0 x 3 2 t\n1 Q0 c 4 1 t\n")
+    spec = {
+        "collections": {"c": {"qrels": "q.txt"}},
+        "runs": {"r": {"path": "r.txt", "collection": "c"}},
+        "metrics": [metric],
+    }
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    values = {q: v for _, _, q, _, v in evaluate(tmp_path / "spec.yaml", write=False).per_query()}
+    assert values == {"1": pytest.approx(expected, abs=1e-15), "2": None}
