@@ -190,3 +190,13 @@ def test_worked_examples(tmp_path, metric, expected):
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
     values = {q: v for _, _, q, _, v in evaluate(tmp_path / "spec.yaml", write=False).per_query()}
     assert values == {"1": pytest.approx(expected, abs=1e-15), "2": None}
+
+
+def test_a_residual_is_neither_better_higher_nor_lower():
+    """The console's best mark, gates and diff plots read `better`: a residual has none."""
+    from pipeline.measures.registry import get_registry
+
+    resolve = get_registry().resolve
+    assert [m.better for m in resolve("RBP(p=0.8,variant=rbp_eval)")] == ["higher"]
+    assert [m.better for m in resolve("RBP(p=0.8,variant=rbp_eval,residual=true)")] == [None]
+    assert [m.better for m in resolve("RBP(residual=true)")] == [None]
