@@ -1,7 +1,8 @@
 """Rank-biased precision (Moffat and Zobel) and its residual: as trec_eval computes them, and as
 rbp_eval does (`variant='rbp_eval'`).
 
-rbp_eval (Webber's and Moffat's C tool, version 0.2 to 0.5) gives each query
+rbp_eval (William Webber's C tool for Moffat and Zobel's RBP, read from its version 0.5) gives
+each query
 
     RBP@k      = (1 - p) * sum_{i <= min(n, k)} g_i * p^(i-1)
     residual@k = p^min(n, k) + (1 - p) * sum_{unjudged i <= min(n, k)} p^(i-1)
