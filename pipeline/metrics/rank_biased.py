@@ -2,18 +2,18 @@
 rbp_eval does (`variant='rbp_eval'`).
 
 rbp_eval (William Webber's C tool for Moffat and Zobel's RBP, read from its version 0.5) gives
-each query
+each query, w_i = (1 - p) p^(i-1) being the weight of rank i,
 
-    RBP@k      = (1 - p) * sum_{i <= min(n, k)} g_i * p^(i-1)
-    residual@k = p^min(n, k) + (1 - p) * sum_{unjudged i <= min(n, k)} p^(i-1)
+    RBP@k      = sum_{i <= min(n, k)} g_i * w_i
+    residual@k = p^min(n, k) + sum_{unjudged i <= min(n, k)} w_i
 
 with g_i 1 for a grade of at least the relevance level and 0 otherwise (its default on integer
 grades, `-a`, or `-b level`). The residual is what RBP could still gain: the weight of the unjudged
-documents and of the ranks past the ranking's end; it is also 1 - (1 - p) * sum over the judged
-documents of p^(i-1), which is how irpipe computes it, from the judged rows alone. A negative
-grade is a document pooled but not judged, as in trec_eval: unjudged, gain 0 (rbp_eval refuses
-negative grades). rbp_eval prints only the queries the run answers that the qrels judge, and
-averages those (`reported_queries`).
+documents and of the ranks past the ranking's end. Tied documents (rbp_eval's default `-s`: equal
+scores; `-r`: equal ranks in the file) each weigh the mean weight of the ranks the tie covers, times
+the share of those ranks within k when k cuts the tie. A negative grade is a document pooled but
+not judged, as in trec_eval: unjudged, gain 0 (rbp_eval refuses negative grades). rbp_eval prints
+only the queries the run answers that the qrels judge, and averages those (`reported_queries`).
 """
 
 from __future__ import annotations
@@ -100,26 +100,23 @@ class RBP(Measure[RBPParams]):
     cutoff = "k"
 
     def judged_only_ok(self, p: RBPParams) -> bool:
-        # trec_eval's residual counts every unjudged row; everything else reads judged rows only.
-        return super().judged_only_ok(p) and (p.variant == "rbp_eval" or not p.residual)
+        # trec_eval's residual counts every unjudged row, and rbp_eval's ties every tied row.
+        return super().judged_only_ok(p) and p.variant == "standard" and not p.residual
 
     def needs(self, p: RBPParams, c: Columns):
         if p.variant == "rbp_eval":
-            return answered_needs(c)
+            return (*answered_needs(c), c.tie_first(), c.tie_size())
         return () if p.residual else (c.max_grade(),)
 
     def per_query(self, p: RBPParams, c: Columns) -> str:
-        persistence, within = double(p.p), c.within(p.k)
-        if p.variant == "standard" and p.residual:
+        if p.variant == "rbp_eval":
+            return rbp_eval(p, c)
+        if p.residual:
             return trec_eval_residual(p.p, c, p.k)
-        if p.variant == "standard":
-            terms = f"{_scaled_gain(p, c)} * pow({persistence}, rank - 1)"
-        elif p.residual:  # the judged rows' weight: the residual is 1 minus it
-            terms = f"CAST({c.relevant(0)} AS INTEGER) * pow({persistence}, rank - 1)"
-        else:
-            terms = f"CAST({c.relevant(c.level(p))} AS INTEGER) * pow({persistence}, rank - 1)"
-        total = f"(1.0 - {persistence}) * coalesce(sum({terms}) FILTER (WHERE {within}), 0)"
-        return f"(1 - {total})" if p.residual else total
+        persistence = double(p.p)
+        terms = f"{_scaled_gain(p, c)} * pow({persistence}, rank - 1)"
+        total = f"coalesce(sum({terms}) FILTER (WHERE {c.within(p.k)}), 0)"
+        return f"(1.0 - {persistence}) * {total}"
 
     def missing(self, p: RBPParams, c: Columns) -> str:
         if p.variant == "rbp_eval":  # nothing judged retrieved: everything is residual
@@ -128,6 +125,20 @@ class RBP(Measure[RBPParams]):
 
     def empty(self, p: RBPParams, c: Columns) -> str:
         return "1" if p.residual and p.variant == "rbp_eval" else "0"
+
+
+def rbp_eval(p: RBPParams, c: Columns) -> str:
+    """rbp_eval's RBP@k, or its residual (module docstring): each row weighs the mean weight of
+    the ranks its tie covers, first to first + size - 1, times the share of them within k."""
+    persistence, first, size = double(p.p), c.tie_first(), c.tie_size()
+    weight = f"pow({persistence}, {first} - 1) * (1 - pow({persistence}, {size})) / {size}"
+    if p.k is not None:
+        weight += f" * greatest(0, least({first} + {size} - 1, {int(p.k)}) - {first} + 1) / {size}"
+    if p.residual:
+        unjudged = f"coalesce(sum({weight}) FILTER (WHERE relv < 0), 0)"
+        return f"pow({persistence}, any_value({c.retrieved(p.k)})) + {unjudged}"
+    gain = f"CAST({c.relevant(c.level(p))} AS INTEGER)"
+    return f"coalesce(sum({gain} * {weight}), 0)"
 
 
 def trec_eval_residual(p: float, c: Columns, k: int | None = None) -> str:

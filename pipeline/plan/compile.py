@@ -222,6 +222,7 @@ def compile_plan(
     judged_rows = (
         not compiled.can_empty
         and compiled.condensed is None
+        and not compiled.req.has("tie")  # a tie counts the unjudged rows in it too
         and all(m.measure.judged_only_ok(m.params) for m in everything)
     )
     missing_rankings = settings.missing_queries == "trec_eval_c" and settings.query_set == "qrels"

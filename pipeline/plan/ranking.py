@@ -120,17 +120,21 @@ def ranked_sql(
         _judged_ranking(req, settings, keys) if judged_rows else _full_ranking(req, settings, keys)
     )
     ranked = f"{body},\nranked AS ({_with_rank_columns(req)}\n)"
-    return ranked if condensed is None else f"{ranked},\n{condensed_sql(condensed, facts)}"
+    if condensed is None:
+        return ranked
+    return f"{ranked},\n{condensed_sql(condensed, facts, keys)}"
 
 
-def condensed_sql(req: Requirements, facts: tuple[str, ...]) -> str:
+def condensed_sql(req: Requirements, facts: tuple[str, ...], keys: tuple[SortKey, ...]) -> str:
     """CTEs ending in `ranked_condensed`: the judged rows of `windowed`, ranked again in their
-    order, with the columns `req` needs built over that ranking (see the module docstring)."""
+    order (`keys`: the ordering's), with the columns `req` needs built over that ranking (see the
+    module docstring)."""
     kept = ", ".join(("run", "collection", "qid", "docno", "score", "file_rank", "relv", *facts))
     length = _length(req, "count(*) OVER (PARTITION BY run, qid)")
+    columns = _ties(req, keys, "full_rank ASC") | req.of_kind("window")
     return f"""condensed_rows AS (SELECT {kept}, rank AS full_rank FROM windowed WHERE relv >= 0),
 condensed_windowed AS (
-    SELECT *, row_number() OVER ranking AS rank{length}{select_list(req.of_kind("window"))}
+    SELECT *, row_number() OVER ranking AS rank{length}{select_list(columns)}
     FROM condensed_rows
     WINDOW ranking AS (PARTITION BY run, qid ORDER BY full_rank
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
@@ -142,6 +146,7 @@ ranked_condensed AS ({_with_rank_columns(req, "condensed_windowed")}
 def _full_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, ...]) -> str:
     """Every row, joined to its judgment and facts, ranked and windowed in one pass."""
     length = _length(req, "count(*) OVER (PARTITION BY run, qid)")
+    ties = _ties(req, keys, order_by(keys))
     judged = "WHERE relv >= 0" if settings.judged_only else ""
     source = "joined"
     if settings.max_docs is not None:  # -M cuts the ranking before -J drops unjudged documents
@@ -156,7 +161,7 @@ def _full_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, ..
     LEFT JOIN qrels q ON q.collection = runs.collection AND q.qid = r.qid AND q.docno = r.docno
 ),
 windowed AS (
-    SELECT *, row_number() OVER ranking AS rank{length}{select_list(req.of_kind("window"))}
+    SELECT *, row_number() OVER ranking AS rank{length}{select_list(ties | req.of_kind("window"))}
     FROM {source} {judged}
     WINDOW ranking AS (PARTITION BY run, qid ORDER BY {order_by(keys)}
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
@@ -254,6 +259,18 @@ def ranking_length(settings: Settings, retrieved: str) -> str:
     if settings.max_docs is None:
         return retrieved
     return f"least({retrieved}, {int(settings.max_docs)})"
+
+
+def _ties(req: Requirements, keys: tuple[SortKey, ...], order: str) -> dict[str, str]:
+    """The tie columns measures read (`Columns.tie_first`, `tie_size`): a row's tie is the rows
+    of its query with its first sort key (the score, or the file's rank under `ordering: rank`);
+    its first rank is the row's rank less the rows of the tie ordered before it (by `order`)."""
+    tie = f"PARTITION BY run, qid, {keys[0].expr()}"
+    built = {
+        "first": f"row_number() OVER ranking - row_number() OVER ({tie} ORDER BY {order}) + 1",
+        "size": f"count(*) OVER ({tie})",
+    }
+    return {name: built[sql] for name, sql in req.of_kind("tie").items()}
 
 
 def _length(req: Requirements, expr: str) -> str:
