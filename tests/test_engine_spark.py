@@ -93,6 +93,19 @@ def test_hard_collections_give_the_same_values(spark, tmp_path, settings):
     same_tables(spec, tmp_path)
 
 
+def test_other_tools_measures_and_judged_only_give_the_same_values(spark, tmp_path):
+    """gdeval's and rbp_eval's variants (queries without a value), ERR, and metrics over the
+    condensed ranking (`judged_only=true`) beside the same metrics over the whole ranking."""
+    data = generate(seed=33, queries=25, runs=3, max_grade=4, extremes=True)
+    metrics = [
+        "nDCG(variant=gdeval)@20", "ERR(variant=gdeval)@20", "ERR@10", "nDCG@10",
+        "RBP(p=0.8,variant=rbp_eval)", "RBP(p=0.8,variant=rbp_eval,residual=true)@10",
+        "nDCG(judged_only=true)@10", "AP(judged_only=true)", "RnDCG(judged_only=true)",
+        "NumRet(judged_only=true)",
+    ]  # fmt: skip
+    same_tables(collection_spec(tmp_path, data, metrics), tmp_path)
+
+
 def test_the_quickstart_gives_the_same_tables(spark, tmp_path):
     shutil.copytree(ROOT / "configs" / "data", tmp_path / "data")
     shutil.copy(ROOT / "configs" / "quickstart.yaml", tmp_path)

@@ -256,6 +256,36 @@ def test_an_option_the_method_does_not_read_is_refused(tmp_path, fused, message)
     refused(case, SPEC_ERROR, rf"spec\.yaml:\d+: {message}", "run", str(case / "spec.yaml"))
 
 
+# --- the measures of other tools (issue 33): gdeval's, rbp_eval's, judged_only -----------------
+
+
+@pytest.mark.parametrize(
+    "metric, message",
+    [
+        ("ERR(variant=gdeval)@0", r"'ERR\(variant=gdeval\)@0': parameter 'k': Input should be greater than 0"),
+        ("nDCG(variant=gdeval)@0", r"parameter 'k': Input should be greater than 0"),
+        ("RBP(p=0.8,variant=rbp_eval)@0", r"parameter 'k': Input should be greater than 0"),
+        ("RBP(p=1.0,variant=rbp_eval)", r"parameter 'p': Input should be less than 1"),
+        ("RBP(p=0,variant=rbp_eval,residual=true)", r"parameter 'p': Input should be greater than 0"),
+        ("ERR(variant=gdevl)@20", r"parameter 'variant': Input should be 'standard' or 'gdeval'"),
+        ("nDCG(variant=trec)@20", r"parameter 'variant': Input should be 'standard' or 'gdeval'"),
+        ("RBP(variant=rbpeval)", r"parameter 'variant': Input should be 'standard' or 'rbp_eval'"),
+        ("nDCG(variant=gdeval,gain=exponential)@20", r"parameter 'variant': .*sets gain .* remove gain"),
+        ("RBP(rel=2)", r"parameter 'variant': .*rel is rbp_eval's threshold"),
+        ("nDCG(judged_only=yes)@10", r"parameter 'judged_only': Input should be true or false"),
+    ],
+)  # fmt: skip
+def test_a_bad_parameter_of_another_tool_s_measure_is_a_spec_error(tmp_path, metric, message):
+    case = case_dir(tmp_path, spec_of(metrics=["AP", metric]))
+    refused(
+        case,
+        SPEC_ERROR,
+        rf"spec\.yaml:\d+: metrics\.1: .*{message}",
+        "run",
+        str(case / "spec.yaml"),
+    )
+
+
 def test_the_defaults_of_options_a_method_does_not_read_are_no_error(tmp_path):
     fused = {"s": {"fuse": ["a", "b"], "method": "combsum", "depth": 10},
              "r": {"fuse": ["a", "b"], "k": 10}}  # fmt: skip

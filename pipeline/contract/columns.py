@@ -134,6 +134,17 @@ class Columns:
         """The number of documents retrieved within the cutoff (needs `num_ret`)."""
         return self.num_ret() if k is None else f"least({self.num_ret()}, {int(k)})"
 
+    # -- ties ------------------------------------------------------------------------------------
+    def tie_first(self) -> Need:
+        """Column: the first rank of this row's tie, the rows of equal score (of equal rank in
+        the file under `ordering: rank`), which docno orders among themselves. Read with it, a
+        measure needs every row ranked: irpipe never ranks judged rows alone for it."""
+        return self._use(Need("tie_first", "tie", "first"), "tie_first()")
+
+    def tie_size(self) -> Need:
+        """Column: how many rows this row's tie holds (1 for a row tied with none)."""
+        return self._use(Need("tie_size", "tie", "size"), "tie_size()")
+
     # -- running counts over the ranking ---------------------------------------------------------
     def relevant_so_far(self, level: int | float) -> Need:
         """Column: relevant rows at or above this rank."""

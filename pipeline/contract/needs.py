@@ -14,8 +14,11 @@ __all__ = ["IdealAtRank", "IdealTotals", "Need", "NeedKind", "Requirements", "fl
 #: window: a running value over the ranking (one ordered window for all); rank_window: a running
 #: value ordered by `rank` (a second pass); judged_window: a per-judgment value over the qrels;
 #: fact: a per-query aggregate over the qrels; ideal: the ideal ranking's columns at each rank;
-#: length: the ranking's length; grades: the query's ranked grades as a list (Python measures)
-NeedKind = Literal["window", "rank_window", "judged_window", "fact", "ideal", "length", "grades"]
+#: length: the ranking's length; grades: the query's ranked grades as a list (Python measures);
+#: tie: the row's tie (the rows the ordering's first key cannot tell apart): its first rank and size
+NeedKind = Literal[
+    "window", "rank_window", "judged_window", "fact", "ideal", "length", "grades", "tie"
+]
 
 
 class Need(str):

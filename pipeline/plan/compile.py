@@ -219,12 +219,16 @@ def compile_plan(
     everything = [*metrics, *curves]
     compiled = compile_measures(everything, settings)
     # When only judged documents' positions matter, only judged rows are ranked; a query with no
-    # judged document retrieved then has its `missing` value (over the ranking's length).
-    judged_rows = not compiled.can_empty and all(
-        m.measure.judged_only_ok(m.params) for m in everything
+    # judged document retrieved then has its `missing` value (over the ranking's length). A
+    # metric over the condensed ranking needs every answered query in `wide` (`empty_sql`).
+    judged_rows = (
+        not compiled.can_empty
+        and compiled.condensed is None
+        and not compiled.req.has("tie")  # a tie counts the unjudged rows in it too
+        and all(m.measure.judged_only_ok(m.params) for m in everything)
     )
     missing_rankings = settings.missing_queries == "trec_eval_c" and settings.query_set == "qrels"
-    full = ranked_sql(compiled.req, settings)  # every row ranked: what the probes read
+    full = _ranked(compiled, settings)  # every row ranked: what the probes read
     ranking, wide = _ranking(compiled, settings, judged_rows, full)
     options = per_query_options(compiled, settings, judged_rows, missing_rankings)
     fusions = _fusions(loaded)
@@ -276,13 +280,20 @@ def _ranking(
     they suffice (then over every row, `full`, for a batch of mostly judged queries), else over
     every row."""
     req = compiled.req
-    ranked = ranked_sql(req, settings, judged_rows=True) if judged_rows else full
+    ranked = _ranked(compiled, settings, judged_rows=True) if judged_rows else full
     wide = wide_sql(compiled.measures, ranked, req)
     dense = wide_sql(compiled.measures, full, req) if judged_rows else None
     statement = Statement(f"INSERT INTO wide {wide}")
     if dense is None:
         return Ranking(statement, full=True), wide
     return Ranking(statement, Statement(f"INSERT INTO wide {dense}")), wide
+
+
+def _ranked(compiled: CompiledMeasures, settings: Settings, judged_rows: bool = False) -> str:
+    """The ranking's CTEs (`ranking.ranked_sql`): every row's, or only the judged rows' when
+    they suffice; and the condensed ranking when a metric reads it."""
+    facts = tuple(compiled.req.of_kind("fact"))
+    return ranked_sql(compiled.ranked, settings, judged_rows, compiled.condensed, facts)
 
 
 def _fusions(loaded: LoadedSpec) -> tuple[Fusion, ...]:
