@@ -152,6 +152,10 @@ class RecordedMetric:
     label: str
     measure: _Measure
 
+    @property
+    def better(self) -> str | None:
+        return self.measure.better
+
 
 def recorded_metrics(
     metrics: list[dict[str, Any]], registry
@@ -162,7 +166,7 @@ def recorded_metrics(
     recorded, lost = [], []
     for m in metrics:
         try:
-            better = registry.resolve(m["metric"])[0].measure.better
+            better = registry.resolve(m["metric"])[0].better
         except IrpipeError:
             better = None
             lost.append(m["label"])

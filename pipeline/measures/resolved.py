@@ -25,6 +25,11 @@ class ResolvedMeasure:
     provider: str = "irpipe"  # who provides the measure, as messages name it
 
     @property
+    def better(self) -> str | None:
+        """Which aggregate is best, with these parameters (`Measure.better_for`)."""
+        return self.measure.better_for(self.params)
+
+    @property
     def averaged(self) -> bool:
         """Whether its per-query numbers are averaged (or summed) into its value: what a
         comparison tests and a pool's leave-one-out analysis measures."""
