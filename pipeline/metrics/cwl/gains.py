@@ -11,9 +11,9 @@ judgment is judged, with gain 0 (cwl_eval refuses negative gains; ir_measures cl
 from __future__ import annotations
 
 import hashlib
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from ...api import MeasureParams, Need, double
 
@@ -46,10 +46,16 @@ class CWLParams(MeasureParams):
     )
     residual: bool = Field(
         False,
-        strict=False,  # `INST(residual=true)` reads as the issue and YAML write it
         description="the residual (cwl_eval -r): the expected utility if every unjudged and "
         "unretrieved document gained 1, minus it if they gained 0",
     )
+
+    @field_validator("residual", mode="before")
+    @classmethod
+    def _word(cls, value: Any) -> Any:
+        # `INST(residual=true)`: in a metric string a bare word is text; YAML's words are true
+        # and false, and so are these (any other text is refused, as strict types are).
+        return {"true": True, "false": False}.get(value, value) if isinstance(value, str) else value
 
 
 class GoalParams(CWLParams):
