@@ -81,7 +81,7 @@ class INSQ(FixedWeights):
 
 
 class UParams(CWLParams):
-    L: float = Field(1000, gt=0, description="the reading cost at which attention is gone")
+    L: float = Field(1000.0, gt=0, description="the reading cost at which attention is gone")
     # cwl_eval gives position N no weight: at depth 1 no position has any.
     max_depth: int = Field(
         1000, gt=1, description="cwl_eval's --max_depth: each ranking is cut or padded to it"
@@ -102,7 +102,7 @@ class U(FixedWeights):
 
 
 class TBGParams(CWLParams):
-    halflife: float = Field(224, gt=0, description="documents read until attention halves")
+    halflife: float = Field(224.0, gt=0, description="documents read until attention halves")
 
 
 class TBG(FixedWeights):
