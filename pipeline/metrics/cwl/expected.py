@@ -14,23 +14,26 @@ padding: 0, and a residual of 1.
 
 The positions past the end of the ranking (the tail) have no row: each measure sums them in
 closed form, or as a sum over a list of positions (`tail_sum`), from the state the ranking ends
-in. Running products over the ranking are window columns (`running_product`).
+in. Running products over the ranking are window columns (`running_product`); each measure
+writes its sums over P(i - 1) as sums over the P(j) of the rows above, so that one window column
+of inclusive products serves.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 from ...api import Columns, Measure, Need, double
 from .gains import BEST, WORST, Case, CWLParams
 
 __all__ = [
     "CWLMeasure",
-    "Product",
     "depth_reached",
+    "filled",
     "running_product",
     "tail_sum",
+    "weighted_sums",
     "within",
 ]
 
@@ -43,9 +46,9 @@ class CWLMeasure(Measure[Any]):
 
     def needs(self, p: Any, c: Columns) -> tuple[Need, ...]:
         cases = (WORST, BEST) if p.residual else (WORST,)
-        return tuple(need for case in cases for need in self.case_needs(p, case))
+        return tuple(need for case in cases for need in self.case_needs(p, c, case))
 
-    def case_needs(self, p: Any, case: Case) -> tuple[Need, ...]:
+    def case_needs(self, p: Any, c: Columns, case: Case) -> tuple[Need, ...]:
         """The derived columns the expected utility of `case` reads (none by default)."""
         return ()
 
@@ -76,11 +79,15 @@ def within(p: CWLParams) -> str:
     return f"(rank <= {int(p.max_depth)})"
 
 
+def filled(p: CWLParams) -> str:
+    """SQL over a row: how many positions its ranking fills, n' = min(length, max_depth) (reads
+    `Columns.num_ret`); the tail is positions n'+1 ... max_depth."""
+    return f"least(num_ret, {int(p.max_depth)})"
+
+
 def depth_reached(p: CWLParams) -> str:
-    """Aggregate: how many positions the ranking fills, n' = min(ranking's length, max_depth);
-    the tail is positions n'+1 ... max_depth. (Every row is ranked: the measures that read this
-    do not claim `judged_rows_suffice`.)"""
-    return f"count(*) FILTER (WHERE {within(p)})"
+    """Aggregate: n' (see `filled`)."""
+    return f"any_value({filled(p)})"
 
 
 def tail_sum(first: str, last: str, term: Callable[[str], str]) -> str:
@@ -89,31 +96,24 @@ def tail_sum(first: str, last: str, term: Callable[[str], str]) -> str:
     return f"coalesce(list_sum({terms}), {double(0)})"
 
 
-class Product(NamedTuple):
-    """A running product over the ranking, as two columns: how many factors so far are 0, and
-    the product of the others (so that the product before a row is known without a second
-    pass)."""
-
-    zeros: Need
-    nonzero: Need
-    factor: str
-
-    def before(self) -> str:
-        """SQL: the product of the factors of the rows above this one (1 at rank 1)."""
-        own_zero = f"CAST({self.factor} = 0 AS INTEGER)"
-        own = f"(CASE WHEN {self.factor} = 0 THEN {double(1)} ELSE {self.factor} END)"
-        return f"(CASE WHEN {self.zeros} - {own_zero} > 0 THEN {double(0)} ELSE {self.nonzero} / {own} END)"
+def running_product(name: str, factor: str, requires: tuple[Need, ...] = ()) -> Need:
+    """Column: the product of `factor` (SQL over a row) at and above this row. Over the row
+    columns alone it is a window column of the first pass; over window columns (`requires`), of
+    the second, ordered by rank."""
+    if requires:
+        return Need(name, "rank_window", f"product({factor}) OVER by_rank", requires)
+    return Need(name, "window", f"product({factor}) OVER ranking")
 
 
-def running_product(name: str, factor: str, requires: tuple[Need, ...] = ()) -> Product:
-    """The running product of `factor` (SQL over a row) down the ranking. Over the row columns
-    alone it is a window column of the first pass; over window columns (`requires`), of the
-    second, ordered by rank."""
-    kind, window = ("rank_window", "by_rank") if requires else ("window", "ranking")
-    zeros = f"CAST(sum(CAST({factor} = 0 AS INTEGER)) OVER {window} AS BIGINT)"
-    nonzero = f"product(CASE WHEN {factor} = 0 THEN {double(1)} ELSE {factor} END) OVER {window}"
-    return Product(
-        Need(f"{name}_zeros", kind, zeros, requires),
-        Need(f"{name}_nonzero", kind, nonzero, requires),
-        factor,
-    )
+def weighted_sums(
+    g: str, next_gain: Need, reach: Need, base: Callable[[str], str], last: str
+) -> tuple[str, str]:
+    """SQL aggregates (sum of B(i) g(i) P(i-1), sum of B(i) P(i-1)) over the positions i = 1 ...
+    `last` (SQL over a row) that the ranking fills: position 1 (P(0) = 1), then each row j above
+    the last, which holds P(j) (`reach`) and g(j + 1) (`next_gain`), for position j + 1. Every
+    term is >= 0: a ranking that gains nothing sums to exactly 0."""
+    above = f"FILTER (WHERE rank < {last})"
+    after, first = base("(rank + 1)"), f"coalesce(sum({g}) FILTER (WHERE rank = 1), 0)"
+    gained = f"{base('1')} * {first} + coalesce(sum({after} * {next_gain} * {reach}) {above}, 0)"
+    weights = f"{base('1')} + coalesce(sum({after} * {reach}) {above}, 0)"
+    return f"({gained})", f"({weights})"

@@ -17,7 +17,17 @@ from pydantic import Field, field_validator
 
 from ...api import MeasureParams, Need, double
 
-__all__ = ["BEST", "WORST", "Case", "CWLParams", "GoalParams", "cum_gain", "gain", "tag"]
+__all__ = [
+    "BEST",
+    "WORST",
+    "Case",
+    "CWLParams",
+    "GoalParams",
+    "cum_gain",
+    "gain",
+    "next_gain",
+    "tag",
+]
 
 #: Which bound of the expected utility: unjudged documents and the padding gain 0, or 1.
 Case = Literal["worst", "best"]
@@ -85,3 +95,9 @@ def tag(p: CWLParams, case: Case, *more: object) -> str:
 def cum_gain(p: CWLParams, case: Case) -> Need:
     """Window column: the gain gathered at or above this rank."""
     return Need(f"cwl_gathered_{tag(p, case)}", "window", f"sum({gain(p, case)}) OVER ranking")
+
+
+def next_gain(p: CWLParams, case: Case) -> Need:
+    """Window column: the gain of the row below this one (0 below the last)."""
+    sql = f"lead({gain(p, case)}, 1, {double(0)}) OVER ranking"
+    return Need(f"cwl_next_{tag(p, case)}", "window", sql)

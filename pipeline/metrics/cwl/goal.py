@@ -10,9 +10,17 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ...api import Need, double
-from .expected import CWLMeasure, Product, depth_reached, running_product, tail_sum, within
-from .gains import BEST, Case, GoalParams, cum_gain, gain, tag
+from ...api import Columns, Need, double
+from .expected import (
+    CWLMeasure,
+    depth_reached,
+    filled,
+    running_product,
+    tail_sum,
+    weighted_sums,
+    within,
+)
+from .gains import BEST, Case, GoalParams, cum_gain, gain, next_gain, tag
 
 __all__ = ["BPM", "INST"]
 
@@ -32,38 +40,38 @@ class INST(CWLMeasure):
     description = "C/W/L INST: a user who wants gain T reads on less as gain is gathered"
     Params = GoalParams
 
-    def reading_on(self, p: GoalParams, case: Case) -> Product:
-        """P: the running product of C down the ranking."""
-        gathered = cum_gain(p, case)
-        left = f"(rank + {double(2 * p.T)} - {gathered})"  # i + T + T(i)
-        factor = f"pow(({left} - 1) / {left}, 2)"
-        return running_product(f"cwl_inst_{tag(p, case, p.T)}", factor, (gathered,))
+    def continuing(self, p: GoalParams, case: Case) -> str:
+        """SQL C(i) of the row."""
+        left = f"(rank + {double(2 * p.T)} - {cum_gain(p, case)})"  # i + T + T(i)
+        return f"pow(({left} - 1) / {left}, 2)"
 
-    def case_needs(self, p: GoalParams, case: Case) -> tuple[Need, ...]:
-        reach = self.reading_on(p, case)
-        return (reach.zeros, reach.nonzero)
+    def reading_on(self, p: GoalParams, case: Case) -> Need:
+        """P(i): the product of C down to this row (a second pass: C reads G)."""
+        name = f"cwl_inst_{tag(p, case, p.T)}"
+        return running_product(name, self.continuing(p, case), (cum_gain(p, case),))
+
+    def case_needs(self, p: GoalParams, c: Columns, case: Case) -> tuple[Need, ...]:
+        return (c.num_ret(), self.reading_on(p, case), next_gain(p, case))
 
     def expected_utility(self, p: GoalParams, case: Case) -> str:
-        reach, g, depth = self.reading_on(p, case), gain(p, case), int(p.max_depth)
+        reach, depth, n = self.reading_on(p, case), int(p.max_depth), depth_reached(p)
+        gathered, weights = weighted_sums(
+            gain(p, case), next_gain(p, case), reach, lambda rank: double(1), filled(p)
+        )
         rows = f"FILTER (WHERE {within(p)})"
-        end = f"coalesce(product({reach.factor}) {rows}, 1)"  # P(n')
-        gathered = f"coalesce(max({cum_gain(p, case)}) {rows}, 0)"  # G(n'): gains are >= 0
-        n = depth_reached(p)
+        end = f"coalesce(product({self.continuing(p, case)}) {rows}, 1)"  # P(n')
+        total = f"coalesce(max({cum_gain(p, case)}) {rows}, 0)"  # G(n'): gains are >= 0
         if case == BEST:
-            c = f"({n} + {double(2 * p.T)} - {gathered})"
+            c = f"({n} + {double(2 * p.T)} - {total})"
             ratio = f"pow(({c} - 1) / {c}, 2)"
             tail = f"{end} * {tail_sum('0', f'{depth} - {n} - 1', lambda t: f'pow({ratio}, {t})')}"
             gained = tail
         else:
-            b = f"({double(2 * p.T)} - {gathered})"
+            b = f"({double(2 * p.T)} - {total})"
             spread = tail_sum(f"{n} + 1", str(depth), lambda j: f"1 / pow({j} - 1 + {b}, 2)")
             tail = f"{end} * pow({n} + {b}, 2) * {spread}"
             gained = double(0)
-        weight = reach.before()
-        return (
-            f"((coalesce(sum({g} * {weight}) {rows}, 0) + {gained})"
-            f" / (coalesce(sum({weight}) {rows}, 0) + {tail}))"
-        )
+        return f"(({gathered} + {gained}) / ({weights} + {tail}))"
 
 
 class BPMParams(GoalParams):
@@ -78,7 +86,10 @@ class BPM(CWLMeasure):
 
         BPM = G(s) / s
 
-    Past the ranking, the worst case gathers nothing, the best case 1 a position.
+    G never falls (gains are >= 0), so the first row where G(i) >= T is the one with the least
+    rank among them, and G(s) the least G among them. If the ranking has none within K, the user
+    reads on into the padding: in the worst case gathering nothing, up to K; in the best case 1
+    a position, until G reaches T.
     """
 
     name = "BPM"
@@ -86,30 +97,26 @@ class BPM(CWLMeasure):
     Params = BPMParams
     cutoff = "K"
 
-    def satisfied(self, p: BPMParams, case: Case) -> Need:
-        """Second window column: the positions at or above this one where G has reached T."""
-        gathered = cum_gain(p, case)
-        sql = f"CAST(sum(CAST({gathered} >= {double(p.T)} AS INTEGER)) OVER by_rank AS BIGINT)"
-        return Need(f"cwl_bpm_{tag(p, case, p.T)}", "rank_window", sql, (gathered,))
-
-    def case_needs(self, p: BPMParams, case: Case) -> tuple[Need, ...]:
-        return (self.satisfied(p, case),)
+    def case_needs(self, p: BPMParams, c: Columns, case: Case) -> tuple[Need, ...]:
+        return (c.num_ret(), cum_gain(p, case))
 
     def expected_utility(self, p: BPMParams, case: Case) -> str:
-        gathered, satisfied = cum_gain(p, case), self.satisfied(p, case)
+        gathered, goal = cum_gain(p, case), double(p.T)
         last, n = min(int(p.K), int(p.max_depth)), depth_reached(p)
-        here = f"CAST({gathered} >= {double(p.T)} AS INTEGER)"
-        read = f"FILTER (WHERE rank <= {last} AND {satisfied} - {here} = 0)"
-        unmet = f"count(*) FILTER (WHERE {gathered} >= {double(p.T)} AND {within(p)}) = 0"
+        met = f"FILTER (WHERE {gathered} >= {goal} AND rank <= {last})"
+        unmet = f"(count(*) {met} = 0)"
+        read = f"least({n}, {last})"  # the positions of the ranking read when T is not met
         room = f"({last} - {n})"  # padding positions the user may still read
         if case == BEST:
-            top = f"coalesce(max({gathered}) FILTER (WHERE {within(p)}), 0)"
-            padding = f"least({room}, ceil({double(p.T)} - {top}))"
-            gained = f"(CASE WHEN {unmet} AND {room} > 0 THEN {padding} ELSE 0 END)"
-            tail = gained
+            top = f"coalesce(max({gathered}) FILTER (WHERE rank <= {last}), 0)"
+            padding = f"least({room}, ceil({goal} - {top}))"
+            tail = f"(CASE WHEN {room} > 0 THEN {padding} ELSE 0 END)"
+            gained = tail
         else:
-            tail = f"(CASE WHEN {unmet} AND {room} > 0 THEN {room} ELSE 0 END)"
+            tail = f"greatest({room}, 0)"
             gained = double(0)
+        gathered_read = f"coalesce(max({gathered}) FILTER (WHERE rank <= {last}), 0)"
         return (
-            f"((coalesce(sum({gain(p, case)}) {read}, 0) + {gained}) / (count(*) {read} + {tail}))"
+            f"(CASE WHEN {unmet} THEN ({gathered_read} + {gained}) / ({read} + {tail})"
+            f" ELSE min({gathered}) {met} / min(rank) {met} END)"
         )

@@ -14,18 +14,20 @@ the tail is position n'+1 alone, with weight and gain B(n'+1) R(n').
 
 from __future__ import annotations
 
+from functools import partial
+
 from pydantic import Field
 
-from ...api import Need, double
-from .expected import CWLMeasure, Product, depth_reached, running_product, tail_sum
+from ...api import Columns, Need, double
+from .expected import CWLMeasure, depth_reached, filled, running_product, tail_sum, weighted_sums
 from .fixed import goal_discount
-from .gains import BEST, Case, CWLParams, GoalParams, gain, tag
+from .gains import BEST, Case, CWLParams, GoalParams, gain, next_gain, tag
 
 __all__ = ["NERR8", "NERR9", "NERR10", "NERR11", "Reach"]
 
 
-def reading_on(p: CWLParams, case: Case) -> Product:
-    """R: the running product of 1 - g down the ranking."""
+def reading_on(p: CWLParams, case: Case) -> Need:
+    """R(i): the product of 1 - g down to this row."""
     return running_product(f"cwl_reach_{tag(p, case)}", f"(1 - {gain(p, case)})")
 
 
@@ -40,26 +42,22 @@ class Reach(CWLMeasure):
         """K: P(i - 1) is 0 for every position i > K."""
         return int(p.max_depth)
 
-    def case_needs(self, p: CWLParams, case: Case) -> tuple[Need, ...]:
-        reach = reading_on(p, case)
-        return (reach.zeros, reach.nonzero)
+    def case_needs(self, p: CWLParams, c: Columns, case: Case) -> tuple[Need, ...]:
+        return (c.num_ret(), reading_on(p, case), next_gain(p, case))
 
     def expected_utility(self, p: CWLParams, case: Case) -> str:
-        reach, g, k = reading_on(p, case), gain(p, case), self.depth(p)
-        weight = f"{self.base(p, 'rank')} * {reach.before()}"
-        rows = f"FILTER (WHERE rank <= {k})"
-        end = f"coalesce(product({reach.factor}) {rows}, 1)"  # R(n')
-        n = depth_reached(p)
+        reach, k, n = reading_on(p, case), self.depth(p), depth_reached(p)
+        base = partial(self.base, p)
+        last = f"least({filled(p)}, {k})"
+        gathered, weights = weighted_sums(gain(p, case), next_gain(p, case), reach, base, last)
+        end = f"coalesce(min({reach}) FILTER (WHERE rank <= {k}), 1)"  # R(n'): R never rises
         if case == BEST:
-            tail = f"(CASE WHEN {n} < {k} THEN {self.base(p, f'({n} + 1)')} * {end} ELSE 0 END)"
+            tail = f"(CASE WHEN {n} < {k} THEN {base(f'({n} + 1)')} * {end} ELSE 0 END)"
             gained = tail
         else:
-            tail = f"{end} * {tail_sum(f'{n} + 1', str(k), lambda j: self.base(p, j))}"
+            tail = f"{end} * {tail_sum(f'{n} + 1', str(k), base)}"
             gained = double(0)
-        return (
-            f"((coalesce(sum({g} * {weight}) {rows}, 0) + {gained})"
-            f" / (coalesce(sum({weight}) {rows}, 0) + {tail}))"
-        )
+        return f"(({gathered} + {gained}) / ({weights} + {tail}))"
 
 
 class CutoffParams(CWLParams):
