@@ -30,7 +30,6 @@ from .gains import BEST, WORST, Case, CWLParams
 __all__ = [
     "CWLMeasure",
     "depth_reached",
-    "filled",
     "running_product",
     "tail_sum",
     "weighted_sums",
@@ -79,15 +78,10 @@ def within(p: CWLParams) -> str:
     return f"(rank <= {int(p.max_depth)})"
 
 
-def filled(p: CWLParams) -> str:
-    """SQL over a row: how many positions its ranking fills, n' = min(length, max_depth) (reads
-    `Columns.num_ret`); the tail is positions n'+1 ... max_depth."""
-    return f"least(num_ret, {int(p.max_depth)})"
-
-
 def depth_reached(p: CWLParams) -> str:
-    """Aggregate: n' (see `filled`)."""
-    return f"any_value({filled(p)})"
+    """Aggregate: how many positions the ranking fills, n' = min(its length, max_depth); the
+    tail is positions n'+1 ... max_depth."""
+    return f"count(*) FILTER (WHERE {within(p)})"
 
 
 def tail_sum(first: str, last: str, term: Callable[[str], str]) -> str:
@@ -106,13 +100,14 @@ def running_product(name: str, factor: str, requires: tuple[Need, ...] = ()) -> 
 
 
 def weighted_sums(
-    g: str, next_gain: Need, reach: Need, base: Callable[[str], str], last: str
+    g: str, next_gain: Need, reach: Need, base: Callable[[str], str], last: int
 ) -> tuple[str, str]:
     """SQL aggregates (sum of B(i) g(i) P(i-1), sum of B(i) P(i-1)) over the positions i = 1 ...
-    `last` (SQL over a row) that the ranking fills: position 1 (P(0) = 1), then each row j above
-    the last, which holds P(j) (`reach`) and g(j + 1) (`next_gain`), for position j + 1. Every
-    term is >= 0: a ranking that gains nothing sums to exactly 0."""
-    above = f"FILTER (WHERE rank < {last})"
+    `last` that the ranking fills: position 1 (P(0) = 1), then each row j above position `last`
+    and above the ranking's end, which holds P(j) (`reach`) and g(j + 1) (`next_gain`, -1 below
+    the end), for position j + 1. Every term is >= 0: a ranking that gains nothing sums to
+    exactly 0."""
+    above = f"FILTER (WHERE rank < {int(last)} AND {next_gain} >= 0)"
     after, first = base("(rank + 1)"), f"coalesce(sum({g}) FILTER (WHERE rank = 1), 0)"
     gained = f"{base('1')} * {first} + coalesce(sum({after} * {next_gain} * {reach}) {above}, 0)"
     weights = f"{base('1')} + coalesce(sum({after} * {reach}) {above}, 0)"

@@ -98,6 +98,6 @@ def cum_gain(p: CWLParams, case: Case) -> Need:
 
 
 def next_gain(p: CWLParams, case: Case) -> Need:
-    """Window column: the gain of the row below this one (0 below the last)."""
-    sql = f"lead({gain(p, case)}, 1, {double(0)}) OVER ranking"
+    """Window column: the gain of the row below this one, or -1 on the ranking's last row."""
+    sql = f"lead({gain(p, case)}, 1, {double(-1)}) OVER ranking"
     return Need(f"cwl_next_{tag(p, case)}", "window", sql)

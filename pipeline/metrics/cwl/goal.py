@@ -14,7 +14,6 @@ from ...api import Columns, Need, double
 from .expected import (
     CWLMeasure,
     depth_reached,
-    filled,
     running_product,
     tail_sum,
     weighted_sums,
@@ -51,12 +50,12 @@ class INST(CWLMeasure):
         return running_product(name, self.continuing(p, case), (cum_gain(p, case),))
 
     def case_needs(self, p: GoalParams, c: Columns, case: Case) -> tuple[Need, ...]:
-        return (c.num_ret(), self.reading_on(p, case), next_gain(p, case))
+        return (self.reading_on(p, case), next_gain(p, case))
 
     def expected_utility(self, p: GoalParams, case: Case) -> str:
         reach, depth, n = self.reading_on(p, case), int(p.max_depth), depth_reached(p)
         gathered, weights = weighted_sums(
-            gain(p, case), next_gain(p, case), reach, lambda rank: double(1), filled(p)
+            gain(p, case), next_gain(p, case), reach, lambda rank: double(1), depth
         )
         rows = f"FILTER (WHERE {within(p)})"
         end = f"coalesce(product({self.continuing(p, case)}) {rows}, 1)"  # P(n')
@@ -98,7 +97,7 @@ class BPM(CWLMeasure):
     cutoff = "K"
 
     def case_needs(self, p: BPMParams, c: Columns, case: Case) -> tuple[Need, ...]:
-        return (c.num_ret(), cum_gain(p, case))
+        return (cum_gain(p, case),)
 
     def expected_utility(self, p: BPMParams, case: Case) -> str:
         gathered, goal = cum_gain(p, case), double(p.T)

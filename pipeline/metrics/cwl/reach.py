@@ -19,7 +19,7 @@ from functools import partial
 from pydantic import Field
 
 from ...api import Columns, Need, double
-from .expected import CWLMeasure, depth_reached, filled, running_product, tail_sum, weighted_sums
+from .expected import CWLMeasure, depth_reached, running_product, tail_sum, weighted_sums
 from .fixed import goal_discount
 from .gains import BEST, Case, CWLParams, GoalParams, gain, next_gain, tag
 
@@ -43,13 +43,12 @@ class Reach(CWLMeasure):
         return int(p.max_depth)
 
     def case_needs(self, p: CWLParams, c: Columns, case: Case) -> tuple[Need, ...]:
-        return (c.num_ret(), reading_on(p, case), next_gain(p, case))
+        return (reading_on(p, case), next_gain(p, case))
 
     def expected_utility(self, p: CWLParams, case: Case) -> str:
         reach, k, n = reading_on(p, case), self.depth(p), depth_reached(p)
         base = partial(self.base, p)
-        last = f"least({filled(p)}, {k})"
-        gathered, weights = weighted_sums(gain(p, case), next_gain(p, case), reach, base, last)
+        gathered, weights = weighted_sums(gain(p, case), next_gain(p, case), reach, base, k)
         end = f"coalesce(min({reach}) FILTER (WHERE rank <= {k}), 1)"  # R(n'): R never rises
         if case == BEST:
             tail = f"(CASE WHEN {n} < {k} THEN {base(f'({n} + 1)')} * {end} ELSE 0 END)"
