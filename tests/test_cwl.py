@@ -89,7 +89,8 @@ GRADED = "gains={1:0.25,2:0.5,3:0.75,4:1.0}"
 KIT = [
     (INST, ["INST(residual=True)", "INST(T=0.5,max_depth=50)",
             "INST(T=3.0,max_rel=4.0,max_depth=50)",
-            f"INST(T=2.0,residual=True,{GRADED},max_depth=50)", "INST(max_depth=15,residual=True)"]),
+            f"INST(T=2.0,residual=True,{GRADED},max_depth=50)",
+            "INST(max_depth=15,residual=True)"]),
     (INSQ, ["INSQ(residual=True)", "INSQ(T=2.0,max_rel=4.0,max_depth=50)",
             f"INSQ(residual=True,{GRADED},max_depth=15)"]),
     (BPM, ["BPM(residual=True)", "BPM(T=2.0,max_depth=50)@20",

@@ -3,8 +3,9 @@ topics × 1,000 documents (50k lines each), irpipe (one spec, every run) against
 `cwl-eval` looped over the runs (runners/cwl_eval_loop.py). Gains are grade / 2 (the track's
 grades are 0-2): irpipe's `max_rel: 2`, and cwl_eval's gain file written so. cwl_eval reads each
 run's lines in the file's order, and the track's files list tied documents in an order of their
-own: irpipe reads them by their rank column (`ordering: rank`), which numbers the lines. Target:
-≤ 0.2 × cwl-eval's wall time. Every per-query value is compared at the 4 decimals cwl-eval prints.
+own: irpipe reads them by their rank column (`ordering: rank`), which numbers the lines.
+Target: ≤ 0.2 × cwl-eval's wall time. Every per-query value is compared at the 4 decimals
+cwl-eval prints.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def _inputs(work: Path, qrels: Path, runs: list[Path]) -> tuple[Path, Path, Path
 
 
 def _largest_difference(work: Path, runs: list[Path]) -> tuple[float, int]:
-    """The largest |irpipe − cwl-eval| over every per-query value cwl-eval printed, and how many."""
+    """The largest |irpipe − cwl-eval| of the per-query values cwl-eval printed, and how many."""
     with (work / "irpipe.csv").open() as handle:
         ours = {
             (r["run"], r["qid"], r["metric"]): float(r["value"]) for r in csv.DictReader(handle)

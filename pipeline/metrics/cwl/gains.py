@@ -83,7 +83,8 @@ def gain(p: CWLParams, case: Case) -> str:
     )
     top = double(p.max_rel)
     scaled = f"least(relv, {top}) / {top}"
-    return f"(CASE WHEN relv = -1 THEN {unjudged} WHEN relv < 0 THEN {double(0)}{named} ELSE {scaled} END)"
+    judged = f"WHEN relv < 0 THEN {double(0)}{named} ELSE {scaled}"
+    return f"(CASE WHEN relv = -1 THEN {unjudged} {judged} END)"
 
 
 def tag(p: CWLParams, case: Case, *more: object) -> str:

@@ -3,7 +3,8 @@ INST (Moffat, Bailey, Scholer and Thomas, ADCS 2015) and the static Bejeweled Pl
 (Zhang, Liu, Li, Zhang, Xu and Ma, SIGIR 2017), as cwl_eval computes them with unit costs.
 
 G(i) is the gain gathered at positions 1 ... i, a window column; what the user does next is a
-function of it, so each is a second window over the ranking.
+function of it. BPM needs G alone; INST's product of C is a second window over the ranking,
+ordered by rank, since each C reads G.
 """
 
 from __future__ import annotations
@@ -53,24 +54,26 @@ class INST(CWLMeasure):
         return (self.reading_on(p, case), next_gain(p, case))
 
     def expected_utility(self, p: GoalParams, case: Case) -> str:
-        reach, depth, n = self.reading_on(p, case), int(p.max_depth), depth_reached(p)
+        reach, depth = self.reading_on(p, case), int(p.max_depth)
         gathered, weights = weighted_sums(
             gain(p, case), next_gain(p, case), reach, lambda rank: double(1), depth
         )
-        rows = f"FILTER (WHERE {within(p)})"
+        tail = self.tail(p, case)
+        gained = tail if case == BEST else double(0)  # the padding gains 1 or 0
+        return f"(({gathered} + {gained}) / ({weights} + {tail}))"
+
+    def tail(self, p: GoalParams, case: Case) -> str:
+        """SQL: the sum of P(j - 1) over the padding positions j = n' + 1 ... N."""
+        depth, n, rows = int(p.max_depth), depth_reached(p), f"FILTER (WHERE {within(p)})"
         end = f"coalesce(product({self.continuing(p, case)}) {rows}, 1)"  # P(n')
         total = f"coalesce(max({cum_gain(p, case)}) {rows}, 0)"  # G(n'): gains are >= 0
         if case == BEST:
             c = f"({n} + {double(2 * p.T)} - {total})"
             ratio = f"pow(({c} - 1) / {c}, 2)"
-            tail = f"{end} * {tail_sum('0', f'{depth} - {n} - 1', lambda t: f'pow({ratio}, {t})')}"
-            gained = tail
-        else:
-            b = f"({double(2 * p.T)} - {total})"
-            spread = tail_sum(f"{n} + 1", str(depth), lambda j: f"1 / pow({j} - 1 + {b}, 2)")
-            tail = f"{end} * pow({n} + {b}, 2) * {spread}"
-            gained = double(0)
-        return f"(({gathered} + {gained}) / ({weights} + {tail}))"
+            return f"{end} * {tail_sum('0', f'{depth} - {n} - 1', lambda t: f'pow({ratio}, {t})')}"
+        b = f"({double(2 * p.T)} - {total})"
+        spread = tail_sum(f"{n} + 1", str(depth), lambda j: f"1 / pow({j} - 1 + {b}, 2)")
+        return f"{end} * pow({n} + {b}, 2) * {spread}"
 
 
 class BPMParams(GoalParams):
@@ -100,22 +103,28 @@ class BPM(CWLMeasure):
         return (cum_gain(p, case),)
 
     def expected_utility(self, p: BPMParams, case: Case) -> str:
-        gathered, goal = cum_gain(p, case), double(p.T)
-        last, n = min(int(p.K), int(p.max_depth)), depth_reached(p)
-        met = f"FILTER (WHERE {gathered} >= {goal} AND rank <= {last})"
-        unmet = f"(count(*) {met} = 0)"
-        read = f"least({n}, {last})"  # the positions of the ranking read when T is not met
-        room = f"({last} - {n})"  # padding positions the user may still read
+        gathered, last = cum_gain(p, case), self.last(p)
+        met = f"FILTER (WHERE {gathered} >= {double(p.T)} AND rank <= {last})"
+        read = f"least({depth_reached(p)}, {last})"  # the ranking's positions read, T unmet
+        tail = self.tail(p, case)
+        gained = tail if case == BEST else double(0)  # the padding gains 1 or 0
+        unmet = f"({self.gathered(p, case)} + {gained}) / ({read} + {tail})"
+        reached = f"min({gathered}) {met} / min(rank) {met}"  # G(s) / s, s within the ranking
+        return f"(CASE WHEN count(*) {met} = 0 THEN {unmet} ELSE {reached} END)"
+
+    def last(self, p: BPMParams) -> int:
+        """The last position the user may read: K, or max_depth."""
+        return min(int(p.K), int(p.max_depth))
+
+    def gathered(self, p: BPMParams, case: Case) -> str:
+        """SQL aggregate: G at the last position of the ranking the user may read."""
+        return f"coalesce(max({cum_gain(p, case)}) FILTER (WHERE rank <= {self.last(p)}), 0)"
+
+    def tail(self, p: BPMParams, case: Case) -> str:
+        """SQL: how many padding positions the user reads when the ranking does not reach T:
+        every one up to K in the worst case, until G reaches T in the best."""
+        room = f"({self.last(p)} - {depth_reached(p)})"
         if case == BEST:
-            top = f"coalesce(max({gathered}) FILTER (WHERE rank <= {last}), 0)"
-            padding = f"least({room}, ceil({goal} - {top}))"
-            tail = f"(CASE WHEN {room} > 0 THEN {padding} ELSE 0 END)"
-            gained = tail
-        else:
-            tail = f"greatest({room}, 0)"
-            gained = double(0)
-        gathered_read = f"coalesce(max({gathered}) FILTER (WHERE rank <= {last}), 0)"
-        return (
-            f"(CASE WHEN {unmet} THEN ({gathered_read} + {gained}) / ({read} + {tail})"
-            f" ELSE min({gathered}) {met} / min(rank) {met} END)"
-        )
+            padding = f"least({room}, ceil({double(p.T)} - {self.gathered(p, case)}))"
+            return f"(CASE WHEN {room} > 0 THEN {padding} ELSE 0 END)"
+        return f"greatest({room}, 0)"

@@ -46,17 +46,22 @@ class Reach(CWLMeasure):
         return (reading_on(p, case), next_gain(p, case))
 
     def expected_utility(self, p: CWLParams, case: Case) -> str:
-        reach, k, n = reading_on(p, case), self.depth(p), depth_reached(p)
-        base = partial(self.base, p)
-        gathered, weights = weighted_sums(gain(p, case), next_gain(p, case), reach, base, k)
-        end = f"coalesce(min({reach}) FILTER (WHERE rank <= {k}), 1)"  # R(n'): R never rises
-        if case == BEST:
-            tail = f"(CASE WHEN {n} < {k} THEN {base(f'({n} + 1)')} * {end} ELSE 0 END)"
-            gained = tail
-        else:
-            tail = f"{end} * {tail_sum(f'{n} + 1', str(k), base)}"
-            gained = double(0)
+        reach, base = reading_on(p, case), partial(self.base, p)
+        gathered, weights = weighted_sums(
+            gain(p, case), next_gain(p, case), reach, base, self.depth(p)
+        )
+        tail = self.tail(p, case)
+        gained = tail if case == BEST else double(0)  # the padding gains 1 or 0
         return f"(({gathered} + {gained}) / ({weights} + {tail}))"
+
+    def tail(self, p: CWLParams, case: Case) -> str:
+        """SQL: the sum of B(j) R(j - 1) over the padding positions j = n' + 1 ... K."""
+        k, n, base = self.depth(p), depth_reached(p), partial(self.base, p)
+        # R at the last position read (R never rises)
+        end = f"coalesce(min({reading_on(p, case)}) FILTER (WHERE rank <= {k}), 1)"
+        if case == BEST:
+            return f"(CASE WHEN {n} < {k} THEN {base(f'({n} + 1)')} * {end} ELSE 0 END)"
+        return f"{end} * {tail_sum(f'{n} + 1', str(k), base)}"
 
 
 class CutoffParams(CWLParams):
