@@ -72,11 +72,6 @@ class Measure(ABC, Generic[ParamsT]):
     #: no judged document is retrieved: the executor may then skip unjudged rows once ranked
     judged_rows_suffice: ClassVar[bool] = False
 
-    def better_for(self, p: ParamsT) -> Literal["higher", "lower"] | None:
-        """Which aggregate is best with these parameters: `better`, unless a parameter makes the
-        value a diagnostic (a measure's residual, say, which no run is better for)."""
-        return self.better
-
     def judged_only_ok(self, p: ParamsT) -> bool:
         """Whether these parameters keep the value a function of judged rows (see the flag)."""
         gain = getattr(p, "gain", None)

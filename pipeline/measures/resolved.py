@@ -26,8 +26,9 @@ class ResolvedMeasure:
 
     @property
     def better(self) -> str | None:
-        """Which aggregate is best, with these parameters (`Measure.better_for`)."""
-        return self.measure.better_for(self.params)
+        """Which value is best, "higher", "lower" or None: the measure's, but None for a residual
+        (`residual=true`: how much the value could still change, not a quality)."""
+        return None if getattr(self.params, "residual", False) is True else self.measure.better
 
     @property
     def averaged(self) -> bool:

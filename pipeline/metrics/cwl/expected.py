@@ -63,10 +63,6 @@ class CWLMeasure(Measure[Any]):
         """SQL aggregate: the best case's expected utility minus the worst's."""
         return f"({self.expected_utility(p, BEST)} - {self.expected_utility(p, WORST)})"
 
-    def better_for(self, p: Any) -> str | None:
-        # A residual says how much the judgments leave unknown: no run is better for it.
-        return None if p.residual else self.better
-
     def missing(self, p: Any, c: Columns) -> str:
         # No ranking: N positions of padding, which gain 0 in the worst case and 1 in the best
         # (the weights sum to 1).
