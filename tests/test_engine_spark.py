@@ -106,6 +106,15 @@ def test_other_tools_measures_and_judged_only_give_the_same_values(spark, tmp_pa
     same_tables(collection_spec(tmp_path, data, metrics), tmp_path)
 
 
+def test_cwl_measures_and_residuals_give_the_same_values(spark, tmp_path):
+    # Running products and sums over lists of positions past the ranking, on the workers too.
+    data = generate(seed=13, queries=20, runs=2, extremes=True)
+    metrics = ["INST", "INSQ(T=2)", "BPM(T=2)@20", "NERR8@10", "NERR9@10", "NERR10(p=0.8)",
+               "NERR11", "SDCG@10", "U(L=50)", "TBG"]  # fmt: skip
+    both = [{"metric": m, "max_rel": 3, **r} for m in metrics for r in ({}, {"residual": True})]
+    same_tables(collection_spec(tmp_path, data, both), tmp_path)
+
+
 def test_the_quickstart_gives_the_same_tables(spark, tmp_path):
     shutil.copytree(ROOT / "configs" / "data", tmp_path / "data")
     shutil.copy(ROOT / "configs" / "quickstart.yaml", tmp_path)

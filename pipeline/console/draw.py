@@ -115,8 +115,8 @@ def _value(cell: str, width: int, best: bool) -> Text:
 def _legend(metrics: list[Any]) -> str:
     from pipeline.console.layout import MARK
 
-    lower = [m.label for m in metrics if m.measure.better == "lower"]
-    unmarked = [m.label for m in metrics if m.measure.better is None]
+    lower = [m.label for m in metrics if m.better == "lower"]
+    unmarked = [m.label for m in metrics if m.better is None]
     text = f"{MARK} best run of the collection for the metric: the highest value"
     text += f" (lowest for {', '.join(lower)})" if lower else ""
     return text + (f"; not compared: {', '.join(unmarked)}" if unmarked else "")

@@ -54,7 +54,7 @@ def grids(
 ) -> list[Grid]:
     """One oriented Grid per collection from aggregate rows (run, collection, metric, value, n).
 
-    `metrics` are the plan's resolved metrics (label, measure.aggregator, measure.better), in spec
+    `metrics` are the plan's resolved metrics (label, measure.aggregator, better), in spec
     order; `marks` the significance marks by (collection, run, metric), set after the best mark.
     """
     return [_grid(c, metrics, marks or {}) for c in _collections(rows)]
@@ -112,7 +112,7 @@ def _best_runs(c: _Collection, metric: Any) -> list[str]:
     """The runs holding the best printed value of `metric` (see the module's docstring)."""
     scored = {r: c.values.get((r, metric.label)) for r in c.runs}
     counts = {r: c.counts.get((r, metric.label)) for r in c.runs}
-    return best_runs(scored, counts, metric.measure.better)
+    return best_runs(scored, counts, metric.better)
 
 
 def _table(title, key, row_keys, column_keys, cell_key, cells, marked) -> Grid:

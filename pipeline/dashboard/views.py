@@ -33,7 +33,7 @@ def directions(metrics: Iterable[tuple[str, str]], registry) -> dict[str, str | 
     found = {}
     for label, canonical in metrics:
         try:
-            found[label] = registry.resolve(canonical)[0].measure.better
+            found[label] = registry.resolve(canonical)[0].better
         except (IrpipeError, IndexError):
             found[label] = None
     return found

@@ -152,6 +152,10 @@ class RecordedMetric:
     label: str
     measure: _Measure
 
+    @property
+    def better(self) -> str | None:
+        return self.measure.better
+
 
 def recorded_metrics(
     metrics: list[dict[str, Any]], registry

@@ -19,6 +19,7 @@ DEFAULT_PLUGINS = (
     "pipeline.metrics.rank_biased",
     "pipeline.metrics.expected_reciprocal_rank",
     "pipeline.metrics.relstring",
+    "pipeline.metrics.cwl",
     "pipeline.outputs",
     "pipeline.outputs.trec_eval",
     "pipeline.outputs.report",

@@ -115,10 +115,7 @@ def _table(
 ) -> list[Statement]:
     """leave_one_out_<i> from the spec's `aggregate` and the reduced one in `schema`."""
     by_label = {m.label: m for m in metrics}
-    rows = [
-        (i, label, by_label[label].measure.better != "lower")
-        for i, label in enumerate(plan.metrics)
-    ]
+    rows = [(i, label, by_label[label].better != "lower") for i, label in enumerate(plan.metrics)]
     i, k = plan.index, int(plan.judged_at)
     sql = f"""CREATE TABLE leave_one_out_{i} AS
 WITH scores AS (

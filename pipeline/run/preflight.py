@@ -248,7 +248,7 @@ def _tune_metric(loaded: LoadedSpec, registry: Registry, name: str, metric: str)
         raise SpecError(f"{where}: {exc}") from None
     if len(found) != 1 or found[0].measure.kind != "number":
         raise SpecError(f"{where}: {metric!r} is not one metric of numbers; give one")
-    if found[0].measure.better is None:
+    if found[0].better is None:
         raise SpecError(
             f"{where}: runs are not better or worse by {metric!r} (a count or a "
             "diagnostic); tune by a metric of quality, such as AP"

@@ -64,7 +64,7 @@ def _tune(
     values, by weighting and by query in `qids`), and what was chosen."""
     grid, folds = tuning.grid, _folds(loaded, tuning, len(qids))
     where = loaded.where("runs", tuning.run, "tune", "metric")
-    best = partial(_best, lower=tuning.metric.measure.better == "lower", where=where)
+    best = partial(_best, lower=tuning.metric.better == "lower", where=where)
     chosen = [best(values[:, folds != fold]) for fold in range(tuning.tune.folds)]
     per_query = {qid: grid[chosen[fold]] for qid, fold in zip(qids, folds, strict=True)}
     overall = grid[best(values)]  # for a query outside the evaluated ones
