@@ -34,12 +34,6 @@ class ResolvedMeasure:
         return None if getattr(self.params, "residual", False) is True else self.measure.better
 
     @property
-    def better(self) -> str | None:
-        """Which value is best, "higher", "lower" or None: the measure's, but None for a residual
-        (`residual=true`: how much the value could still change, not a quality)."""
-        return None if getattr(self.params, "residual", False) is True else self.measure.better
-
-    @property
     def averaged(self) -> bool:
         """Whether its per-query numbers are averaged (or summed) into its value: what a
         comparison tests and a pool's leave-one-out analysis measures."""
