@@ -449,7 +449,7 @@ CASES = [
     Case("expect_text_metric", checks(expect=EXPECT(metric="RelString"), metrics=["RelString"]), SPEC_ERROR, r"expect\.0\.metric: 'RelString' is a text metric: it has no value to check"),
     Case("expect_negative_tolerance", checks(expect=EXPECT(tolerance=-0.001)), SPEC_ERROR, r"/spec\.yaml:\d+: expect\.0\.tolerance: Input should be greater than or equal to 0"),
     Case("expect_value_not_a_number", checks(expect=EXPECT(value="0.2179")), SPEC_ERROR, r"/spec\.yaml:\d+: expect\.0\.value: Input should be a valid number"),
-    Case("expect_unknown_key", checks(expect=EXPECT(tolerence=0.1)), SPEC_ERROR, r"/spec\.yaml:\d+: expect\.0\.tolerence: unknown key; did you mean 'tolerance'\? allowed: run, metric, value, tolerance, two_sided"),
+    Case("expect_unknown_key", checks(expect=EXPECT(tolerence=0.1)), SPEC_ERROR, r"/spec\.yaml:\d+: expect\.0\.tolerence: unknown key; did you mean 'tolerance'\? allowed: run, metric, value, tolerance, two_sided, collection"),
     Case("gate_negative_max_drop", checks(gates=GATE(max_drop=-0.01)), SPEC_ERROR, r"/spec\.yaml:\d+: gates\.0\.max_drop: Input should be greater than or equal to 0"),
     Case("gate_unknown_key", checks(gates=GATE(max_dorp=0.01)), SPEC_ERROR, r"/spec\.yaml:\d+: gates\.0\.max_dorp: unknown key; did you mean 'max_drop'\? allowed: metric, against, max_drop, run, significant"),
     Case("gate_without_against", checks(gates=[{"metric": "AP"}]), SPEC_ERROR, r"/spec\.yaml: gates\.0\.against: Field required"),

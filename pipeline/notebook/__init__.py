@@ -50,10 +50,12 @@ def evaluate(
 
         evaluate(qrels=qrels_frame, runs={"bm25": bm25, "dense": dense}, metrics=["AP", "nDCG@10"])
 
-    `qrels`: one input, or a mapping of collection names to inputs; `runs`: one input, a list, or
-    a mapping of run names to inputs (a fused run is given as in a spec: `{"fuse": [names]}`;
-    with several collections, a run is `{"run": input,
-    "collection": name}`). An input is a path or a table (`pipeline.frames.convert`);
+    `qrels`: one input, or a mapping of collection names to inputs (judgment sets: `{"human":
+    ..., "umbrela": ...}`); `runs`: one input, a list, or a mapping of run names to inputs (a
+    fused run is given as in a spec: `{"fuse": [names]}`). With several collections, each run is
+    evaluated under each of them (its rows read once), unless it says which: `{"run": input,
+    "collection": name}` (or a list of names). An input is a path or a table
+    (`pipeline.frames.convert`);
     `columns` maps irpipe's column names (qid, docno, rel, score, rank) to a table's. `metrics`,
     `settings` and `compare` are the spec's keys, with the spec's defaults. The other keywords of
     the spec door (`history`, `refresh`, `engine`, `write`) go to the evaluation as they are.
@@ -177,7 +179,8 @@ def _loaded(qrels, runs, metrics, settings, compare, columns) -> tuple[LoadedSpe
 
 
 def _runs(runs, collections: list[str], tables: dict, read) -> dict[str, Any]:
-    """The spec's runs: each named, with its collection (the only one, unless it says)."""
+    """The spec's runs: each named, with its collections (every one, unless it says which: with
+    several judgment sets, a run is evaluated under each)."""
     if runs is None:
         return {}
     if isinstance(runs, Mapping) and not by_query(runs):
@@ -188,7 +191,7 @@ def _runs(runs, collections: list[str], tables: dict, read) -> dict[str, Any]:
         named = {_run_name(runs, 1): runs}
     found = {}
     for name, value in named.items():
-        collection = collections[0]
+        collection = collections[0] if len(collections) == 1 else list(collections)
         if isinstance(value, Mapping) and "fuse" in value:  # a fused run, as in a spec
             found[name] = dict(value)
             continue

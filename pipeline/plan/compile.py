@@ -27,6 +27,7 @@ from pipeline.plan.inputs import RUN_ROWS, Load, run_format
 from pipeline.plan.measure_sql import CompiledMeasures, compile_measures
 from pipeline.plan.missing_rankings import MISSING_RANKING_ROWS
 from pipeline.plan.output_tables import curve_names, output_table, output_tables
+from pipeline.plan.overlays import overlay_statements
 from pipeline.plan.per_query import per_query_options, result_tables
 from pipeline.plan.qrels_formats import named_format
 from pipeline.plan.ranking import mostly_judged, ordering, ranked_sql, slice_bounds
@@ -75,10 +76,10 @@ class SqlPlan:
     """Everything needed to evaluate a spec, in three parts, which an engine runs in order.
 
     The qrels' part, made once before any run is read: `qrels` loaded, then (`setup`, in order)
-    the runs' names, the other `names`, the qrels' tables (`statements`) and the empty tables
-    that the runs' rankings fill (`run_tables`). A session that evaluates one run after another
-    against the same qrels makes `run_names` and `run_tables` anew for each, beside
-    `inputs.RUN_TABLES` (`pipeline.engines.duckdb.session`).
+    the runs' names, the other `names`, the overlays' qrels and the qrels' tables (`statements`)
+    and the empty tables that the runs' rankings fill (`run_tables`). A session that evaluates
+    one run after another against the same qrels makes `run_names` and `run_tables` anew for
+    each, beside `inputs.RUN_TABLES` (`pipeline.engines.duckdb.session`).
 
     The runs' part, one batch of runs at a time: its loads, its fused runs (`fusing`), then
     `per_batch` and its `ranking` (rank it into `wide`, then drop its rows, so memory holds one
@@ -230,7 +231,10 @@ def compile_plan(
         memory_limit=settings.memory_limit,
         qrels=_qrels(loaded),
         names=(*name_tables(loaded, metrics), *curve_names(len(metrics), curves)),
-        statements=setup_tables(compiled.req, missing_rankings),
+        statements=[
+            *overlay_statements(loaded.spec),
+            *setup_tables(compiled.req, missing_rankings),
+        ],
         run_names=tuple(run_names(loaded)),
         run_tables=tuple(run_setup_tables(wide, missing_rankings)),
         batches=with_fusions(batched(_runs(loaded), sizes), fusions),
@@ -250,12 +254,13 @@ def compile_plan(
 
 
 def _qrels(loaded: LoadedSpec) -> list[Load]:
-    """The qrels files, one per collection (a collection not yet judged has runs only to pool)."""
+    """The qrels files, one per collection (a collection not yet judged has runs only to pool;
+    an overlay's qrels are built from its sets' once they are loaded, `overlays`)."""
     spec, mode = loaded.spec, loaded.spec.settings.input
     return [
-        Load(c.qrels, name, named_format(c.format, mode))
+        Load(c.qrels_file, name, named_format(c.format, mode))
         for name, c in spec.collections.items()
-        if c.qrels is not None
+        if c.qrels_file is not None
     ]
 
 
@@ -263,7 +268,7 @@ def _runs(loaded: LoadedSpec) -> list[Load]:
     """The run files, in spec order (fused runs are computed from them)."""
     spec, settings = loaded.spec, loaded.spec.settings
     fmt = run_format(settings.input, settings.ordering == "rank")
-    return [Load(r.path, n, fmt, r.collection) for n, r in spec.file_runs().items()]
+    return [Load(r.path, n, fmt, r.collections) for n, r in spec.file_runs().items()]
 
 
 def _ranking(

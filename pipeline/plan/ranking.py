@@ -110,11 +110,11 @@ def ranked_sql(req: Requirements, settings: Settings, judged_rows: bool = False)
 
 def _full_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, ...]) -> str:
     """Every row, joined to its judgment and facts, ranked and windowed in one pass."""
-    length = _length(req, "count(*) OVER (PARTITION BY run, qid)")
+    length = _length(req, "count(*) OVER (PARTITION BY run, collection, qid)")
     judged = "WHERE relv >= 0" if settings.judged_only else ""
     source = "joined"
     if settings.max_docs is not None:  # -M cuts the ranking before -J drops unjudged documents
-        source = f"""(SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY run, qid ORDER BY
+        source = f"""(SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY run, collection, qid ORDER BY
             {order_by(keys)}) AS pre_rank FROM joined) WHERE pre_rank <= {int(settings.max_docs)})"""
     # Documents missing from the qrels are -1, as in trec_eval.
     return f"""joined AS (
@@ -127,7 +127,7 @@ def _full_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, ..
 windowed AS (
     SELECT *, row_number() OVER ranking AS rank{length}{select_list(req.of_kind("window"))}
     FROM {source} {judged}
-    WINDOW ranking AS (PARTITION BY run, qid ORDER BY {order_by(keys)}
+    WINDOW ranking AS (PARTITION BY run, collection, qid ORDER BY {order_by(keys)}
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 )"""
 
@@ -143,28 +143,29 @@ def _judged_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, 
     JOIN qrels q ON q.collection = runs.collection AND q.qid = r.qid AND q.docno = r.docno
 ),
 sorted_queries AS (  -- counting costs ~ rows x judged, sorting ~ rows x log2(rows)
-    SELECT run, qid
+    SELECT run, collection, qid
     FROM judged JOIN present USING (run, qid)
-    GROUP BY run, qid
+    GROUP BY run, collection, qid
     HAVING count(*) > log2(any_value(present.retrieved))
 ),
 positions AS (
-    SELECT j.run, j.qid, j.docno, count(*) AS rank
-    FROM (SELECT * FROM judged ANTI JOIN sorted_queries USING (run, qid)) j
+    SELECT j.run, j.collection, j.qid, j.docno, count(*) AS rank
+    FROM (SELECT * FROM judged ANTI JOIN sorted_queries USING (run, collection, qid)) j
     JOIN {_RUN_ROWS} r ON r.run = j.run AND r.qid = j.qid AND ({at_or_before(keys, "r", "j")})
-    GROUP BY j.run, j.qid, j.docno
+    GROUP BY j.run, j.collection, j.qid, j.docno
     UNION ALL
-    SELECT run, qid, docno, row_number() OVER (PARTITION BY run, qid ORDER BY {order_by(keys)})
-    FROM (SELECT * FROM {_RUN_ROWS} SEMI JOIN sorted_queries USING (run, qid))
+    SELECT run, collection, qid, docno,
+        row_number() OVER (PARTITION BY run, collection, qid ORDER BY {order_by(keys)})
+    FROM (SELECT * FROM {_RUN_ROWS} JOIN sorted_queries USING (run, qid))
 ),
 windowed AS (
     SELECT j.run, j.docno, j.score, j.file_rank, f.*, j.relv, p.rank{length}{select_list(req.of_kind("window"))}
     FROM judged j
-    JOIN positions p USING (run, qid, docno)
+    JOIN positions p USING (run, collection, qid, docno)
     JOIN facts f ON f.collection = j.collection AND f.qid = j.qid
     JOIN present pr ON pr.run = j.run AND pr.qid = j.qid
     {cut}
-    WINDOW ranking AS (PARTITION BY j.run, j.qid ORDER BY p.rank
+    WINDOW ranking AS (PARTITION BY j.run, j.collection, j.qid ORDER BY p.rank
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 )"""
 
@@ -246,5 +247,5 @@ def _with_rank_columns(req: Requirements) -> str:
     return f"""
     SELECT w.*{select_list(columns)}
     FROM windowed w{joins}
-    WINDOW by_rank AS (PARTITION BY w.run, w.qid ORDER BY w.rank
+    WINDOW by_rank AS (PARTITION BY w.run, w.collection, w.qid ORDER BY w.rank
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"""

@@ -36,8 +36,11 @@ def reduced_spec(loaded: LoadedSpec, plan: PoolPlan) -> LoadedSpec:
     collection named by `variant`), and that computes nothing else."""
     spec = loaded.spec
     original = spec.collections[plan.collection]
+    # No file is read for a variant (`_reduced_qrels`): its qrels are copied, an overlay's too.
     collections = {
-        variant(plan.collection, g): Collection(qrels=original.qrels, num_docs=original.num_docs)
+        variant(plan.collection, g): Collection(
+            qrels=original.qrels_file, num_docs=original.num_docs
+        )
         for g in dict.fromkeys(plan.groups)
     }
     runs = {

@@ -26,6 +26,13 @@ from pipeline.spec.checks import Expect, Gate
 from pipeline.spec.compare import Compare
 from pipeline.spec.fusion import FusedRun, resolved_fusions
 from pipeline.spec.history import History
+from pipeline.spec.judgments import (
+    CollectionNames,
+    Overlay,
+    check_collection_names,
+    collection_names,
+    overlay_order,
+)
 from pipeline.spec.outputs import Output
 from pipeline.spec.pools import Pool
 
@@ -38,6 +45,7 @@ __all__ = [
     "Gate",
     "History",
     "MetricItem",
+    "Overlay",
     "SparkSection",
     "Run",
     "Settings",
@@ -80,14 +88,28 @@ InputPath = Annotated[
 ]
 
 
-class Collection(StrictModel):
-    """A test collection: its qrels file and, optionally, its size (for fallout)."""
+def _qrels_kind(value: Any) -> str:
+    """Qrels are a file, or a judgment set built from others (`{overlay: [...]}`)."""
+    return "overlay" if isinstance(value, Overlay | dict) else "file"
 
-    qrels: InputPath | None = Field(
+
+#: A collection's qrels: an input path, or an overlay of other collections' qrels
+QrelsSource = Annotated[
+    Annotated[InputPath, Tag("file")] | Annotated[Overlay, Tag("overlay")],
+    Discriminator(_qrels_kind),
+]
+
+
+class Collection(StrictModel):
+    """A test collection: its qrels (a file, or built from other collections' qrels) and,
+    optionally, its size (for fallout)."""
+
+    qrels: QrelsSource | None = Field(
         None,
         description="TREC qrels file: qid iter docno rel (plain or .gz); with engine spark also "
-        "a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://); absent before "
-        "judging: its runs can be pooled (`pools`), not evaluated",
+        "a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://); or {overlay: "
+        "[NAME, ...]}, other collections' qrels overlaid (the first set's label where it has "
+        "one); absent before judging: its runs can be pooled (`pools`), not evaluated",
     )
     format: Literal["trec", "beir"] | None = Field(
         None,
@@ -97,8 +119,25 @@ class Collection(StrictModel):
     )
     num_docs: int | None = Field(None, ge=0, description="documents in the collection")
 
+    @property
+    def qrels_file(self) -> Path | str | None:
+        """The qrels input read (a path, a URI, a table's name), or None: not yet judged, or
+        an overlay of other collections' qrels."""
+        return None if isinstance(self.qrels, Overlay) else self.qrels
+
+    @property
+    def overlay(self) -> tuple[str, ...]:
+        """The collections an overlay is built from, first winning; () for qrels read."""
+        return tuple(self.qrels.overlay) if isinstance(self.qrels, Overlay) else ()
+
     @model_validator(mode="after")
     def _text_format(self) -> Collection:
+        if self.format is not None and self.overlay:
+            raise PydanticCustomError(
+                "qrels_format",
+                "format says how a qrels file is read; an overlay reads no file, its sets are "
+                "read by their own collections: leave format out",
+            )
         # A table's columns are named (qid, docno, rel): only a text file has a format.
         if self.format == "beir" and _is_table(self.qrels):
             raise PydanticCustomError(
@@ -110,13 +149,23 @@ class Collection(StrictModel):
 
 
 class Run(StrictModel):
-    """A run file evaluated against one collection."""
+    """A run file evaluated against one collection, or under each of several."""
 
     path: InputPath = Field(
         description="TREC run file: qid Q0 docno rank score tag (plain or .gz); with engine "
         "spark also a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://)"
     )
-    collection: str = Field(description="name of a collection in `collections`")
+    collection: CollectionNames = Field(
+        description="name of a collection in `collections`, or a list of them: the run is "
+        "evaluated under each (its file read once)"
+    )
+
+    _names = field_validator("collection", mode="before")(check_collection_names)
+
+    @property
+    def collections(self) -> tuple[str, ...]:
+        """The collections the run is evaluated under, in the spec's order."""
+        return collection_names(self.collection)
 
 
 _SIZE = re.compile(r"[0-9]+(\.[0-9]+)? ?([KMGT]i?B|B)")
@@ -267,8 +316,13 @@ class Spec(StrictModel):
 
     @model_validator(mode="after")
     def _fusions(self) -> Spec:
+        overlay_order(self.collections)  # every overlay's sets known, no cycle
         self._fused_inputs = resolved_fusions(self.runs)
         return self
+
+    def overlays(self) -> list[str]:
+        """The collections whose qrels are overlays, each after the sets it reads."""
+        return overlay_order(self.collections)
 
     def fused_inputs(self) -> dict[str, list[tuple[str, float]]]:
         """Each fused run's inputs: (run name, weight), in spec order."""
