@@ -181,6 +181,16 @@ class Ranking:
     dense: Statement | None = None
     after: tuple[Statement, ...] = (Statement("DROP TABLE run_rows"), RUN_ROWS)
     full: bool = False  # `statement` is the full plan
+    #: a run is evaluated under several collections: each batch is ranked one collection at a
+    #: time (`collections`, `ranking.ONE_COLLECTION`)
+    apart: bool = False
+
+    def collections(self, batch: list[Load]) -> list[str]:
+        """The collections a batch is ranked under one at a time (in the spec's order of its
+        runs' lists), or none: ranked once under all."""
+        if not self.apart:
+            return []
+        return list(dict.fromkeys(c for load in batch for c in load.collections))
 
     def test(self, batch: list[Load]) -> Statement | None:
         """SQL whose one value says whether the batch takes `dense`, or None if there is no
@@ -225,6 +235,8 @@ def compile_plan(
     missing_rankings = settings.missing_queries == "trec_eval_c" and settings.query_set == "qrels"
     full = ranked_sql(compiled.req, settings)  # every row ranked: what the probes read
     ranking, wide = _ranking(compiled, settings, judged_rows, full)
+    apart = any(len(run.collections) > 1 for run in loaded.spec.runs.values())
+    ranking = replace(ranking, apart=apart)
     options = per_query_options(compiled, settings, judged_rows, missing_rankings)
     fusions = _fusions(loaded)
     return SqlPlan(

@@ -30,8 +30,11 @@ __all__ = [
     "ranked_sql",
     "ranking_length",
     "select_list",
+    "ONE_COLLECTION",
     "PUT_BACK",
+    "PUT_BACK_RUNS",
     "SET_ASIDE",
+    "SET_ASIDE_RUNS",
     "slice_bounds",
     "slice_rows",
 ]
@@ -206,6 +209,17 @@ SELECT coalesce(list(first ORDER BY slice), []) FROM (SELECT slice, min(qid) AS 
 #: SQL that sets a batch's rows aside before it is ranked in slices, and puts them back after.
 SET_ASIDE = "ALTER TABLE run_rows RENAME TO batch_rows"
 PUT_BACK = "DROP TABLE run_rows; ALTER TABLE batch_rows RENAME TO run_rows"
+
+
+#: SQL that ranks a batch one collection at a time, when a run is evaluated under several: the
+#: runs' names set aside, then for each collection `runs` made its rows alone (a bound
+#: collection) before the ranking, then put back. Each collection's rows are then ranked, and
+#: summed, exactly as a spec of that collection alone ranks them: a sum over a query's rows
+#: (DCG's) adds them in the order they arrive, which the other collections' rows would change
+#: in its last bit.
+SET_ASIDE_RUNS = "ALTER TABLE runs RENAME TO all_runs"
+ONE_COLLECTION = "CREATE OR REPLACE TABLE runs AS SELECT * FROM all_runs WHERE collection = ?"
+PUT_BACK_RUNS = "DROP TABLE runs; ALTER TABLE all_runs RENAME TO runs"
 
 
 def slice_rows(last: bool) -> str:
