@@ -23,10 +23,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline import IrpipeWarning, SpecError
+from pipeline import SpecError
 from pipeline import evaluate as evaluate_door
 from pipeline.cli import main
 from pipeline.engines.duckdb import executor
+from pipeline.errors import IrpipeWarning
 from pipeline.measures.registry import get_registry
 from pipeline.run.evaluation import evaluate
 from pipeline.run.preflight import compile_spec
