@@ -29,6 +29,7 @@ from pipeline.cli import main
 from pipeline.engines.duckdb import executor
 from pipeline.errors import IrpipeWarning
 from pipeline.measures.registry import get_registry
+from pipeline.outputs.plots import _DIFF, diff_figure
 from pipeline.run.evaluation import evaluate
 from pipeline.run.preflight import compile_spec
 from pipeline.synthetic import generate, write_qrels, write_run
@@ -58,11 +59,14 @@ def every_measure() -> list[str]:
 
 def write_sets(directory: Path, seed: int, runs: int = 3) -> None:
     """Two judgment sets of partly the same queries (each has queries the other lacks, and
-    documents the other does not judge) and runs that miss queries, answer unjudged ones and
-    retrieve unjudged documents."""
+    documents the other does not judge), `filled.txt` the second's labels with its holes filled
+    by the first's (by hand), and runs that miss queries, answer unjudged ones and retrieve
+    unjudged documents."""
     human = generate(seed, queries=16, runs=runs, extremes=True)
+    llm = generate(seed + 1000, queries=12).qrels
     write_qrels(human.qrels, directory / "human.txt")
-    write_qrels(generate(seed + 1000, queries=12).qrels, directory / "llm.txt")
+    write_qrels(llm, directory / "llm.txt")
+    write_qrels(_merged(llm, human.qrels), directory / "filled.txt")
     for name, run in human.runs.items():
         write_run(run, directory / f"{name}.txt")
 
@@ -314,6 +318,12 @@ def test_comparisons_stay_within_each_collection(tmp_path):
         # the same tests, differences and p-values; adjusted p-values are corrected over every
         # comparison of a metric and a test in the spec (a family), here of both collections
         assert [r[:12] + r[14:] for r in mine] == [r[:12] + r[14:] for r in theirs]
+    diff = {"path": "diff.svg", "level": "diff_plot", "metric": "AP", "baseline": "run0"}
+    spec["outputs"] = [diff]
+    con = evaluate(written(tmp_path / "both.yaml", spec), write=False).con
+    rows = con.execute(f"SELECT {_DIFF} FROM diff_plot_0").fetchall()
+    titles = [ax.get_title() for ax in diff_figure(rows).axes]
+    assert titles == ["run1 (human) vs run0", "run1 (llm) vs run0", "run2 (human) vs run0"]
     baseline = {**compare, "baseline": "run1"}
     spec["compare"] = baseline
     rows = evaluate(written(tmp_path / "b.yaml", spec), write=False).con.execute(
@@ -370,6 +380,44 @@ def test_a_fused_run_of_runs_under_several_sets_is_evaluated_under_each(tmp_path
     assert pairs[4:] == [("fused", "human"), ("fused", "filled"), ("on_human", "human")]
     values = {(r, c, m): v for r, c, m, v, _ in rows}
     assert values["fused", "human", "AP"] == values["on_human", "human", "AP"]
+
+
+def test_a_tuned_run_and_leave_one_out_under_an_overlay_are_those_of_its_merged_file(tmp_path):
+    write_sets(tmp_path, seed=31)
+    tuned = {"fuse": ["run0", "run1"], "collection": "filled", "tune": {"metric": "AP", "folds": 3}}
+    pool = {"collection": "filled", "outputs": [{"path": "loo.csv", "level": "leave_one_out"}]}
+    found = {}
+    for name, filled in (("overlay", None), ("file", {"qrels": "filled.txt", "num_docs": 5000})):
+        spec = judgment_spec(3, ["human", "filled"], ["AP", "nDCG@10"])
+        if filled is not None:
+            spec["collections"]["filled"] = filled
+            del spec["collections"]["llm"]
+        spec["runs"]["tuned"] = tuned
+        spec["outputs"] = [{"path": f"{name}.csv"}]
+        evaluate(written(tmp_path / f"{name}.yaml", spec))
+        found[name] = (tmp_path / f"{name}.csv").read_text()
+        del spec["runs"]["tuned"]  # leave-one-out: the runs submitted (tests/test_pools.py)
+        spec["pools"] = {"p": pool}
+        evaluate(written(tmp_path / f"{name}.yaml", spec))
+        found[name, "loo"] = (tmp_path / "loo.csv").read_text()
+    assert found["overlay"] == found["file"] and "tuned,filled,AP" in found["file"]
+    assert found["overlay", "loo"] == found["file", "loo"]
+    assert found["file", "loo"].count("\np,filled,") == 6  # three runs, two metrics
+
+
+def test_the_dashboard_shows_each_collection_of_a_run(tmp_path):
+    from pipeline.dashboard import write_dashboard
+
+    write_sets(tmp_path, seed=37, runs=2)
+    spec = judgment_spec(2, SETS, ["AP"], history={"path": "h.duckdb"})
+    path = written(tmp_path / "spec.yaml", spec)
+    evaluate(path)
+    evaluate(path)
+    write_dashboard(tmp_path / "h.duckdb", tmp_path / "site", registry=get_registry())
+    page = (tmp_path / "site" / "evaluations" / "2.html").read_text()
+    sections = page.split("<section data-collection=")[1:]
+    assert [section.split("'")[1] for section in sections] == SETS
+    assert all("run0" in section and "run1" in section for section in sections)
 
 
 def test_a_pool_takes_every_run_evaluated_under_its_collection(tmp_path):

@@ -130,7 +130,7 @@ WITH scores AS (
         CASE WHEN m.higher THEN r.value ELSE -r.value END AS r
     FROM pool_runs o
     CROSS JOIN loo_metrics m
-    JOIN aggregate f ON f.run = o.run AND f.metric = m.label
+    JOIN aggregate f ON f.run = o.run AND f.collection = ? AND f.metric = m.label
     JOIN {schema}.aggregate r ON r.run = o.run AND r.metric = m.label
     WHERE o.pool = {i}
 ),
@@ -179,7 +179,8 @@ LEFT JOIN taus t USING (metric)
 LEFT JOIN removed d ON d.grp = s.grp
 LEFT JOIN judged j ON j.run = s.run
 ORDER BY s.m_ordinal, s.ordinal"""
-    names = [plan.collection, plan.collection, plan.collection, plan.name, plan.collection]
+    # the full values are the runs' under the pool's collection (a run may have others)
+    names = [plan.collection] * 4 + [plan.name, plan.collection]
     return [
         *values_table("loo_metrics", "ordinal INTEGER, label VARCHAR, higher BOOLEAN", rows),
         Statement(sql, names),
