@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import Field, WithJsonSchema, field_validator
+from pydantic import Discriminator, Field, Tag, WithJsonSchema, field_validator
 from pydantic_core import PydanticCustomError
 
 from pipeline.spec.base import StrictModel, at_key, did_you_mean
@@ -21,8 +21,10 @@ __all__ = [
     "CollectionNames",
     "Overlay",
     "check_collection_names",
+    "check_format",
     "collection_names",
     "overlay_order",
+    "qrels_source",
 ]
 
 #: A run's `collection`: a name, or a list of names (the schema says what the validator checks)
@@ -58,6 +60,26 @@ class Overlay(StrictModel):
         if len(set(value)) < len(value):
             raise _invalid("a collection is listed twice; list each once")
         return value
+
+
+def qrels_source(path_type: Any) -> Any:
+    """The type of a collection's qrels: an input (`path_type`), or an overlay of other
+    collections' qrels (`{overlay: [...]}`), told apart by their shape."""
+    return Annotated[
+        Annotated[path_type, Tag("file")] | Annotated[Overlay, Tag("overlay")],
+        Discriminator(lambda value: "overlay" if isinstance(value, Overlay | dict) else "file"),
+    ]
+
+
+def check_format(format: str | None, qrels: Any) -> None:  # noqa: A002 -- the spec's key
+    """A qrels `format` is for a file: an overlay reads none (its sets' files are read by their
+    own collections)."""
+    if format is not None and isinstance(qrels, Overlay):
+        raise PydanticCustomError(
+            "qrels_format",
+            "format says how a qrels file is read; an overlay reads no file, its sets are read "
+            "by their own collections: leave format out",
+        )
 
 
 def collection_names(value: str | list[str] | tuple[str, ...] | None) -> tuple[str, ...]:

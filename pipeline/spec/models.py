@@ -21,18 +21,13 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from pipeline.spec import judgments
 from pipeline.spec.base import StrictModel, resolve_path, string_or_mapping
 from pipeline.spec.checks import Expect, Gate
 from pipeline.spec.compare import Compare
 from pipeline.spec.fusion import FusedRun, resolved_fusions
 from pipeline.spec.history import History
-from pipeline.spec.judgments import (
-    CollectionNames,
-    Overlay,
-    check_collection_names,
-    collection_names,
-    overlay_order,
-)
+from pipeline.spec.judgments import CollectionNames, Overlay, collection_names
 from pipeline.spec.outputs import Output
 from pipeline.spec.pools import Pool
 
@@ -88,23 +83,11 @@ InputPath = Annotated[
 ]
 
 
-def _qrels_kind(value: Any) -> str:
-    """Qrels are a file, or a judgment set built from others (`{overlay: [...]}`)."""
-    return "overlay" if isinstance(value, Overlay | dict) else "file"
-
-
-#: A collection's qrels: an input path, or an overlay of other collections' qrels
-QrelsSource = Annotated[
-    Annotated[InputPath, Tag("file")] | Annotated[Overlay, Tag("overlay")],
-    Discriminator(_qrels_kind),
-]
-
-
 class Collection(StrictModel):
     """A test collection: its qrels (a file, or built from other collections' qrels) and,
     optionally, its size (for fallout)."""
 
-    qrels: QrelsSource | None = Field(
+    qrels: judgments.qrels_source(InputPath) | None = Field(  # type: ignore[valid-type]
         None,
         description="TREC qrels file: qid iter docno rel (plain or .gz); with engine spark also "
         "a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://); or {overlay: "
@@ -132,12 +115,7 @@ class Collection(StrictModel):
 
     @model_validator(mode="after")
     def _text_format(self) -> Collection:
-        if self.format is not None and self.overlay:
-            raise PydanticCustomError(
-                "qrels_format",
-                "format says how a qrels file is read; an overlay reads no file, its sets are "
-                "read by their own collections: leave format out",
-            )
+        judgments.check_format(self.format, self.qrels)
         # A table's columns are named (qid, docno, rel): only a text file has a format.
         if self.format == "beir" and _is_table(self.qrels):
             raise PydanticCustomError(
@@ -160,7 +138,7 @@ class Run(StrictModel):
         "evaluated under each (its file read once)"
     )
 
-    _names = field_validator("collection", mode="before")(check_collection_names)
+    _names = field_validator("collection", mode="before")(judgments.check_collection_names)
 
     @property
     def collections(self) -> tuple[str, ...]:
@@ -316,13 +294,13 @@ class Spec(StrictModel):
 
     @model_validator(mode="after")
     def _fusions(self) -> Spec:
-        overlay_order(self.collections)  # every overlay's sets known, no cycle
+        judgments.overlay_order(self.collections)  # every overlay's sets known, no cycle
         self._fused_inputs = resolved_fusions(self.runs)
         return self
 
     def overlays(self) -> list[str]:
         """The collections whose qrels are overlays, each after the sets it reads."""
-        return overlay_order(self.collections)
+        return judgments.overlay_order(self.collections)
 
     def fused_inputs(self) -> dict[str, list[tuple[str, float]]]:
         """Each fused run's inputs: (run name, weight), in spec order."""
