@@ -283,12 +283,20 @@ def test_the_python_door_evaluates_each_run_under_each_set(tmp_path):
     llm = pd.DataFrame(
         [(q, d, int(g)) for q, _, d, g in rows], columns=["query_id", "doc_id", "relevance"]
     )
+    filled = {"overlay": ["llm", "human"]}
     got = evaluate_door(
-        qrels={"human": str(tmp_path / "human.txt"), "llm": llm},
+        qrels={"human": str(tmp_path / "human.txt"), "llm": llm, "filled": filled},
         runs={"run0": str(tmp_path / "run0.txt"), "run1": str(tmp_path / "run1.txt")},
         metrics=["AP", "nDCG@10"],
     )
-    assert got.aggregate(to="rows") == expected
+    rows = got.aggregate(to="rows")
+    assert [row for row in rows if row[1] != "filled"] == expected
+    overlaid = judgment_spec(2, "filled", ["AP", "nDCG@10"])
+    assert [row for row in rows if row[1] == "filled"] == evaluate(
+        written(tmp_path / "filled.yaml", overlaid), write=False
+    ).aggregate()
+    again = evaluate(got.to_spec(tmp_path / "experiment"), write=False)  # the llm frame: Parquet
+    assert again.aggregate() == rows
     with pytest.warns(IrpipeWarning, match="no run is evaluated against collection 'human'"):
         one = evaluate_door(
             qrels={"human": str(tmp_path / "human.txt"), "llm": llm},

@@ -51,7 +51,8 @@ def evaluate(
         evaluate(qrels=qrels_frame, runs={"bm25": bm25, "dense": dense}, metrics=["AP", "nDCG@10"])
 
     `qrels`: one input, or a mapping of collection names to inputs (judgment sets: `{"human":
-    ..., "umbrela": ...}`); `runs`: one input, a list, or a mapping of run names to inputs (a
+    ..., "umbrela": ...}`, a set built from others as in a spec: `{"overlay": ["umbrela",
+    "human"]}`); `runs`: one input, a list, or a mapping of run names to inputs (a
     fused run is given as in a spec: `{"fuse": [names]}`). With several collections, each run is
     evaluated under each of them (its rows read once), unless it says which: `{"run": input,
     "collection": name}` (or a list of names). An input is a path or a table
@@ -164,7 +165,9 @@ def _loaded(qrels, runs, metrics, settings, compare, columns) -> tuple[LoadedSpe
     collections = qrels if named else {"default": qrels}
     data: dict[str, Any] = {
         "collections": {
-            name: {"qrels": _input(value, "qrels", name, tables, read)}
+            name: {
+                "qrels": value if _overlay(value) else _input(value, "qrels", name, tables, read)
+            }
             for name, value in collections.items()
         },
         "runs": _runs(runs, list(collections), tables, read),
@@ -176,6 +179,11 @@ def _loaded(qrels, runs, metrics, settings, compare, columns) -> tuple[LoadedSpe
         data["compare"] = dict(compare)
     digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
     return spec_from_mapping(data, Path.cwd() / ORIGIN, digest, tables=tables), data
+
+
+def _overlay(value: Any) -> bool:
+    """A judgment set built from others, as in a spec: `{"overlay": ["llm", "human"]}`."""
+    return isinstance(value, Mapping) and list(value) == ["overlay"]
 
 
 def _runs(runs, collections: list[str], tables: dict, read) -> dict[str, Any]:
