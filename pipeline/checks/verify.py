@@ -167,8 +167,10 @@ def _warn_untested(rule: GateRule, reasons: dict) -> None:
 
 
 def _named(runs: list[tuple[str, str]]) -> str:
-    names = ", ".join(f"'{run}'" for run, _ in runs)
-    return f"run {names}" if len(runs) == 1 else f"runs {names}"
+    """The runs of (run, collection) pairs, each once (a run may be gated under several)."""
+    names = list(dict.fromkeys(run for run, _ in runs))
+    shown = ", ".join(f"'{run}'" for run in names)
+    return f"run {shown}" if len(names) == 1 else f"runs {shown}"
 
 
 def _warn(message: str) -> None:

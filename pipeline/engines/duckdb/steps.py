@@ -6,8 +6,8 @@ For a loaded batch (`rank`): the plan's per-batch statements (an engine may give
 them: a shard adds trec_eval -c's empty rankings for its own queries), then the ranking into
 `wide` (its dense form if the batch is mostly judged; the full plan a large batch's slices of
 queries in turn), one collection at a time when a run is evaluated under several, then the
-batch's rows are dropped. Once every batch is ranked (`compute`): the
-metrics computed in Python, then the result tables.
+batch's rows are dropped. Once every batch is ranked (`compute`): the metrics computed in Python,
+then the result tables.
 """
 
 from __future__ import annotations
