@@ -341,6 +341,21 @@ def test_comparisons_stay_within_each_collection(tmp_path):
                                ("llm", "run0", "run1")]  # fmt: skip
 
 
+def test_a_collection_with_one_run_is_not_compared_under_it(tmp_path):
+    write_sets(tmp_path, seed=41, runs=2)
+    spec = judgment_spec(2, "human", ["AP"], compare={"tests": ["t"]})
+    spec["collections"]["llm"] = {"qrels": "llm.txt"}
+    spec["runs"]["run0"]["collection"] = ["human", "llm"]
+    with pytest.warns(IrpipeWarning, match=r"compare: collection 'llm' has one run \('run0'\)"):
+        con = evaluate(written(tmp_path / "spec.yaml", spec), write=False).con
+    found = con.execute("SELECT DISTINCT collection, run, baseline FROM comparison").fetchall()
+    assert found == [("human", "run1", "run0")]
+    spec["runs"]["run0"]["collection"] = "human"  # no collection has two runs: nothing to compare
+    spec["runs"]["run1"]["collection"] = "llm"
+    with pytest.raises(SpecError, match=r"compare: collection 'human' has one run \('run0'\)"):
+        evaluate(written(tmp_path / "spec.yaml", spec), write=False)
+
+
 def test_checks_name_the_collection_of_a_run_under_several(tmp_path):
     write_sets(tmp_path, seed=19, runs=2)
     spec = judgment_spec(2, ["human", "llm"], ["AP"], history={"path": "h.duckdb"})

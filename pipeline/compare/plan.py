@@ -198,24 +198,35 @@ def _check_metric(loaded, i: int, label: str, by_label: dict, earlier: list[str]
 
 
 def _collections(loaded: LoadedSpec, data: bool) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """Each compared collection and its runs (spec order); a collection with one run is an
-    error: with a baseline, the baseline's; without, any collection with runs."""
+    """Each compared collection and its runs (spec order): with a baseline, the baseline's
+    collections; without, every collection with runs. A collection with one run is left out
+    (`check_compare` warns); an error when no collection is left."""
     spec = loaded.spec
-    runs: dict[str, list[str]] = {}
-    for name, run in spec.runs.items():
-        for collection in run.collections:
-            runs.setdefault(collection, []).append(name)
+    runs = _runs_by_collection(loaded)
     home = _baseline_collections(loaded)
     if home is not None:
         runs = {c: names for c, names in runs.items() if c in home}
-    for collection, names in runs.items():
-        patterns = not data and any(_pattern(spec.runs[n]) for n in names)
-        if len(names) < 2 and not patterns:
-            raise SpecError(
-                f"{loaded.where('compare')}: collection '{collection}' has one run "
-                f"('{names[0]}'): there is nothing to compare it with; add a run or remove compare"
-            )
-    return tuple((c, tuple(names)) for c, names in runs.items())
+    compared = {
+        c: names
+        for c, names in runs.items()
+        if len(names) > 1 or (not data and any(_pattern(spec.runs[n]) for n in names))
+    }
+    if not compared:
+        collection, names = next(iter(runs.items()))
+        raise SpecError(
+            f"{loaded.where('compare')}: collection '{collection}' has one run "
+            f"('{names[0]}'): there is nothing to compare it with; add a run or remove compare"
+        )
+    return tuple((c, tuple(names)) for c, names in compared.items())
+
+
+def _runs_by_collection(loaded: LoadedSpec) -> dict[str, list[str]]:
+    """Each collection's runs, in spec order (a run evaluated under several is under each)."""
+    runs: dict[str, list[str]] = {}
+    for name, run in loaded.spec.runs.items():
+        for collection in run.collections:
+            runs.setdefault(collection, []).append(name)
+    return runs
 
 
 def _baseline_collections(loaded: LoadedSpec) -> tuple[str, ...] | None:
@@ -231,18 +242,22 @@ def _baseline_collections(loaded: LoadedSpec) -> tuple[str, ...] | None:
 
 def _warn_uncompared(loaded: LoadedSpec, plan: ComparePlan) -> None:
     compared = {c for c, _ in plan.collections}
-    left: dict[str, list[str]] = {}
-    for name, run in loaded.spec.runs.items():
-        for collection in run.collections:
-            if collection not in compared:
-                left.setdefault(collection, []).append(name)
-    home = ", ".join(f"'{c}'" for c, _ in plan.collections)
-    for collection, names in left.items():
-        _warn(
-            f"{loaded.where('compare', 'baseline')}: the {len(names)} run(s) of collection "
-            f"'{collection}' are not compared: the baseline '{plan.baseline}' is a run of "
-            f"collection {home}"
-        )
+    home = _baseline_collections(loaded)
+    for collection, names in _runs_by_collection(loaded).items():
+        if collection in compared:
+            continue
+        if home is not None and collection not in home:
+            shown = ", ".join(f"'{c}'" for c in home)
+            _warn(
+                f"{loaded.where('compare', 'baseline')}: the {len(names)} run(s) of collection "
+                f"'{collection}' are not compared: the baseline '{plan.baseline}' is a run of "
+                f"collection {shown}"
+            )
+        else:
+            _warn(
+                f"{loaded.where('compare')}: collection '{collection}' has one run "
+                f"('{names[0]}'), which is not compared under it: nothing to compare it with"
+            )
 
 
 def _warn(message: str) -> None:
