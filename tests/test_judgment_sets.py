@@ -18,6 +18,7 @@ import random
 from pathlib import Path
 from xml.etree import ElementTree
 
+import duckdb
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
@@ -261,8 +262,6 @@ def test_the_history_keys_a_run_by_its_collections(tmp_path):
     assert fresh.con.execute("SELECT * FROM per_query").fetchall() == (
         third.con.execute("SELECT * FROM per_query").fetchall()
     )
-    import duckdb
-
     with duckdb.connect(str(tmp_path / "h.duckdb"), read_only=True) as con:
         kept = con.execute(
             "SELECT run, collection, cached FROM evaluation_runs WHERE evaluation_id = 3 "
