@@ -286,10 +286,6 @@ def test_a_spec_without_runs_compares_judgment_sets_only(tmp_path, write_spec):
         evaluate(write_spec(plain), write=False)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the judgsets branch (a run's collection may be a list); remove once merged",
-)
 def test_irpipe_agree_orders_the_runs_under_both_sets(tmp_path):
     human, llm = judgment_sets(10)
     write_sets(tmp_path, human, llm)

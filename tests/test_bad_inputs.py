@@ -226,6 +226,27 @@ def another_collection(d: Path) -> None:
                     s["runs"].update(r2={"path": "run.txt", "collection": "c2"})))(d)  # fmt: skip
 
 
+def judgment_sets(
+    collection: object = ("c", "llm"), *more: Callable[[Path], None], **collections: object
+) -> Callable[[Path], None]:
+    """A second judgment set `llm` (and `collections`, by name: their qrels), and the run
+    evaluated under `collection`."""
+
+    def change(s: dict) -> None:
+        s["collections"]["llm"] = {"qrels": "llm.txt"}
+        s["collections"].update({n: {"qrels": q} for n, q in collections.items()})
+        s["runs"]["r"]["collection"] = (
+            list(collection) if isinstance(collection, tuple) else collection
+        )
+
+    return spec(change, write("llm.txt", QRELS.replace(" 2\n", " 1\n")), *more)
+
+
+def on_llm(s: dict) -> None:
+    """A run evaluated under the judgment set `llm` alone."""
+    s["runs"]["r2"] = {"path": "run.txt", "collection": "llm"}
+
+
 def remove(*names: str) -> Callable[[Path], None]:
     """The data is not on this machine (a spec checked in CI, its data on the cluster)."""
     return lambda d: [(d / name).unlink() for name in names] and None
@@ -466,7 +487,7 @@ CASES = [
     Case("expect_text_metric", checks(expect=EXPECT(metric="RelString"), metrics=["RelString"]), SPEC_ERROR, r"expect\.0\.metric: 'RelString' is a text metric: it has no value to check"),
     Case("expect_negative_tolerance", checks(expect=EXPECT(tolerance=-0.001)), SPEC_ERROR, r"/spec\.yaml:\d+: expect\.0\.tolerance: Input should be greater than or equal to 0"),
     Case("expect_value_not_a_number", checks(expect=EXPECT(value="0.2179")), SPEC_ERROR, r"/spec\.yaml:\d+: expect\.0\.value: Input should be a valid number"),
-    Case("expect_unknown_key", checks(expect=EXPECT(tolerence=0.1)), SPEC_ERROR, r"/spec\.yaml:\d+: expect\.0\.tolerence: unknown key; did you mean 'tolerance'\? allowed: run, metric, value, tolerance, two_sided"),
+    Case("expect_unknown_key", checks(expect=EXPECT(tolerence=0.1)), SPEC_ERROR, r"/spec\.yaml:\d+: expect\.0\.tolerence: unknown key; did you mean 'tolerance'\? allowed: run, metric, value, tolerance, two_sided, collection"),
     Case("gate_negative_max_drop", checks(gates=GATE(max_drop=-0.01)), SPEC_ERROR, r"/spec\.yaml:\d+: gates\.0\.max_drop: Input should be greater than or equal to 0"),
     Case("gate_unknown_key", checks(gates=GATE(max_dorp=0.01)), SPEC_ERROR, r"/spec\.yaml:\d+: gates\.0\.max_dorp: unknown key; did you mean 'max_drop'\? allowed: metric, against, max_drop, run, significant"),
     Case("gate_without_against", checks(gates=[{"metric": "AP"}]), SPEC_ERROR, r"/spec\.yaml: gates\.0\.against: Field required"),
@@ -491,6 +512,20 @@ CASES = [
     Case("history_under_a_file", history("results/hist.duckdb", write("results", "a file\n")), SPEC_ERROR, r"/spec\.yaml:\d+: history: \S+/results is a file, not a directory, so the history \S+ cannot be made; give another path"),
     Case("history_cli_under_a_file", write("results", "a file\n"), SPEC_ERROR, r"--history: \S+/results is a file, not a directory, so the history \S+ cannot be made; give another path", command=("run", "--quiet", "--history", "{d}/results/h.duckdb")),
     Case("history_negative_timeout", history({"path": "hist.duckdb", "lock_timeout": -1}), SPEC_ERROR, r"/spec\.yaml:\d+: history\.lock_timeout: Input should be greater than 0"),
+    # judgment sets: a run under several collections, a collection overlaying others
+    Case("run_collections_unknown", judgment_sets(("c", "lmm")), SPEC_ERROR, r"/spec\.yaml:\d+: runs\.r\.collection\.1: unknown collection 'lmm'; did you mean 'llm'\? defined: c, llm"),
+    Case("run_collections_twice", judgment_sets(("c", "llm", "c")), SPEC_ERROR, r"/spec\.yaml:\d+: runs\.r\.collection: a collection is listed twice; list each once"),
+    Case("run_collections_empty", judgment_sets(()), SPEC_ERROR, r"/spec\.yaml:\d+: runs\.r\.collection: give a collection's name, or a list of one or more"),
+    Case("run_collections_not_names", judgment_sets(("c", 3)), SPEC_ERROR, r"runs\.r\.collection: expected a collection's name or a list of names, found \['c', 3\]"),
+    Case("run_shares_no_query_with_one_set", judgment_sets(("c", "llm"), write("llm.txt", "9 0 a 1\n")), DATA_ERROR, r"/run\.txt: run 'r' shares no query with collection 'llm' \(run queries: '1', '2', \.\.\.; qrels queries: '9', \.\.\.\)"),
+    Case("overlay_unknown_set", judgment_sets("c", both={"overlay": ["c", "lml"]}), SPEC_ERROR, r"/spec\.yaml:\d+: collections\.both\.qrels\.overlay\.1: unknown collection 'lml'; did you mean 'llm'\?"),
+    Case("overlay_of_one_set", judgment_sets("c", both={"overlay": ["llm"]}), SPEC_ERROR, r"/spec\.yaml:\d+: collections\.both\.qrels\.overlay: an overlay is built from two judgment sets or more, found 1"),
+    Case("overlay_cycle", judgment_sets("c", a={"overlay": ["llm", "b"]}, b={"overlay": ["a", "c"]}), SPEC_ERROR, r"/spec\.yaml:\d+: collections\.a\.qrels\.overlay: the overlays form a cycle \(a -> b -> a\): a judgment set cannot be built from itself"),
+    Case("overlay_with_format", judgment_sets("c", spec(lambda s: s["collections"]["both"].update(format="trec")), both={"overlay": ["c", "llm"]}), SPEC_ERROR, r"^Error: \S+/spec\.yaml:\d+: collections\.both: format says how a qrels file is read; an overlay reads no file", ),
+    Case("expect_of_a_run_under_two_sets", judgment_sets(("c", "llm"), checks(expect=EXPECT())), SPEC_ERROR, r"/spec\.yaml:\d+: expect\.0: run 'r' is evaluated under 'c' and 'llm', with a value under each: name the collection the expected value is under \(collection: c\)"),
+    Case("expect_under_another_set", judgment_sets("c", checks(expect=EXPECT(collection="llm")), spec(on_llm)), SPEC_ERROR, r"/spec\.yaml:\d+: expect\.0\.collection: run 'r' is not evaluated under collection 'llm'; its collections: c"),
+    Case("gate_under_another_set", judgment_sets("c", checks(gates=GATE(collection="lmm")), spec(on_llm)), SPEC_ERROR, r"/spec\.yaml:\d+: gates\.0\.collection: no run is evaluated under collection 'lmm'; did you mean 'llm'\? the runs' collections: c, llm"),
+    Case("fused_runs_of_different_sets", judgment_sets(("c", "llm"), spec(lambda s: s["runs"].update(c_only={"path": "run.txt", "collection": "c"}, f={"fuse": ["r", "c_only"]}))), SPEC_ERROR, r"/spec\.yaml:\d+: runs\.f\.fuse: its runs are of different collections \(r: c, llm; c_only: c\); fuse runs of one collection, or name those it is evaluated under \(they share c\)"),
     # pools: each bad key named, before any data is read; an exclusion list of another collection
     Case("pool_depth_zero", pools(method={"depth": 0}), SPEC_ERROR, r"/spec\.yaml:\d+: pools\.round1\.method: depth: the depth must be at least 1, not 0"),
     Case("pool_two_methods", pools(method={"depth": 10, "rrf": 100}), SPEC_ERROR, r"pools\.round1\.method: give one method and its size, e\.g\. \{depth: 100\}; methods: depth, rrf, combsum, uniform"),

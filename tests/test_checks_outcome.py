@@ -17,12 +17,13 @@ NUMRET = Target("NumRet", "sum", None)
 
 
 def expectation(value: float, tolerance: float, metric: Target = AP, two_sided: bool = False):
-    return Expectation("expect.0", "spec.yaml:3: expect.0", "bm25", metric, value, tolerance,
+    return Expectation("expect.0", "spec.yaml:3: expect.0", "bm25", "c", metric, value, tolerance,
                        two_sided)  # fmt: skip
 
 
 def gate(max_drop: float, metric: Target = AP, against: str | None = "bm25") -> GateRule:
-    return GateRule("gates.0", "spec.yaml:9: gates.0", metric, max_drop, against, ("dense",), False)
+    runs = (("dense", "c"),)
+    return GateRule("gates.0", "spec.yaml:9: gates.0", metric, max_drop, against, runs, False)
 
 
 @pytest.mark.parametrize(

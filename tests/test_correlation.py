@@ -286,10 +286,6 @@ def test_two_judgment_sets_orderings_match_runs_by_name(tmp_path):
     assert all(row[6] is not None and row[6] <= row[7] for row in rows)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the judgsets branch (a run's collection may be a list); remove once merged",
-)
 def test_an_agreement_entry_correlates_the_runs_evaluated_under_both_sets(tmp_path, write_spec):
     names = collection_dir(tmp_path, seed=14)
     human = generate(14, queries=25, runs=0).qrels

@@ -25,7 +25,7 @@ from conftest import collection_spec, snapshot
 from pipeline.api import Measure, PythonMeasure
 from pipeline.errors import DuplicateError, InputDataError, SpecError
 from pipeline.run.evaluation import evaluate
-from pipeline.synthetic import generate, soft_labels, write_beir_qrels
+from pipeline.synthetic import generate, soft_labels, write_beir_qrels, write_qrels
 from pipeline.testing import installed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -263,6 +263,24 @@ def test_bad_inputs_are_reported_in_the_same_words(spark, tmp_path, case):
     assert messages[1] == messages[0]
     duplicates = "twice" in case
     assert (messages[0][0] is DuplicateError) == duplicates
+
+
+def test_runs_under_several_judgment_sets_and_an_overlay_give_the_same_values(spark, tmp_path):
+    """Runs evaluated under two judgment sets and an overlay of them (tests/test_judgment_sets.py),
+    trec_eval -c's rankings included (a query two sets judge gets one): DuckDB's tables."""
+    data = generate(seed=33, queries=20, runs=3, extremes=True)
+    spec = collection_spec(
+        tmp_path, data, METRICS[:20], settings={"missing_queries": "trec_eval_c"}
+    )
+    write_qrels(generate(seed=34, queries=20).qrels, tmp_path / "llm.txt")
+    spec["collections"] = {
+        "human": {"qrels": "qrels.txt", "num_docs": 5000},
+        "llm": {"qrels": "llm.txt", "num_docs": 5000},
+        "filled": {"qrels": {"overlay": ["human", "llm"]}, "num_docs": 5000},
+    }
+    for name, run in spec["runs"].items():
+        run["collection"] = ["human", "llm", "filled"] if name != "run2" else "filled"
+    same_tables(spec, tmp_path)
 
 
 def test_beir_qrels_give_the_same_values_and_the_same_errors(spark, tmp_path):

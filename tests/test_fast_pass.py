@@ -26,7 +26,7 @@ def _rows(path: Path, statement_of) -> list[tuple]:
     con = duckdb.connect()
     for statement in INPUT_TABLES:
         con.execute(statement.sql)
-    statement = statement_of(Load(path, "r", run_format(), "c"))
+    statement = statement_of(Load(path, "r", run_format(), ("c",)))
     con.execute(statement.sql, statement.params)
     return con.execute("SELECT * FROM run_rows ORDER BY qid, docno").fetchall()
 
@@ -125,7 +125,7 @@ def test_many_runs_in_one_batch_equal_runs_evaluated_alone(tmp_path, write_spec)
 
 def test_runs_are_batched_by_size_in_spec_order():
     fmt = run_format()
-    loads = [Load(Path(f"r{i}"), f"r{i}", fmt, "c") for i in range(5)]
+    loads = [Load(Path(f"r{i}"), f"r{i}", fmt, ("c",)) for i in range(5)]
     sizes = {
         Path("r0"): BATCH_BYTES // 2,
         Path("r1"): BATCH_BYTES // 2,

@@ -122,7 +122,7 @@ def lenient_values(tmp: Path, fields: list[str], qrels: bool) -> list:
         load, column, table = Load(path, "c", qrels_format("lenient")), "rel", "qrels"
     else:
         path.write_text("".join(f"1 Q0 d{i} 1 {f} t\n" for i, f in enumerate(fields)))
-        load, column, table = Load(path, "r", run_format("lenient"), "c"), "score", "run_rows"
+        load, column, table = Load(path, "r", run_format("lenient"), ("c",)), "score", "run_rows"
     con = duckdb.connect()
     for statement in INPUT_TABLES:
         con.execute(statement.sql)

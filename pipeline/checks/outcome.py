@@ -40,7 +40,8 @@ class CheckResult:
     `against` says what `reference` is: `expected` (the pinned value), `previous` (the run's value
     in the evaluation `evaluation_id` of the history) or `run NAME` (that run's value now);
     `limit` is the tolerance or the largest drop; `p_value` the adjusted p-value of a significant
-    gate's test; `two_sided` whether an expected value was checked both ways.
+    gate's test; `two_sided` whether an expected value was checked both ways; `several` whether
+    the run is evaluated under several collections (its name then says which: `shown_run`).
     """
 
     kind: Literal["expect", "gate"]
@@ -57,6 +58,7 @@ class CheckResult:
     evaluation_id: int | None = None
     p_value: float | None = None
     two_sided: bool = False
+    several: bool = False
 
     def as_record(self) -> dict:
         """As the history keeps it (JSON: a missing or non-finite number is null)."""
@@ -80,9 +82,16 @@ class CheckResult:
         return self.status == "passed"
 
     @property
+    def shown_run(self) -> str:
+        """The run as reports name it: `bm25`, or `bm25 (human)` for a run evaluated under
+        several collections."""
+        return f"{self.run} ({self.collection})" if self.several else self.run
+
+    @property
     def name(self) -> str:
-        """How the check is named in reports: `gates.0 bm25 nDCG@10`."""
-        return f"{self.key} {self.run} {self.metric}"
+        """How the check is named in reports: `gates.0 bm25 nDCG@10` (`gates.0 bm25 (human)
+        nDCG@10` for a run evaluated under several collections)."""
+        return f"{self.key} {self.shown_run} {self.metric}"
 
 
 @dataclass(frozen=True)

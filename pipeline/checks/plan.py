@@ -4,6 +4,7 @@ Everything here is checked before any data is read (`irpipe validate` runs it), 
 its key: an unknown run or metric (with "did you mean"), a text metric, a gate on a metric with no
 direction (a count or a diagnostic cannot drop), a reference run alone in its collection, and a
 significance test the compare section does not make. Nothing here imports DuckDB or numpy.
+Which runs, under which collections, each check reads is resolved by `pipeline.checks.runs`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pipeline.checks.runs import check_run, expected_collection, gated_runs
 from pipeline.compare.plan import ComparePlan, check_extra
 from pipeline.errors import SpecError
 from pipeline.spec.base import did_you_mean
@@ -40,6 +42,7 @@ class Expectation:
     key: str
     where: str
     run: str
+    collection: str
     metric: Target
     value: float
     tolerance: float
@@ -48,15 +51,16 @@ class Expectation:
 
 @dataclass(frozen=True)
 class GateRule:
-    """One `gates:` entry, resolved: the runs it gates and its reference (`against` is a run's
-    name, or None for the previous evaluation in the history)."""
+    """One `gates:` entry, resolved: the (run, collection) pairs it gates, in the tables' order,
+    and its reference (`against` is a run's name, whose value under the same collection is
+    the reference, or None for the previous evaluation in the history)."""
 
     key: str
     where: str
     metric: Target
     max_drop: float
     against: str | None
-    runs: tuple[str, ...]
+    runs: tuple[tuple[str, str], ...]
     significant: bool
 
 
@@ -112,12 +116,13 @@ def _default_tests() -> ComparePlan:
 
 def _expectation(loaded: LoadedSpec, i: int, targets: dict, data: bool) -> Expectation:
     entry = loaded.spec.expect[i]
-    _check_run(loaded, ("expect", i, "run"), entry.run, data)
+    check_run(loaded, ("expect", i, "run"), entry.run, data)
     metric = _target(loaded, ("expect", i, "metric"), entry.metric, targets)
     return Expectation(
         f"expect.{i}",
         loaded.where("expect", i),
         entry.run,
+        expected_collection(loaded, i),
         metric,
         entry.value,
         entry.tolerance,
@@ -135,7 +140,7 @@ def _gate(loaded: LoadedSpec, i: int, targets: dict, comparing, data: bool) -> G
             "expect instead (a value with no direction is checked both ways)"
         )
     against = None if gate.against == "previous" else gate.against.run
-    runs = _gated_runs(loaded, i, against, data)
+    runs = gated_runs(loaded, i, against, data)
     if gate.significant and against is not None:
         _check_compared(loaded, i, gate, runs, comparing)
     return GateRule(
@@ -165,63 +170,6 @@ def _target(loaded: LoadedSpec, key: tuple, name: str, targets: dict) -> Target:
     return Target(name, measure.aggregator, targets[name].better)
 
 
-def _check_run(loaded: LoadedSpec, key: tuple, name: str, data: bool) -> None:
-    runs = loaded.spec.runs
-    if name in runs or (not data and _kept_pattern_run(loaded, name)):
-        return
-    raise SpecError(
-        f"{loaded.where(*key)}: unknown run '{name}'; {did_you_mean(name, list(runs))}"
-        f"runs: {', '.join(runs)}"
-    )
-
-
-def _kept_pattern_run(loaded: LoadedSpec, name: str) -> bool:
-    """Whether `name` can be a run of a path pattern left unexpanded (`validate --no-data`)."""
-    return any(
-        name.startswith(f"{key}/") and any(c in str(run.path) for c in "*?[")
-        for key, run in loaded.spec.file_runs().items()
-    )
-
-
-def _gated_runs(loaded: LoadedSpec, i: int, against: str | None, data: bool) -> tuple[str, ...]:
-    """The runs gate i checks: its `run`, or every run (against a run: every other run of the
-    reference's collection)."""
-    gate, runs = loaded.spec.gates[i], loaded.spec.runs
-    if gate.run is not None:
-        _check_run(loaded, ("gates", i, "run"), gate.run, data)
-    if against is None:
-        return (gate.run,) if gate.run is not None else tuple(runs)
-    _check_run(loaded, ("gates", i, "against", "run"), against, data)
-    if against not in runs:
-        return (gate.run,) if gate.run is not None else ()  # a kept pattern: known with the data
-    return _beside(loaded, i, against)
-
-
-def _beside(loaded: LoadedSpec, i: int, against: str) -> tuple[str, ...]:
-    """The runs gate i compares with the run `against`: its `run`, else the collection's others."""
-    gate, runs = loaded.spec.gates[i], loaded.spec.runs
-    collection = runs[against].collection
-    if gate.run is not None and gate.run in runs:
-        if gate.run == against:
-            raise SpecError(
-                f"{loaded.where('gates', i, 'run')}: '{against}' is the run the gate "
-                "compares against; name another run, or leave run out"
-            )
-        if runs[gate.run].collection != collection:
-            raise SpecError(
-                f"{loaded.where('gates', i, 'run')}: run '{gate.run}' is evaluated on collection "
-                f"'{runs[gate.run].collection}', and '{against}' on '{collection}': values on "
-                "different queries cannot be compared"
-            )
-    others = tuple(n for n, r in runs.items() if r.collection == collection and n != against)
-    if not others:
-        raise SpecError(
-            f"{loaded.where('gates', i, 'against', 'run')}: '{against}' is the only run of "
-            f"collection '{collection}': there is no other run to gate against it"
-        )
-    return (gate.run,) if gate.run is not None else others
-
-
 def _check_compared(
     loaded: LoadedSpec, i: int, gate: Gate, runs: tuple[str, ...], comparing
 ) -> None:
@@ -240,10 +188,12 @@ def _check_compared(
             f"metrics: {', '.join(dict(comparing.metrics))})"
         )
     compared = {
-        frozenset(pair) for _, names in comparing.collections for pair in comparing.pairs(names)
+        (c, frozenset(pair))
+        for c, names in comparing.collections
+        for pair in comparing.pairs(names)
     }
-    for run in runs:
-        if run in loaded.spec.runs and frozenset((run, against)) not in compared:
+    for run, collection in runs:
+        if run in loaded.spec.runs and (collection, frozenset((run, against))) not in compared:
             raise SpecError(
                 f"{where}: the compare section does not compare run '{run}' with '{against}' "
                 f"(its baseline is '{comparing.baseline}'); set compare.baseline: {against}, "

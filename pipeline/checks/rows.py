@@ -17,7 +17,7 @@ def table_rows(results: list[CheckResult]) -> list[tuple[str, ...]]:
     return [
         (
             r.key,
-            r.run,
+            r.shown_run,
             r.metric,
             _against(r),
             _shown(r.reference),

@@ -15,7 +15,7 @@ is skipped for that run with a warning naming the gate: a first night is not a f
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from pipeline.checks.outcome import CheckResult, Significance, expected, gated, skipped
@@ -34,22 +34,17 @@ PREVIOUS_TABLES = ("previous_aggregate", "previous_per_query")
 
 @dataclass(frozen=True)
 class _Read:
-    """What the checks read: the connection, aggregate values by (run, metric), each run's
-    collection, the resolved checks, and where the compare section is (for messages)."""
+    """What the checks read: the connection, aggregate values by (run, collection, metric), the
+    resolved checks, and where the compare section is (for messages)."""
 
     con: duckdb.DuckDBPyConnection
-    values: dict[tuple[str, str], float | None]
-    collection: dict[str, str]
+    values: dict[tuple[str, str, str], float | None]
     checks: CheckPlan
     compare: str
 
-    def run(self, name: str) -> tuple[str, str]:
-        """(name, collection) of a run."""
-        return name, self.collection[name]
-
-    def value(self, run: str | None, metric: str) -> float | None:
-        """The run's aggregate of the metric (None: no row, or no value)."""
-        return self.values.get((run, metric))
+    def value(self, run: str | None, collection: str, metric: str) -> float | None:
+        """The run's aggregate of the metric under the collection (None: no row, or no value)."""
+        return self.values.get((run, collection, metric))
 
 
 def run_checks(
@@ -59,42 +54,44 @@ def run_checks(
     first, then gates, each in spec order (a gate's runs in spec order too)."""
     if not (checks.expect or checks.gates):
         return []
-    rows = con.execute("SELECT run, metric, value FROM aggregate").fetchall()
-    read = _Read(con, {(run, metric): value for run, metric, value in rows},
-                 {name: run.collection for name, run in loaded.spec.runs.items()},
-                 checks, loaded.where("compare"))  # fmt: skip
+    rows = con.execute("SELECT run, collection, metric, value FROM aggregate").fetchall()
+    values = {(run, collection, metric): value for run, collection, metric, value in rows}
+    read = _Read(con, values, checks, loaded.where("compare"))
     results = [
-        expected(e, read.collection[e.run], read.value(e.run, e.metric.label))
+        expected(e, e.collection, read.value(e.run, e.collection, e.metric.label))
         for e in read.checks.expect
     ]
     for rule in read.checks.gates:
         results += _against_run(read, rule) if rule.against else _against_previous(read, rule)
-    return results
+    runs = loaded.spec.runs
+    several = {name for name, run in runs.items() if len(run.collections) > 1}
+    return [replace(r, several=r.run in several) for r in results]
 
 
 def _against_run(read: _Read, rule: GateRule) -> list[CheckResult]:
     """A gate against another run of this evaluation."""
     label = rule.metric.label
-    reference = read.value(rule.against, label)
     tested = _compared(read, rule) if rule.significant else {}
     return [
-        gated(rule, read.run(run), (reference, read.value(run, label)), test=tested.get(run))
-        for run in rule.runs
-    ]
+        gated(rule, (run, c), (read.value(rule.against, c, label), read.value(run, c, label)),
+              test=tested.get((run, c)))
+        for run, c in rule.runs
+    ]  # fmt: skip
 
 
-def _compared(read: _Read, rule: GateRule) -> dict[str, Significance]:
-    """Each gated run's comparison with the reference run, by the compare section's first test
-    (a pair is a row either way round: significance does not depend on which is the baseline)."""
+def _compared(read: _Read, rule: GateRule) -> dict[tuple[str, str], Significance]:
+    """Each gated (run, collection)'s comparison with the reference run under that collection,
+    by the compare section's first test (a pair is a row either way round: significance does
+    not depend on which is the baseline)."""
     test = read.checks.tests.tests[0]
     rows = read.con.execute(
-        "SELECT run, baseline, p_adjusted, significant FROM comparison "
+        "SELECT run, collection, baseline, p_adjusted, significant FROM comparison "
         "WHERE metric = $metric AND test = $test AND $against IN (run, baseline)",
         {"metric": rule.metric.label, "test": test, "against": rule.against},
     ).fetchall()
     return {
-        (baseline if run == rule.against else run): Significance(test, p, bool(significant))
-        for run, baseline, p, significant in rows
+        (baseline if run == rule.against else run, c): Significance(test, p, bool(significant))
+        for run, c, baseline, p, significant in rows
     }
 
 
@@ -102,7 +99,7 @@ def _against_previous(read: _Read, rule: GateRule) -> list[CheckResult]:
     """A gate against the previous evaluation in the history: runs without a previous value are
     skipped (one warning per gate and reason); a significant gate tests the others together."""
     previous = _previous(read.con, rule)
-    runs = [read.run(run) for run in rule.runs]
+    runs = list(rule.runs)
     found = {run: previous[run] for run in runs if run in (previous or {})}
     tested: dict = {}
     if rule.significant and found:
@@ -122,7 +119,7 @@ def _previous_result(read: _Read, rule: GateRule, run, found: dict, tested: dict
         return skipped(rule, run, f"no previous evaluation of run '{run[0]}' in the history")
     if isinstance(tested.get(run), str):
         return skipped(rule, run, tested[run])
-    (reference, evaluation_id), new = found[run], read.value(run[0], rule.metric.label)
+    (reference, evaluation_id), new = found[run], read.value(*run, rule.metric.label)
     return gated(rule, run, (reference, new), evaluation_id, tested.get(run))
 
 
@@ -170,8 +167,10 @@ def _warn_untested(rule: GateRule, reasons: dict) -> None:
 
 
 def _named(runs: list[tuple[str, str]]) -> str:
-    names = ", ".join(f"'{run}'" for run, _ in runs)
-    return f"run {names}" if len(runs) == 1 else f"runs {names}"
+    """The runs of (run, collection) pairs, each once (a run may be gated under several)."""
+    names = list(dict.fromkeys(run for run, _ in runs))
+    shown = ", ".join(f"'{run}'" for run in names)
+    return f"run {shown}" if len(names) == 1 else f"runs {shown}"
 
 
 def _warn(message: str) -> None:

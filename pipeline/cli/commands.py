@@ -131,7 +131,7 @@ def validate(args: argparse.Namespace) -> int:
     plan = validate_spec(args.spec, data=not args.no_data)
     loads = plan.sql.loads
     if args.no_data:
-        runs = sum(load.collection is not None for load in loads)
+        runs = sum(bool(load.collections) for load in loads)
         print(f"{args.spec}: valid without data ({len(plan.metrics)} metrics, {runs} runs)")
     else:
         print(f"{args.spec}: valid ({len(plan.metrics)} metrics, {len(loads)} input files)")

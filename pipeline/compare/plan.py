@@ -2,7 +2,9 @@
 
 Which runs meet which: with a `baseline`, every other run of the baseline's collection is compared
 with it; without one, every pair of runs of each collection, the run earlier in the spec being the
-pair's baseline. Which metrics: those named (by their labels in the tables), or every metric with
+pair's baseline. Comparisons stay within a collection: a run evaluated under several is compared
+under each, with the runs of that collection (a baseline evaluated under several collections is
+compared with each one's runs). Which metrics: those named (by their labels in the tables), or every metric with
 per-query numbers. Nothing here imports numpy: `irpipe validate` stays fast.
 """
 
@@ -198,48 +200,66 @@ def _check_metric(loaded, i: int, label: str, by_label: dict, earlier: list[str]
 
 
 def _collections(loaded: LoadedSpec, data: bool) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """Each compared collection and its runs (spec order); a collection with one run is an
-    error: with a baseline, the baseline's; without, any collection with runs."""
+    """Each compared collection and its runs (spec order): with a baseline, the baseline's
+    collections; without, every collection with runs. A collection with one run is left out
+    (`check_compare` warns); an error when no collection is left."""
     spec = loaded.spec
-    runs: dict[str, list[str]] = {}
-    for name, run in spec.runs.items():
-        runs.setdefault(run.collection, []).append(name)
-    home = _baseline_collection(loaded)
+    runs = _runs_by_collection(loaded)
+    home = _baseline_collections(loaded)
     if home is not None:
-        runs = {home: runs[home]}
-    for collection, names in runs.items():
-        patterns = not data and any(_pattern(spec.runs[n]) for n in names)
-        if len(names) < 2 and not patterns:
-            raise SpecError(
-                f"{loaded.where('compare')}: collection '{collection}' has one run "
-                f"('{names[0]}'): there is nothing to compare it with; add a run or remove compare"
-            )
-    return tuple((c, tuple(names)) for c, names in runs.items())
+        runs = {c: names for c, names in runs.items() if c in home}
+    compared = {
+        c: names
+        for c, names in runs.items()
+        if len(names) > 1 or (not data and any(_pattern(spec.runs[n]) for n in names))
+    }
+    if not compared:
+        collection, names = next(iter(runs.items()))
+        raise SpecError(
+            f"{loaded.where('compare')}: collection '{collection}' has one run "
+            f"('{names[0]}'): there is nothing to compare it with; add a run or remove compare"
+        )
+    return tuple((c, tuple(names)) for c, names in compared.items())
 
 
-def _baseline_collection(loaded: LoadedSpec) -> str | None:
-    """The baseline's collection (also when the baseline is a file of an unexpanded pattern)."""
+def _runs_by_collection(loaded: LoadedSpec) -> dict[str, list[str]]:
+    """Each collection's runs, in spec order (a run evaluated under several is under each)."""
+    runs: dict[str, list[str]] = {}
+    for name, run in loaded.spec.runs.items():
+        for collection in run.collections:
+            runs.setdefault(collection, []).append(name)
+    return runs
+
+
+def _baseline_collections(loaded: LoadedSpec) -> tuple[str, ...] | None:
+    """The baseline's collections (also when the baseline is a file of an unexpanded pattern)."""
     baseline, runs = loaded.spec.compare.baseline, loaded.spec.runs
     if baseline is None:
         return None
     if baseline in runs:
-        return runs[baseline].collection
+        return runs[baseline].collections
     owner = next(n for n in runs if baseline.startswith(f"{n}/") and _pattern(runs[n]))
-    return runs[owner].collection
+    return runs[owner].collections
 
 
 def _warn_uncompared(loaded: LoadedSpec, plan: ComparePlan) -> None:
     compared = {c for c, _ in plan.collections}
-    left: dict[str, list[str]] = {}
-    for name, run in loaded.spec.runs.items():
-        if run.collection not in compared:
-            left.setdefault(run.collection, []).append(name)
-    for collection, names in left.items():
-        _warn(
-            f"{loaded.where('compare', 'baseline')}: the {len(names)} run(s) of collection "
-            f"'{collection}' are not compared: the baseline '{plan.baseline}' is a run of "
-            f"collection '{plan.collections[0][0]}'"
-        )
+    home = _baseline_collections(loaded)
+    for collection, names in _runs_by_collection(loaded).items():
+        if collection in compared:
+            continue
+        if home is not None and collection not in home:
+            shown = ", ".join(f"'{c}'" for c in home)
+            _warn(
+                f"{loaded.where('compare', 'baseline')}: the {len(names)} run(s) of collection "
+                f"'{collection}' are not compared: the baseline '{plan.baseline}' is a run of "
+                f"collection {shown}"
+            )
+        else:
+            _warn(
+                f"{loaded.where('compare')}: collection '{collection}' has one run "
+                f"('{names[0]}'), which is not compared under it: nothing to compare it with"
+            )
 
 
 def _warn(message: str) -> None:

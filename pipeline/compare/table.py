@@ -33,7 +33,7 @@ _VALUES = """
 SELECT list_position($labels, p.metric) - 1 AS metric, r.ordinal AS run,
     dense_rank() OVER (PARTITION BY p.collection ORDER BY p.qid) - 1 AS query,
     coalesce(p.value, 'NaN'::DOUBLE) AS value
-FROM per_query p JOIN runs r USING (run)
+FROM per_query p JOIN runs r USING (run, collection)
 WHERE list_contains($labels, p.metric)"""
 
 
@@ -54,14 +54,16 @@ def _joined(parts: list) -> np.ndarray | list:
 
 
 def fetch_blocks(con: duckdb.DuckDBPyConnection, plan: ComparePlan) -> list[Block]:
-    """One block per (collection, metric) of the plan, in the plan's order."""
+    """One block per (collection, metric) of the plan, in the plan's order (`run` in the rows is
+    the ordinal of the run's row in `runs`: one per run and collection)."""
     labels = [label for label, _ in plan.metrics]
     data = con.execute(_VALUES, {"labels": labels}).fetchnumpy()
-    ordinals = dict(con.execute("SELECT run, ordinal FROM runs").fetchall())
+    rows = con.execute("SELECT run, collection, ordinal FROM runs").fetchall()
+    ordinals = {(run, collection): ordinal for run, collection, ordinal in rows}
     blocks = []
     for collection, runs in plan.collections:
         local = np.full(max(ordinals.values()) + 1, -1)
-        local[[ordinals[run] for run in runs]] = np.arange(len(runs))
+        local[[ordinals[run, collection] for run in runs]] = np.arange(len(runs))
         rows = local[data["run"]] >= 0
         width = int(data["query"][rows].max()) + 1 if rows.any() else 0
         for m, (label, aggregator) in enumerate(plan.metrics):

@@ -30,20 +30,31 @@ class Keeper:
     path: Path
     lock_timeout: float
     refresh: bool = False
-    keys: dict[str, str] = field(default_factory=dict)  # run -> result key
-    reused: dict[str, str] = field(default_factory=dict)  # runs served from the history
+    #: (run, collection) -> result key
+    keys: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: the (run, collection) pairs served from the history -> result key
+    reused_pairs: dict[tuple[str, str], str] = field(default_factory=dict)
     evaluation: int | None = None  # the id it was recorded under
+
+    @property
+    def reused(self) -> dict[str, dict[str, str]]:
+        """The runs served from the history: run -> {collection: result key}."""
+        found: dict[str, dict[str, str]] = {}
+        for (run, collection), key in self.reused_pairs.items():
+            found.setdefault(run, {})[collection] = key
+        return found
 
     def reuse(
         self,
         con: duckdb.DuckDBPyConnection,
-        keys: dict[str, str],
-        collections: dict,
+        keys: dict[tuple[str, str], str],
         spec: str,
         read: frozenset[str] = frozenset(),
     ) -> set[str]:
-        """The runs whose results the history holds (none with `refresh`), their per-query rows
-        copied into `cached_values` of `con`; `collections`: run -> collection. Runs in `read`
+        """The runs whose results the history holds (none with `refresh`) under every
+        collection they are evaluated under (`keys`: (run, collection) -> key), their per-query
+        rows copied into `cached_values` of `con`; a run the history holds under some of its
+        collections only is evaluated again under all (its file is read anyway). Runs in `read`
         are read whatever the history holds (a pool needs their rows). The values of the
         latest earlier evaluation of `spec` (its absolute path) are left in
         `previous_aggregate` and `previous_per_query` of `con`, for the gates: read here,
@@ -52,10 +63,12 @@ class Keeper:
         with store.attached(con, self.path, self.lock_timeout, write=False) as ready:
             record.previous_tables(con, spec if ready else None)
             if ready and not self.refresh:
-                wanted = {run: key for run, key in keys.items() if run not in read}
-                self.reused = cache.cached_keys(con, wanted)
-                if self.reused:
-                    cache.load_cached(con, self.reused, collections)
+                wanted = {pair: key for pair, key in keys.items() if pair[0] not in read}
+                found = cache.cached_keys(con, wanted)
+                partly = {run for run, c in keys if (run, c) not in found}
+                self.reused_pairs = {p: key for p, key in found.items() if p[0] not in partly}
+                if self.reused_pairs:
+                    cache.load_cached(con, self.reused_pairs)
         return set(self.reused)
 
     def record(
@@ -71,5 +84,6 @@ class Keeper:
         self.path.parent.mkdir(parents=True, exist_ok=True)  # as outputs' directories are
         kept = {**provenance, **(notes or {})}
         with store.attached(con, self.path, self.lock_timeout, write=True):
-            self.evaluation = record.append(con, kept, self.keys, set(self.reused), finished)
+            cached = set(self.reused_pairs)
+            self.evaluation = record.append(con, kept, self.keys, cached, finished)
         return self.evaluation

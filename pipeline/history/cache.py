@@ -1,8 +1,9 @@
-"""Results that cannot be stale: each run's per-query values, found again by a key that covers
-everything that can change them.
+"""Results that cannot be stale: each run's per-query values under each collection it is
+evaluated under, found again by a key that covers everything that can change them.
 
-A run's key is the digest of: its file's content and its collection's (qrels digest, size of
-the collection, the qrels' format when given); the resolved settings; each metric's canonical form, parameters, aggregator and
+The key of a run under a collection is the digest of: the run's file's content and the
+collection's (qrels digest, or an overlay's definition and its sets' digests; size of the
+collection, the qrels' format when given); the resolved settings; each metric's canonical form, parameters, aggregator and
 kind, the SQL the plan runs for the measures (which holds every SQL measure's definition), and
 the source of the module defining each measure's class (Python measures, and plugins edited in
 place without a new version); the curve measures the same way; and the versions of irpipe,
@@ -36,8 +37,9 @@ KEY_FORMAT = 1  # changes when what a key covers changes: older keys then simply
 
 def run_keys(
     loaded: LoadedSpec, plan: SqlPlan, inputs: list[Input], versions: dict
-) -> dict[str, str]:
-    """Each run's result key."""
+) -> dict[tuple[str, str], str]:
+    """The result key of each run under each collection it is evaluated under, by (run,
+    collection)."""
     spec = loaded.spec
     common = digest_text(
         {
@@ -50,18 +52,18 @@ def run_keys(
         }
     )
     digests = {(i.role, i.name): i.digest for i in inputs}
-    keys = {}
-    for name, run in spec.runs.items():
-        collection = spec.collections[run.collection]
-        keys[name] = digest_text(
+    return {
+        (name, collection): digest_text(
             {
                 "common": common,
                 "run": digests["run", name],
-                "qrels": digests["qrels", run.collection],
-                "collection": _collection(collection),
+                "qrels": digests["qrels", collection],
+                "collection": _collection(spec.collections[collection]),
             }
         )
-    return keys
+        for name, run in spec.runs.items()
+        for collection in run.collections
+    }
 
 
 def _settings(resolved: dict) -> dict:
@@ -106,8 +108,10 @@ def _plan_sql(plan: SqlPlan) -> str:
     return digest_text([statement.sql for statement in statements])
 
 
-def cached_keys(con: duckdb.DuckDBPyConnection, keys: dict[str, str]) -> dict[str, str]:
-    """The runs whose key the attached history holds: run -> key."""
+def cached_keys(
+    con: duckdb.DuckDBPyConnection, keys: dict[tuple[str, str], str]
+) -> dict[tuple[str, str], str]:
+    """The (run, collection) pairs whose key the attached history holds: pair -> key."""
     found = {
         key
         for (key,) in con.execute(
@@ -118,10 +122,11 @@ def cached_keys(con: duckdb.DuckDBPyConnection, keys: dict[str, str]) -> dict[st
     return {run: key for run, key in keys.items() if key in found}
 
 
-def load_cached(con: duckdb.DuckDBPyConnection, runs: dict[str, str], collections: dict) -> None:
-    """Copy the cached runs' per-query rows from the attached history into the in-memory table
-    `cached_values`, under the runs' current names; `collections`: run -> collection."""
-    rows = [(run, key, collections[run]) for run, key in runs.items()]
+def load_cached(con: duckdb.DuckDBPyConnection, pairs: dict[tuple[str, str], str]) -> None:
+    """Copy the per-query rows of the cached (run, collection) pairs (`pairs`: pair -> key)
+    from the attached history into the in-memory table `cached_values`, under the runs' and
+    collections' current names."""
+    rows = [(run, key, collection) for (run, collection), key in pairs.items()]
     con.execute(
         "CREATE OR REPLACE TEMP TABLE cached_runs (run VARCHAR, result_key VARCHAR, "
         "collection VARCHAR)"

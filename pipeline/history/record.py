@@ -17,10 +17,11 @@ __all__ = ["append", "previous_tables"]
 H = ALIAS
 
 
-def append(con: duckdb.DuckDBPyConnection, provenance: dict, keys: dict[str, str],
-           cached: set[str], finished: str) -> int:  # fmt: skip
-    """Record the evaluation whose tables `con` holds; its id. `keys`: run -> result key;
-    `cached`: runs whose values came from the history (their rows are there already)."""
+def append(con: duckdb.DuckDBPyConnection, provenance: dict, keys: dict[tuple[str, str], str],
+           cached: set[tuple[str, str]], finished: str) -> int:  # fmt: skip
+    """Record the evaluation whose tables `con` holds; its id. `keys`: (run, collection) ->
+    result key; `cached`: the pairs whose values came from the history (their rows are there
+    already)."""
     con.execute("BEGIN TRANSACTION")
     try:
         (evaluation,) = con.execute(
@@ -64,27 +65,33 @@ def _utc(iso: str) -> datetime:
 
 
 def _runs(
-    con: duckdb.DuckDBPyConnection, evaluation: int, keys: dict[str, str], cached: set[str]
+    con: duckdb.DuckDBPyConnection,
+    evaluation: int,
+    keys: dict[tuple[str, str], str],
+    cached: set[tuple[str, str]],
 ) -> None:
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE run_keys (run VARCHAR, result_key VARCHAR, cached BOOLEAN)"
+        "CREATE OR REPLACE TEMP TABLE run_keys (run VARCHAR, collection VARCHAR, "
+        "result_key VARCHAR, cached BOOLEAN)"
     )
-    insert_rows(con, "run_keys", [(run, key, run in cached) for run, key in keys.items()])
+    rows = [(run, c, key, (run, c) in cached) for (run, c), key in keys.items()]
+    insert_rows(con, "run_keys", rows)
     con.execute(
         f"""INSERT INTO {H}.evaluation_runs
 SELECT ?, runs.ordinal, runs.run, runs.collection, k.result_key, k.cached
-FROM runs JOIN run_keys k USING (run) ORDER BY runs.ordinal""",
+FROM runs JOIN run_keys k USING (run, collection) ORDER BY runs.ordinal""",
         [evaluation],
     )
 
 
-# A key is stored once: by the first run (in spec order) that has it and is not yet stored.
+# A key is stored once: by the first (run, collection), in the tables' order, that has it and is
+# not yet stored.
 _NEW_KEYS = f"""
 CREATE OR REPLACE TEMP TABLE new_keys AS
-SELECT arg_min(k.run, runs.ordinal) AS run, k.result_key
-FROM run_keys k JOIN runs USING (run)
+SELECT k.run, k.collection, k.result_key
+FROM run_keys k JOIN runs USING (run, collection)
 WHERE k.result_key NOT IN (SELECT result_key FROM {H}.result_keys)
-GROUP BY k.result_key"""
+QUALIFY row_number() OVER (PARTITION BY k.result_key ORDER BY runs.ordinal) = 1"""
 
 
 def _results(con: duckdb.DuckDBPyConnection, evaluation: int) -> None:
@@ -94,7 +101,7 @@ def _results(con: duckdb.DuckDBPyConnection, evaluation: int) -> None:
         con.execute(
             f"""INSERT INTO {H}.results
 SELECT n.result_key, ?, p.qid, p.metric, p.value, p.text
-FROM {table} p JOIN new_keys n USING (run)""",
+FROM {table} p JOIN new_keys n USING (run, collection)""",
             [table],
         )
     con.execute(

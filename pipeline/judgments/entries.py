@@ -17,7 +17,6 @@ from pipeline.judgments.plan import (
     JudgmentsPlan,
     Ordering,
     Side,
-    collections_of,
 )
 from pipeline.spec.base import did_you_mean
 from pipeline.spec.outputs import JUDGMENT_LEVELS
@@ -182,7 +181,7 @@ def _side(collection: str, metric: ResolvedMeasure) -> Side:
 
 
 def _runs_under(loaded: LoadedSpec, collection: str) -> set[str]:
-    return {name for name, run in loaded.spec.runs.items() if collection in collections_of(run)}
+    return {name for name, run in loaded.spec.runs.items() if collection in run.collections}
 
 
 def _check_runs(loaded: LoadedSpec, key: tuple, runs: set[str], which: str, data: bool) -> None:

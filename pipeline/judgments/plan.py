@@ -19,7 +19,6 @@ __all__ = [
     "JudgmentsPlan",
     "Ordering",
     "Side",
-    "collections_of",
 ]
 
 MIN_RUNS = 3  # fewer runs have no ordering worth correlating (two runs: one pair)
@@ -114,9 +113,3 @@ class JudgmentsPlan:
         manifest = self.manifest()
         return [f"{kind} {json.dumps(entry, sort_keys=True)}"
                 for kind in ("agreement", "correlation") for entry in manifest[kind]]  # fmt: skip
-
-
-def collections_of(run) -> tuple[str, ...]:
-    """The collections a run is evaluated under (a spec's run names one, or a list of them)."""
-    named = run.collection
-    return tuple(named) if isinstance(named, list | tuple) else (named,)

@@ -35,7 +35,7 @@ def resolve_metrics(loaded: LoadedSpec, registry: Registry) -> list[ResolvedMeas
             raise SpecError(f"{loaded.where('metrics', i)}: {exc}") from None
         resolved += found
     _check_labels(loaded, resolved)
-    check_needs(loaded, resolved, {run.collection for run in loaded.spec.runs.values()})
+    check_needs(loaded, resolved, {c for run in loaded.spec.runs.values() for c in run.collections})
     return resolved
 
 

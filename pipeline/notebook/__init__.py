@@ -52,10 +52,13 @@ def evaluate(
 
         evaluate(qrels=qrels_frame, runs={"bm25": bm25, "dense": dense}, metrics=["AP", "nDCG@10"])
 
-    `qrels`: one input, or a mapping of collection names to inputs; `runs`: one input, a list, or
-    a mapping of run names to inputs (a fused run is given as in a spec: `{"fuse": [names]}`;
-    with several collections, a run is `{"run": input,
-    "collection": name}`). An input is a path or a table (`pipeline.frames.convert`);
+    `qrels`: one input, or a mapping of collection names to inputs (judgment sets: `{"human":
+    ..., "umbrela": ...}`, a set built from others as in a spec: `{"overlay": ["umbrela",
+    "human"]}`); `runs`: one input, a list, or a mapping of run names to inputs (a
+    fused run is given as in a spec: `{"fuse": [names]}`). With several collections, each run is
+    evaluated under each of them (its rows read once), unless it says which: `{"run": input,
+    "collection": name}` (or a list of names). An input is a path or a table
+    (`pipeline.frames.convert`);
     `columns` maps irpipe's column names (qid, docno, rel, score, rank) to a table's. `metrics`,
     `settings`, `compare`, `agreement` and `correlation` are the spec's keys, with the spec's
     defaults (with `agreement`, runs and metrics may be left out: the judgment sets given as
@@ -187,7 +190,9 @@ def _loaded(qrels, runs, metrics, settings, sections, columns) -> tuple[LoadedSp
     collections = qrels if named else {"default": qrels}
     data: dict[str, Any] = {
         "collections": {
-            name: {"qrels": _input(value, "qrels", name, tables, read)}
+            name: {
+                "qrels": value if _overlay(value) else _input(value, "qrels", name, tables, read)
+            }
             for name, value in collections.items()
         },
         "runs": _runs(runs, list(collections), tables, read),
@@ -202,8 +207,14 @@ def _loaded(qrels, runs, metrics, settings, sections, columns) -> tuple[LoadedSp
     return spec_from_mapping(data, Path.cwd() / ORIGIN, digest, tables=tables), data
 
 
+def _overlay(value: Any) -> bool:
+    """A judgment set built from others, as in a spec: `{"overlay": ["llm", "human"]}`."""
+    return isinstance(value, Mapping) and list(value) == ["overlay"]
+
+
 def _runs(runs, collections: list[str], tables: dict, read) -> dict[str, Any]:
-    """The spec's runs: each named, with its collection (the only one, unless it says)."""
+    """The spec's runs: each named, with its collections (every one, unless it says which: with
+    several judgment sets, a run is evaluated under each)."""
     if runs is None:
         return {}
     if isinstance(runs, Mapping) and not by_query(runs):
@@ -214,7 +225,7 @@ def _runs(runs, collections: list[str], tables: dict, read) -> dict[str, Any]:
         named = {_run_name(runs, 1): runs}
     found = {}
     for name, value in named.items():
-        collection = collections[0]
+        collection = collections[0] if len(collections) == 1 else list(collections)
         if isinstance(value, Mapping) and "fuse" in value:  # a fused run, as in a spec
             found[name] = dict(value)
             continue

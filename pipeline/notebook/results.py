@@ -213,8 +213,7 @@ def _check_directory(directory: Path, names: list[str], spec: dict[str, Any]) ->
 
 def _file_inputs(spec: dict[str, Any]) -> list[str]:
     """The inputs given as files (not tables, not ir_datasets ids)."""
-    found = [c["qrels"] for c in spec["collections"].values()]
-    found += [r["path"] for r in spec["runs"].values() if "path" in r]
+    found = _read_qrels(spec) + [r["path"] for r in spec["runs"].values() if "path" in r]
     return [path for path in found if not str(path).startswith(MEMORY) and not is_irds(path)]
 
 
@@ -240,9 +239,14 @@ def _file_names(spec: dict[str, Any]) -> dict[str, str]:
 
 def _memory_inputs(spec: dict[str, Any]) -> list[tuple[str, str]]:
     """(memory:// path, its kind: qrels or run) of every input given as a table."""
-    found = [(c["qrels"], "qrels") for c in spec["collections"].values()]
-    found += [(r["path"], "run") for r in spec["runs"].values()]
+    found = [(path, "qrels") for path in _read_qrels(spec)]
+    found += [(r["path"], "run") for r in spec["runs"].values() if "path" in r]
     return [(path, kind) for path, kind in found if str(path).startswith(MEMORY)]
+
+
+def _read_qrels(spec: dict[str, Any]) -> list[str]:
+    """The collections' qrels inputs (an overlay reads none: its sets are the inputs)."""
+    return [c["qrels"] for c in spec["collections"].values() if isinstance(c["qrels"], str)]
 
 
 def _replaced(value: Any, written: dict[str, str]) -> Any:

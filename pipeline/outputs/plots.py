@@ -69,7 +69,7 @@ class PlotWriter(Writer):
 
 
 _CURVE = "collection, run, recall, precision, n_queries"
-_DIFF = "run, baseline, metric, qid, difference, outcome"
+_DIFF = "collection, run, baseline, metric, qid, difference, outcome"
 
 
 class PngWriter(PlotWriter):
@@ -134,22 +134,24 @@ def _draw_line(ax: Axes, gid: str, i: int, points: list[tuple]):
 
 
 def diff_figure(rows: list[tuple]) -> Figure:
-    """One panel per run: the per-query differences of a metric against the baseline, as bars
-    sorted from the best gain to the worst loss. `rows`: (run, baseline, metric, qid,
-    difference, outcome), each run's queries in that order."""
+    """One panel per run (and collection, for a baseline evaluated under several): the
+    per-query differences of a metric against the baseline, as bars sorted from the best gain
+    to the worst loss. `rows`: (collection, run, baseline, metric, qid, difference, outcome),
+    each run's queries in that order."""
+    several = len({row[0] for row in rows}) > 1
     panels: dict[str, list[tuple]] = {}
-    for run, *rest in rows:
-        panels.setdefault(run, []).append(rest)
+    for collection, run, *rest in rows:
+        panels.setdefault(f"{run} ({collection})" if several else run, []).append(rest)
     figure = _figure(8.0, 0.8 + 2.4 * max(len(panels), 1))
     if not panels:  # no query was evaluated for a run and the baseline both
         figure.text(0.5, 0.5, "no query to compare", ha="center", va="center")
         return figure
     axes = figure.subplots(len(panels), 1, squeeze=False, sharey=True)[:, 0]
     # One scale for every panel, symmetric, so that gains and losses compare at a glance.
-    limit = max(abs(row[4]) for row in rows) * 1.05 or 1.0
+    limit = max(abs(row[5]) for row in rows) * 1.05 or 1.0
     for ax, (run, bars) in zip(axes, panels.items(), strict=True):
         _draw_differences(ax, run, bars, limit)
-    baseline, metric = rows[0][1], rows[0][2]
+    baseline, metric = rows[0][2], rows[0][3]
     figure.suptitle(f"{metric}: per-query difference to {baseline}")
     return figure
 

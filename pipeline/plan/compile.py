@@ -27,6 +27,7 @@ from pipeline.plan.inputs import RUN_ROWS, Load, input_tables, run_format
 from pipeline.plan.measure_sql import CompiledMeasures, compile_measures
 from pipeline.plan.missing_rankings import MISSING_RANKING_ROWS
 from pipeline.plan.output_tables import curve_names, output_table, output_tables
+from pipeline.plan.overlays import overlay_statements
 from pipeline.plan.per_query import per_query_options, result_tables
 from pipeline.plan.qrels_formats import named_format
 from pipeline.plan.ranking import mostly_judged, ordering, ranked_sql, slice_bounds
@@ -75,10 +76,10 @@ class SqlPlan:
     """Everything needed to evaluate a spec, in three parts, which an engine runs in order.
 
     The qrels' part, made once before any run is read: the `input_tables` made (the qrels'
-    grades typed by the `grades` setting), `qrels` loaded, then (`setup`, in order)
-    the runs' names, the other `names`, the qrels' tables (`statements`) and the empty tables
-    that the runs' rankings fill (`run_tables`). A session that evaluates one run after another
-    against the same qrels makes `run_names` and `run_tables` anew for each, beside
+    grades typed by the `grades` setting), `qrels` loaded, then (`setup`, in order) the runs'
+    names, the other `names`, the overlays' qrels and the qrels' tables (`statements`) and the
+    empty tables that the runs' rankings fill (`run_tables`). A session that evaluates one run
+    after another against the same qrels makes `run_names` and `run_tables` anew for each, beside
     `inputs.RUN_TABLES` (`pipeline.engines.duckdb.session`).
 
     The runs' part, one batch of runs at a time: its loads, its fused runs (`fusing`), then
@@ -182,6 +183,16 @@ class Ranking:
     dense: Statement | None = None
     after: tuple[Statement, ...] = (Statement("DROP TABLE run_rows"), RUN_ROWS)
     full: bool = False  # `statement` is the full plan
+    #: a run is evaluated under several collections: each batch is ranked one collection at a
+    #: time (`collections`, `ranking.ONE_COLLECTION`)
+    apart: bool = False
+
+    def collections(self, batch: list[Load]) -> list[str]:
+        """The collections a batch is ranked under one at a time (in the spec's order of its
+        runs' lists), or none: ranked once under all."""
+        if not self.apart:
+            return []
+        return list(dict.fromkeys(c for load in batch for c in load.collections))
 
     def test(self, batch: list[Load]) -> Statement | None:
         """SQL whose one value says whether the batch takes `dense`, or None if there is no
@@ -230,6 +241,8 @@ def compile_plan(
     missing_rankings = settings.missing_queries == "trec_eval_c" and settings.query_set == "qrels"
     full = _ranked(compiled, settings)  # every row ranked: what the probes read
     ranking, wide = _ranking(compiled, settings, judged_rows, full)
+    apart = any(len(run.collections) > 1 for run in loaded.spec.runs.values())
+    ranking = replace(ranking, apart=apart)
     options = per_query_options(compiled, settings, judged_rows, missing_rankings)
     fusions = _fusions(loaded)
     return SqlPlan(
@@ -237,7 +250,10 @@ def compile_plan(
         input_tables=tuple(input_tables(settings.grades)),
         qrels=_qrels(loaded),
         names=(*name_tables(loaded, metrics), *curve_names(len(metrics), curves)),
-        statements=setup_tables(compiled.req, missing_rankings),
+        statements=[
+            *overlay_statements(loaded.spec),
+            *setup_tables(compiled.req, missing_rankings),
+        ],
         run_names=tuple(run_names(loaded)),
         run_tables=tuple(run_setup_tables(wide, missing_rankings)),
         batches=with_fusions(batched(_runs(loaded), sizes), fusions),
@@ -257,12 +273,13 @@ def compile_plan(
 
 
 def _qrels(loaded: LoadedSpec) -> list[Load]:
-    """The qrels files, one per collection (a collection not yet judged has runs only to pool)."""
+    """The qrels files, one per collection (a collection not yet judged has runs only to pool;
+    an overlay's qrels are built from its sets' once they are loaded, `overlays`)."""
     spec, settings = loaded.spec, loaded.spec.settings
     return [
-        Load(c.qrels, name, named_format(c.format, settings.input, settings.grades))
+        Load(c.qrels_file, name, named_format(c.format, settings.input, settings.grades))
         for name, c in spec.collections.items()
-        if c.qrels is not None
+        if c.qrels_file is not None
     ]
 
 
@@ -270,7 +287,7 @@ def _runs(loaded: LoadedSpec) -> list[Load]:
     """The run files, in spec order (fused runs are computed from them)."""
     spec, settings = loaded.spec, loaded.spec.settings
     fmt = run_format(settings.input, settings.ordering == "rank")
-    return [Load(r.path, n, fmt, r.collection) for n, r in spec.file_runs().items()]
+    return [Load(r.path, n, fmt, r.collections) for n, r in spec.file_runs().items()]
 
 
 def _ranking(

@@ -110,27 +110,28 @@ def record_queries() -> Statement:
 
 
 def shared_counts(loads: list[Load]) -> Statement:
-    """(run, queries it shares with its collection's qrels) for each run of a batch."""
+    """(run, collection, queries the run shares with that collection's qrels) for each run of a
+    batch and each collection it is evaluated under."""
     sql = """
 WITH judged AS (SELECT DISTINCT collection, qid FROM qrels)
-SELECT p.run, count(j.qid)
+SELECT p.run, runs.collection, count(j.qid)
 FROM present p JOIN runs USING (run)
 LEFT JOIN judged j ON j.collection = runs.collection AND j.qid = p.qid
 WHERE list_contains(?, p.run)
-GROUP BY p.run"""
+GROUP BY p.run, runs.collection"""
     return Statement(sql, [[load.name for load in loads]])
 
 
-def shared_queries(load: Load) -> Statement:
-    """For a run: (queries it shares with its collection's qrels, a few of its queries, a few of
-    the qrels' queries)."""
+def shared_queries(load: Load, collection: str) -> Statement:
+    """For a run and a collection it is evaluated under: (queries the run shares with the
+    collection's qrels, a few of its queries, a few of the qrels' queries)."""
     sql = """
 WITH run AS (SELECT qid FROM present WHERE run = ?),
 judged AS (SELECT DISTINCT qid FROM qrels WHERE collection = ?)
 SELECT (SELECT count(*) FROM run SEMI JOIN judged USING (qid)),
     (SELECT list(qid ORDER BY qid)[1:3] FROM run),
     (SELECT list(qid ORDER BY qid)[1:3] FROM judged)"""
-    return Statement(sql, [load.name, load.collection])
+    return Statement(sql, [load.name, collection])
 
 
 _BEIR_HEADER = ["query-id", "corpus-id", "score"]  # read as TREC only where `format: trec` says
@@ -237,11 +238,12 @@ def empty_message(load: Load) -> str:
     return f"{load.path}: no data: the file is empty or holds only blank and comment lines"
 
 
-def no_shared_queries_message(load: Load, row: tuple) -> str:
-    """A run none of whose queries is judged in its collection: almost always the wrong file."""
+def no_shared_queries_message(load: Load, collection: str, row: tuple) -> str:
+    """A run none of whose queries is judged in a collection it is evaluated under: almost
+    always the wrong file (or the wrong collection)."""
     _, run_qids, qrels_qids = row
     return (
-        f"{input_name(load)}: run '{load.name}' shares no query with collection '{load.collection}' "
+        f"{input_name(load)}: run '{load.name}' shares no query with collection '{collection}' "
         f"(run queries: {_examples(run_qids)}; qrels queries: {_examples(qrels_qids)}); "
         "is it the right run file, or the right collection?"
     )

@@ -90,13 +90,14 @@ class Format:
 class Load:
     """One file to load into its format's table, its rows marked `name` in the column `key`.
 
-    A run's `collection` names the collection whose qrels it is evaluated against.
+    A run's `collections` name the collections whose qrels it is evaluated against (its rows
+    are loaded once, whatever their number); a qrels file has none.
     """
 
     path: Path
     name: str
     format: Format
-    collection: str | None = None
+    collections: tuple[str, ...] = ()
 
     @property
     def table(self) -> str:

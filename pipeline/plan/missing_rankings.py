@@ -42,11 +42,13 @@ MISSING_RANKING_DOCNO = "ceci_nest_pas_un_docno"
 def missing_ranking_rows(runs: str = "SELECT DISTINCT run FROM run_rows") -> list[Statement]:
     """trec_eval -c's one-document rankings for the queries that the runs `runs` (SQL; by default
     the batch's, whose rows are in run_rows) lack. The Spark engine evaluates every run in each
-    shard of queries, where a run may have no row at all: it names the table `runs`."""
+    shard of queries, where a run may have no row at all: it names the table `runs`. A query
+    that two collections of a run judge gets one ranking: the run's rows are the same under
+    each collection, and its ranking under each is this one."""
     return [
         Statement(f"""
 CREATE OR REPLACE TEMP TABLE batch_bogus AS
-SELECT r.run, f.qid
+SELECT DISTINCT r.run, f.qid
 FROM ({runs}) r JOIN runs USING (run) JOIN facts f USING (collection)
 ANTI JOIN present p ON p.run = r.run AND p.qid = f.qid"""),
         Statement("INSERT INTO bogus SELECT * FROM batch_bogus"),

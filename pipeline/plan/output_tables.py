@@ -7,7 +7,8 @@ pr_curve, pr_curve_101   per run and recall level: interpolated precision averag
     `curve_aggregate`, so per_query and aggregate hold the spec's metrics only. Each value is
     therefore the aggregate of `IPrec@r`, which is trec_eval's `iprec_at_recall_r`.
 diff_plot_<i>   per run of the baseline's collection and query: output i's metric minus the
-    baseline run's, and whether the query got better, worse or tied (`level: diff_plot`).
+    baseline run's, and whether the query got better, worse or tied (`level: diff_plot`); a
+    baseline evaluated under several collections is compared under each, with its runs.
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ def _curve_sql(size: int) -> Statement:
         f"""
 CREATE TABLE {curve_table(size)} AS
 SELECT a.collection, a.run, l.recall, a.value AS precision, a.n_queries
-FROM curve_aggregate a JOIN curve_metrics l USING (metric) JOIN runs USING (run)
+FROM curve_aggregate a JOIN curve_metrics l USING (metric) JOIN runs USING (run, collection)
 WHERE list_contains(?, l.recall)
 ORDER BY runs.ordinal, l.recall""",
         [list(RECALL_LEVELS[size])],
@@ -128,7 +129,7 @@ WITH pairs AS (
         b.value AS baseline_value, p.value - b.value AS difference
     FROM per_query p
     JOIN per_query b ON b.collection = p.collection AND b.qid = p.qid AND b.metric = p.metric
-    JOIN runs ON runs.run = p.run
+    JOIN runs ON runs.run = p.run AND runs.collection = p.collection
     WHERE b.run = ? AND p.metric = ? AND p.run <> b.run AND isfinite(p.value - b.value)
 )
 SELECT collection, run, baseline, metric, qid, value, baseline_value, difference,
@@ -221,10 +222,11 @@ def _check_baseline(loaded: LoadedSpec, index: int, baseline: str | None) -> Non
             f"{where}: unknown run '{baseline}'; {did_you_mean(baseline, list(runs))}"
             f"the spec's runs: {_listed(list(runs))}"
         )
-    collection = runs[baseline].collection
-    if not any(r.collection == collection for n, r in runs.items() if n != baseline):
+    collections = set(runs[baseline].collections)
+    if not any(collections & set(r.collections) for n, r in runs.items() if n != baseline):
+        named = ", ".join(f"'{c}'" for c in runs[baseline].collections)
         raise SpecError(
-            f"{where}: '{baseline}' is the only run of collection '{collection}'; a diff_plot "
+            f"{where}: '{baseline}' is the only run of collection {named}; a diff_plot "
             "compares the other runs of the baseline's collection with it"
         )
 

@@ -2,7 +2,8 @@
 
 per_query  the query set (`queries` setting) in long form: run, collection, qid, metric,
            value, text (fixed columns, whatever the metrics)
-aggregate  per (run, metric): the measure's aggregator over the query set, and n_queries
+aggregate  per (run, collection, metric): the measure's aggregator over the query set, and
+           n_queries
 curve_*    the same two tables for the measures compiled beside the spec's for its
            precision-recall outputs (`output_tables.py`), so that per_query and aggregate hold
            only the spec's metrics
@@ -124,7 +125,7 @@ WITH expected AS ({_expected(options)}
 ),
 filled AS (
     SELECT e.ordinal, e.run, e.collection, e.qid{flag}{columns}
-    FROM expected e {join} wide w ON w.run = e.run AND w.qid = e.qid
+    FROM expected e {join} wide w ON w.run = e.run AND w.collection = e.collection AND w.qid = e.qid
     {where}
 )
 SELECT run, collection, qid, metric, value, text FROM ({_long_rows(options, names)})
@@ -132,11 +133,16 @@ ORDER BY ordinal, qid, metric_ordinal"""
 
 
 def _expected(options: PerQueryOptions) -> str:
-    """The rows expected: each run's collection's queries (but the cached runs')."""
+    """The rows expected: the queries of each collection a run is evaluated under (but those
+    of the (run, collection) pairs whose values are cached)."""
     length = options.length
     num_ret = "" if length is None else f", {length} AS num_ret"
     lengths = "" if length is None else " LEFT JOIN present p ON p.run = runs.run AND p.qid = f.qid"
-    evaluated = " WHERE runs.run NOT IN (SELECT run FROM cached_runs)" if options.cached else ""
+    evaluated = (
+        " ANTI JOIN cached_runs c ON c.run = runs.run AND c.collection = runs.collection"
+        if options.cached
+        else ""
+    )
     return f"""
     SELECT runs.ordinal, runs.run, f.*{num_ret}
     FROM runs JOIN facts f USING (collection){lengths}{evaluated}"""
@@ -173,7 +179,7 @@ def _with_cached(computed: str, names: Names) -> str:
 UNION ALL BY NAME
 SELECT runs.ordinal, m.ordinal AS metric_ordinal, c.run, c.collection, c.qid, c.metric,
     c.value, c.text
-FROM cached_values c JOIN runs USING (run) JOIN {names.metrics} m USING (metric)
+FROM cached_values c JOIN runs USING (run, collection) JOIN {names.metrics} m USING (metric)
 WHERE c.tbl = '{names.table}'"""
 
 
@@ -204,7 +210,7 @@ CREATE TABLE {table} AS
 SELECT p.run, p.collection, p.metric, {value} AS value, count(p.value) AS n_queries
 FROM {source} p
 JOIN {metrics} m USING (metric)
-JOIN runs USING (run)
+JOIN runs USING (run, collection)
 WHERE m.aggregator <> 'none'
 GROUP BY runs.ordinal, p.run, p.collection, p.metric, m.ordinal, m.aggregator
 ORDER BY runs.ordinal, m.ordinal"""

@@ -36,8 +36,11 @@ __all__ = [
     "ranked_sql",
     "ranking_length",
     "select_list",
+    "ONE_COLLECTION",
     "PUT_BACK",
+    "PUT_BACK_RUNS",
     "SET_ASIDE",
+    "SET_ASIDE_RUNS",
     "slice_bounds",
     "slice_rows",
 ]
@@ -130,13 +133,13 @@ def condensed_sql(req: Requirements, facts: tuple[str, ...], keys: tuple[SortKey
     order (`keys`: the ordering's), with the columns `req` needs built over that ranking (see the
     module docstring)."""
     kept = ", ".join(("run", "collection", "qid", "docno", "score", "file_rank", "relv", *facts))
-    length = _length(req, "count(*) OVER (PARTITION BY run, qid)")
+    length = _length(req, "count(*) OVER (PARTITION BY run, collection, qid)")
     columns = _ties(req, keys, "full_rank ASC") | req.of_kind("window")
     return f"""condensed_rows AS (SELECT {kept}, rank AS full_rank FROM windowed WHERE relv >= 0),
 condensed_windowed AS (
     SELECT *, row_number() OVER ranking AS rank{length}{select_list(columns)}
     FROM condensed_rows
-    WINDOW ranking AS (PARTITION BY run, qid ORDER BY full_rank
+    WINDOW ranking AS (PARTITION BY run, collection, qid ORDER BY full_rank
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 ranked_condensed AS ({_with_rank_columns(req, "condensed_windowed")}
@@ -145,12 +148,12 @@ ranked_condensed AS ({_with_rank_columns(req, "condensed_windowed")}
 
 def _full_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, ...]) -> str:
     """Every row, joined to its judgment and facts, ranked and windowed in one pass."""
-    length = _length(req, "count(*) OVER (PARTITION BY run, qid)")
+    length = _length(req, "count(*) OVER (PARTITION BY run, collection, qid)")
     ties = _ties(req, keys, order_by(keys))
     judged = "WHERE relv >= 0" if settings.judged_only else ""
     source = "joined"
     if settings.max_docs is not None:  # -M cuts the ranking before -J drops unjudged documents
-        source = f"""(SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY run, qid ORDER BY
+        source = f"""(SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY run, collection, qid ORDER BY
             {order_by(keys)}) AS pre_rank FROM joined) WHERE pre_rank <= {int(settings.max_docs)})"""
     # Documents missing from the qrels are -1, as in trec_eval.
     return f"""joined AS (
@@ -163,7 +166,7 @@ def _full_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, ..
 windowed AS (
     SELECT *, row_number() OVER ranking AS rank{length}{select_list(ties | req.of_kind("window"))}
     FROM {source} {judged}
-    WINDOW ranking AS (PARTITION BY run, qid ORDER BY {order_by(keys)}
+    WINDOW ranking AS (PARTITION BY run, collection, qid ORDER BY {order_by(keys)}
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 )"""
 
@@ -179,28 +182,29 @@ def _judged_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, 
     JOIN qrels q ON q.collection = runs.collection AND q.qid = r.qid AND q.docno = r.docno
 ),
 sorted_queries AS (  -- counting costs ~ rows x judged, sorting ~ rows x log2(rows)
-    SELECT run, qid
+    SELECT run, collection, qid
     FROM judged JOIN present USING (run, qid)
-    GROUP BY run, qid
+    GROUP BY run, collection, qid
     HAVING count(*) > log2(any_value(present.retrieved))
 ),
 positions AS (
-    SELECT j.run, j.qid, j.docno, count(*) AS rank
-    FROM (SELECT * FROM judged ANTI JOIN sorted_queries USING (run, qid)) j
+    SELECT j.run, j.collection, j.qid, j.docno, count(*) AS rank
+    FROM (SELECT * FROM judged ANTI JOIN sorted_queries USING (run, collection, qid)) j
     JOIN {_RUN_ROWS} r ON r.run = j.run AND r.qid = j.qid AND ({at_or_before(keys, "r", "j")})
-    GROUP BY j.run, j.qid, j.docno
+    GROUP BY j.run, j.collection, j.qid, j.docno
     UNION ALL
-    SELECT run, qid, docno, row_number() OVER (PARTITION BY run, qid ORDER BY {order_by(keys)})
-    FROM (SELECT * FROM {_RUN_ROWS} SEMI JOIN sorted_queries USING (run, qid))
+    SELECT run, collection, qid, docno,
+        row_number() OVER (PARTITION BY run, collection, qid ORDER BY {order_by(keys)})
+    FROM (SELECT * FROM {_RUN_ROWS} JOIN sorted_queries USING (run, qid))
 ),
 windowed AS (
     SELECT j.run, j.docno, j.score, j.file_rank, f.*, j.relv, p.rank{length}{select_list(req.of_kind("window"))}
     FROM judged j
-    JOIN positions p USING (run, qid, docno)
+    JOIN positions p USING (run, collection, qid, docno)
     JOIN facts f ON f.collection = j.collection AND f.qid = j.qid
     JOIN present pr ON pr.run = j.run AND pr.qid = j.qid
     {cut}
-    WINDOW ranking AS (PARTITION BY j.run, j.qid ORDER BY p.rank
+    WINDOW ranking AS (PARTITION BY j.run, j.collection, j.qid ORDER BY p.rank
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 )"""
 
@@ -243,6 +247,17 @@ SET_ASIDE = "ALTER TABLE run_rows RENAME TO batch_rows"
 PUT_BACK = "DROP TABLE run_rows; ALTER TABLE batch_rows RENAME TO run_rows"
 
 
+#: SQL that ranks a batch one collection at a time, when a run is evaluated under several: the
+#: runs' names set aside, then for each collection `runs` made its rows alone (a bound
+#: collection) before the ranking, then put back. Each collection's rows are then ranked, and
+#: summed, exactly as a spec of that collection alone ranks them: a sum over a query's rows
+#: (DCG's) adds them in the order they arrive, which the other collections' rows would change
+#: in its last bit.
+SET_ASIDE_RUNS = "ALTER TABLE runs RENAME TO all_runs"
+ONE_COLLECTION = "CREATE OR REPLACE TABLE runs AS SELECT * FROM all_runs WHERE collection = ?"
+PUT_BACK_RUNS = "DROP TABLE runs; ALTER TABLE all_runs RENAME TO runs"
+
+
 def slice_rows(last: bool) -> str:
     """SQL that makes `run_rows` the rows set aside whose qid is from a bound parameter on (and,
     unless `last`, before a second one): whole queries, which the plan's ranking then reads as if
@@ -265,7 +280,7 @@ def _ties(req: Requirements, keys: tuple[SortKey, ...], order: str) -> dict[str,
     """The tie columns measures read (`Columns.tie_first`, `tie_size`): a row's tie is the rows
     of its query with its first sort key (the score, or the file's rank under `ordering: rank`);
     its first rank is the row's rank less the rows of the tie ordered before it (by `order`)."""
-    tie = f"PARTITION BY run, qid, {keys[0].expr()}"
+    tie = f"PARTITION BY run, collection, qid, {keys[0].expr()}"
     built = {
         "first": f"row_number() OVER ranking - row_number() OVER ({tie} ORDER BY {order}) + 1",
         "size": f"count(*) OVER ({tie})",
@@ -294,5 +309,5 @@ def _with_rank_columns(req: Requirements, source: str = "windowed") -> str:
     return f"""
     SELECT w.*{select_list(columns)}
     FROM {source} w{joins}
-    WINDOW by_rank AS (PARTITION BY w.run, w.qid ORDER BY w.rank
+    WINDOW by_rank AS (PARTITION BY w.run, w.collection, w.qid ORDER BY w.rank
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"""

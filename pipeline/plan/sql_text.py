@@ -7,7 +7,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pipeline.plan.inputs import Load, general_lines, insert_lines
-from pipeline.plan.ranking import PUT_BACK, SET_ASIDE, SLICE_ROWS, slice_rows
+from pipeline.plan.ranking import (
+    ONE_COLLECTION,
+    PUT_BACK,
+    PUT_BACK_RUNS,
+    SET_ASIDE,
+    SET_ASIDE_RUNS,
+    SLICE_ROWS,
+    slice_rows,
+)
 from pipeline.plan.statement import Statement
 from pipeline.plan.table_inputs import TABLE_COLUMNS, insert_rows, is_table_input
 
@@ -31,6 +39,22 @@ def plan_text(plan: SqlPlan) -> str:
 
 
 def _show_ranking(ranking: Ranking, batch: list[Load]) -> list[str]:
+    collections = ranking.collections(batch)
+    if not collections:
+        return [*_show_rows(ranking, batch), *(_show(s) for s in ranking.after)]
+    each = [_show(Statement(ONE_COLLECTION, [c])) for c in collections]
+    return [
+        "-- a run is evaluated under several collections: the batch is ranked under one at a "
+        f"time ({', '.join(collections)}), `runs` holding that collection's rows:\n"
+        + _show(Statement(SET_ASIDE_RUNS)),
+        "-- for each collection, then the ranking below:\n" + "\n".join(each),
+        *_show_rows(ranking, batch),
+        _show(Statement(PUT_BACK_RUNS)),
+        *(_show(s) for s in ranking.after),
+    ]
+
+
+def _show_rows(ranking: Ranking, batch: list[Load]) -> list[str]:
     parts = [_show(ranking.statement)]
     test = ranking.test(batch)
     if test is not None and ranking.dense is not None:
@@ -38,7 +62,7 @@ def _show_ranking(ranking: Ranking, batch: list[Load]) -> list[str]:
         parts.append(f"-- else, the batch's queries being mostly judged:\n{_show(ranking.dense)}")
     if ranking.full or ranking.dense is not None:
         parts.append(_show_slices(ranking, batch))
-    return [*parts, *(_show(s) for s in ranking.after)]
+    return parts
 
 
 def _show_slices(ranking: Ranking, batch: list[Load]) -> str:

@@ -82,9 +82,11 @@ def name_tables(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Stat
 
 
 def run_names(loaded: LoadedSpec) -> list[Statement]:
-    """The table `runs`: each run's ordinal, name and collection."""
-    runs = [(i, name, r.collection) for i, (name, r) in enumerate(loaded.spec.runs.items())]
-    return values_table("runs", "ordinal INTEGER, run VARCHAR, collection VARCHAR", runs)
+    """The table `runs`: a row per run and collection it is evaluated under, its ordinal the
+    order of the result tables (runs in spec order, a run's collections in its list's order)."""
+    pairs = [(name, c) for name, r in loaded.spec.runs.items() for c in r.collections]
+    rows = [(i, name, collection) for i, (name, collection) in enumerate(pairs)]
+    return values_table("runs", "ordinal INTEGER, run VARCHAR, collection VARCHAR", rows)
 
 
 def values_table(name: str, columns: str, rows: list[tuple]) -> list[Statement]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.plan.compile import SqlPlan, compile_plan
 from pipeline.plan.generated_names import apart_from
+from pipeline.plan.overlays import needed_collections
 from pipeline.spec.loader import spec_from_mapping
 
 if TYPE_CHECKING:
@@ -83,18 +84,22 @@ def weightings(inputs: int, grid: float) -> list[tuple[float, ...]]:
 
 
 def _trial_spec(loaded: LoadedSpec, run: str, trials: dict[str, tuple[float, ...]]) -> LoadedSpec:
-    """The spec the trials are evaluated by: the collection, the inputs, one fused run per
-    weighting (`trials`, by name) fused as `run` is, and the tuning metric alone."""
+    """The spec the trials are evaluated by: the collection (and the sets it overlays), the
+    inputs under it alone, one fused run per weighting (`trials`, by name) fused as `run` is,
+    and the tuning metric alone."""
     spec, fused = loaded.spec, loaded.spec.runs[run]
+    (collection,) = fused.collections  # a tuned run has one (`spec.fusion`)
     inputs = [name for name, _ in spec.fused_inputs()[run]]
     # Only the options the spec gives: a method refuses one it does not read (a default k).
     how = fused.model_dump(include={"method", "norm", "k", "depth"}, exclude_unset=True)
-    runs = {name: spec.runs[name].model_dump(mode="json") for name in inputs}
+    runs = {name: {**spec.runs[name].model_dump(mode="json"), "collection": collection}
+            for name in inputs}  # fmt: skip
     runs |= {name: {"fuse": dict(zip(inputs, weights, strict=True)), **how}
              for name, weights in trials.items()}  # fmt: skip
     data = {
         "collections": {
-            fused.collection: spec.collections[fused.collection].model_dump(mode="json")
+            name: spec.collections[name].model_dump(mode="json")
+            for name in needed_collections(spec, [collection])
         },
         "runs": runs,
         "metrics": [fused.tune.metric],

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from pipeline.errors import InputDataError
 from pipeline.plan.batches import batched
 from pipeline.plan.inputs import RUN_ROWS, Load, input_tables, run_format
+from pipeline.plan.overlays import needed_collections, overlay_statements
 from pipeline.plan.qrels_formats import format_of
 from pipeline.plan.ranking import ordering
 from pipeline.plan.statement import Statement
@@ -56,16 +57,20 @@ def pool_pass(loaded: LoadedSpec, plans: list[PoolPlan], sizes: dict[Path, int])
     settings = loaded.spec.settings
     con = connection(settings.memory_limit)
     run_all(con, input_tables(settings.grades))
-    for name in dict.fromkeys(p.collection for p in plans):
+    pooled = list(dict.fromkeys(p.collection for p in plans))
+    for name in needed_collections(loaded.spec, pooled):  # an overlay's sets, too
         collection = loaded.spec.collections[name]
-        if collection.qrels is not None:
-            fmt = format_of(collection.qrels, collection.format, settings.input, settings.grades)
-            load_files(con, [Load(collection.qrels, name, fmt)])
+        if collection.qrels_file is not None:
+            fmt = format_of(
+                collection.qrels_file, collection.format, settings.input, settings.grades
+            )
+            load_files(con, [Load(collection.qrels_file, name, fmt)])
+    run_all(con, overlay_statements(loaded.spec, pooled))
     setup, per_batch = _statements(loaded, plans)
     run_all(con, setup)
     fmt = run_format(settings.input, settings.ordering == "rank")
     pooled = dict.fromkeys(run for p in plans for run in p.runs)
-    runs = [Load(loaded.spec.runs[r].path, r, fmt, loaded.spec.runs[r].collection) for r in pooled]
+    runs = [Load(loaded.spec.runs[r].path, r, fmt, loaded.spec.runs[r].collections) for r in pooled]
     for batch in batched(runs, sizes):
         load_files(con, batch)
         run_all(con, [*per_batch, Statement("DROP TABLE run_rows"), RUN_ROWS])

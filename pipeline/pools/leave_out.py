@@ -37,8 +37,11 @@ def reduced_spec(loaded: LoadedSpec, plan: PoolPlan) -> LoadedSpec:
     collection named by `variant`), and that computes nothing else."""
     spec = loaded.spec
     original = spec.collections[plan.collection]
+    # No file is read for a variant (`_reduced_qrels`): its qrels are copied, an overlay's too.
     collections = {
-        variant(plan.collection, g): Collection(qrels=original.qrels, num_docs=original.num_docs)
+        variant(plan.collection, g): Collection(
+            qrels=original.qrels_file, num_docs=original.num_docs
+        )
         for g in dict.fromkeys(plan.groups)
     }
     runs = {
@@ -125,7 +128,7 @@ WITH scores AS (
         CASE WHEN m.higher THEN r.value ELSE -r.value END AS r
     FROM pool_runs o
     CROSS JOIN loo_metrics m
-    JOIN aggregate f ON f.run = o.run AND f.metric = m.label
+    JOIN aggregate f ON f.run = o.run AND f.collection = ? AND f.metric = m.label
     JOIN {schema}.aggregate r ON r.run = o.run AND r.metric = m.label
     WHERE o.pool = {i}
 ),
@@ -174,7 +177,8 @@ LEFT JOIN taus t USING (metric)
 LEFT JOIN removed d ON d.grp = s.grp
 LEFT JOIN judged j ON j.run = s.run
 ORDER BY s.m_ordinal, s.ordinal"""
-    names = [plan.collection, plan.collection, plan.collection, plan.name, plan.collection]
+    # the full values are the runs' under the pool's collection (a run may have others)
+    names = [plan.collection] * 4 + [plan.name, plan.collection]
     return [
         *values_table("loo_metrics", "ordinal INTEGER, label VARCHAR, higher BOOLEAN", rows),
         Statement(sql, names),

@@ -20,6 +20,7 @@ from pipeline.spec.base import did_you_mean
 if TYPE_CHECKING:
     from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.spec import LoadedSpec
+    from pipeline.spec.judgment_sets import Overlay
     from pipeline.spec.pools import Pool
 
 __all__ = ["PoolPlan", "pool_plans"]
@@ -37,7 +38,7 @@ class PoolPlan:
     index: int
     name: str
     collection: str
-    qrels: Path | None
+    qrels: Path | Overlay | None  # the collection's qrels: a file, an overlay, or none yet
     kind: str  # depth, rrf, combsum, uniform
     size: int
     seed: int
@@ -107,7 +108,7 @@ def _excluded_as(loaded: LoadedSpec, name: str, pool: Pool) -> str | None:
     return apart_from([f"{name} exclude"], loaded.spec.collections)[0]
 
 
-def _collection(loaded: LoadedSpec, key: tuple, pool: Pool) -> Path | None:
+def _collection(loaded: LoadedSpec, key: tuple, pool: Pool) -> Path | Overlay | None:
     known = list(loaded.spec.collections)
     if pool.collection not in known:
         raise SpecError(
@@ -122,7 +123,7 @@ def _runs(loaded: LoadedSpec, key: tuple, pool: Pool) -> tuple[str, ...]:
     runs, fused = loaded.spec.runs, loaded.spec.fused_inputs()
     if pool.runs == "all":  # the runs submitted: a fused run adds no document of its own
         chosen = [name for name, run in runs.items()
-                  if run.collection == pool.collection and name not in fused]  # fmt: skip
+                  if pool.collection in run.collections and name not in fused]  # fmt: skip
         if not chosen:
             raise SpecError(
                 f"{loaded.where(*key, 'collection')}: no run is of collection "
@@ -144,10 +145,11 @@ def _runs(loaded: LoadedSpec, key: tuple, pool: Pool) -> tuple[str, ...]:
                     f"{where}: run '{run}' is fused from {', '.join(r for r, _ in fused[run])}; "
                     "a pool holds the runs submitted (its inputs add the same documents)"
                 )
-            if runs[run].collection != pool.collection:
+            if pool.collection not in runs[run].collections:
                 raise SpecError(
-                    f"{where}: run '{run}' is of collection '{runs[run].collection}', and the "
-                    f"pool of '{pool.collection}'; a pool holds the runs of one collection"
+                    f"{where}: run '{run}' is of collection "
+                    f"{', '.join(repr(c) for c in runs[run].collections)}, and the pool of "
+                    f"'{pool.collection}'; a pool holds the runs of one collection"
                 )
         chosen += [run for run in expanded if run not in chosen]
     return tuple(chosen)

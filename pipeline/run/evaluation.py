@@ -84,7 +84,8 @@ class Evaluation:
         keeper = self.keeper
         if keeper is None:
             return None
-        runs, reused = len(keeper.keys), len(keeper.reused)
+        # runs, not (run, collection) pairs: a run is reused under all its collections or none
+        runs, reused = len({r for r, _ in keeper.keys}), len(keeper.reused)
         if not engine_named(self.plan.engine).reuses_results:
             reuse = (
                 f"all {runs} runs evaluated on {self.plan.engine.title()} (it reuses no results)"

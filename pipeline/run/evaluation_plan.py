@@ -84,7 +84,7 @@ class EvaluationPlan:
             f"compare: {_shown(self.comparing.manifest() if self.comparing else None)}",
             *(f"{e.key}: {e.run} {e.metric.label} = {e.value} ± {e.tolerance}"
               f"{' (either way)' if e.two_sided else ''}" for e in self.checks.expect),
-            *(f"{g.key}: {g.metric.label} of {', '.join(g.runs)} drops at most {g.max_drop} "
+            *(f"{g.key}: {g.metric.label} of {_pairs(g.runs)} drops at most {g.max_drop} "
               f"against {g.against or 'the previous evaluation'}"
               f"{' (significantly)' if g.significant else ''}" for g in self.checks.gates),
             *(f"pool {_shown(pool.manifest())}" for pool in self.pools),
@@ -95,6 +95,15 @@ class EvaluationPlan:
               else []),
             *(f"stage {i}: {s.name}: {s.does}" for i, s in enumerate(stages(self), 1)),
         ]  # fmt: skip
+
+
+def _pairs(runs: tuple[tuple[str, str], ...]) -> str:
+    """Gated runs as compile shows them: each run, with its collection when it is gated under
+    several."""
+    names = [run for run, _ in runs]
+    if len(set(names)) == len(names):
+        return ", ".join(names)
+    return ", ".join(f"{run} ({collection})" for run, collection in runs)
 
 
 def _shown(value: object) -> str:

@@ -54,11 +54,10 @@ def reusing(plan: EvaluationPlan, con, keeper: Keeper, inputs, software) -> SqlP
 
     loaded = plan.loaded
     keys = run_keys(loaded, plan.sql, inputs, software)
-    collections = {name: run.collection for name, run in loaded.spec.runs.items()}
     read = {run for pool in plan.pools for run in pool.runs}  # a pool needs their rows
     read |= {f.name for f in plan.sql.fusions if f.written}  # a `run` output needs its rows
     spec = spec_path(loaded.path)
-    return plan.sql.reusing(frozenset(keeper.reuse(con, keys, collections, spec, frozenset(read))))
+    return plan.sql.reusing(frozenset(keeper.reuse(con, keys, spec, frozenset(read))))
 
 
 def notes(plan: EvaluationPlan, con: duckdb.DuckDBPyConnection, checks: list) -> dict:

@@ -80,7 +80,7 @@ def check_pool_inputs(loaded: LoadedSpec) -> dict[Path, int]:
 def _check_judged(loaded: LoadedSpec) -> None:
     """Every collection with runs to evaluate has qrels (one without is only pooled)."""
     for name, collection in loaded.spec.collections.items():
-        runs = [r for r, run in loaded.spec.runs.items() if run.collection == name]
+        runs = [r for r, run in loaded.spec.runs.items() if name in run.collections]
         if collection.qrels is None and runs:
             raise SpecError(
                 f"{loaded.where('collections', name)}: no qrels, but runs are evaluated against "
@@ -100,7 +100,7 @@ def _check_input_files(loaded: LoadedSpec) -> dict[Path, int]:
     URI, which Spark checks); the sizes in bytes of the files (the plan batches runs by size)."""
     spec = loaded.spec
     spark = spec.settings.engine == "spark"
-    inputs = [(("collections", n, "qrels"), c.qrels) for n, c in spec.collections.items()]
+    inputs = [(("collections", n, "qrels"), c.qrels_file) for n, c in spec.collections.items()]
     inputs += [(("pools", n, "exclude"), p.exclude) for n, p in spec.pools.items()]
     inputs = [(key, path) for key, path in inputs if path is not None]
     inputs += [(("runs", n, "path"), r.path) for n, r in spec.file_runs().items()]
@@ -144,7 +144,7 @@ def with_qrels_formats(loaded: LoadedSpec) -> LoadedSpec:
     found = {
         name: c.model_copy(update={"format": "beir"})
         for name, c in collections.items()
-        if c.format is None and c.qrels is not None and recognised(c.qrels) == "beir"
+        if c.format is None and c.qrels_file is not None and recognised(c.qrels_file) == "beir"
     }
     if not found:
         return loaded
@@ -154,7 +154,9 @@ def with_qrels_formats(loaded: LoadedSpec) -> LoadedSpec:
 
 def _inputs(spec) -> list[tuple[tuple, object, str]]:
     """(key, path, kind) of every qrels and run input."""
-    found = [(("collections", n, "qrels"), c.qrels, "qrels") for n, c in spec.collections.items()]
+    found = [
+        (("collections", n, "qrels"), c.qrels_file, "qrels") for n, c in spec.collections.items()
+    ]
     return found + [(("runs", n, "path"), r.path, "run") for n, r in spec.file_runs().items()]
 
 
@@ -253,7 +255,7 @@ def _tune_metric(loaded: LoadedSpec, registry: Registry, name: str, metric: str)
             f"{where}: runs are not better or worse by {metric!r} (a count or a "
             "diagnostic); tune by a metric of quality, such as AP"
         )
-    check_needs(loaded, found, {loaded.spec.runs[name].collection})
+    check_needs(loaded, found, set(loaded.spec.runs[name].collections))
     return found[0]
 
 

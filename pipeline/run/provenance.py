@@ -61,16 +61,33 @@ def inputs_of(
 ) -> list[Input]:
     """Every input of the spec, qrels (by collection) then runs, in spec order. A file is
     digested; an input that is not one local file (a directory or a URI, which the Spark engine
-    reads) is given its `(size, digest)` by `describe`."""
+    reads) is given its `(size, digest)` by `describe`. A fused run and an overlay's qrels are
+    described by their definitions and their inputs' digests."""
     spec = loaded.spec
-    files = [("qrels", name, c.qrels) for name, c in spec.collections.items() if c.qrels]
+    files = [("qrels", n, c.qrels_file) for n, c in spec.collections.items() if c.qrels_file]
     files += [("run", name, r.path) for name, r in spec.file_runs().items()]
     files += [("exclude", name, p.exclude) for name, p in spec.pools.items() if p.exclude]
     described = [_describe(p, describe, loaded.tables.get(_view(role, p))) for role, _, p in files]
     found = [
         Input(role, name, str(p), *d) for (role, name, p), d in zip(files, described, strict=True)
     ]
-    return _with_fused(spec, found)
+    return _with_fused(spec, _with_overlays(spec, found))
+
+
+def _with_overlays(spec, found: list[Input]) -> list[Input]:
+    """The inputs, each overlay's qrels among the qrels in spec order: described by its
+    definition (its `path`), digested with its sets' digests (an overlay's own, for an overlay
+    of overlays), so that the history's keys of its runs cover every set."""
+    digests = {i.name: i.digest for i in found if i.role == "qrels"}
+    overlays = {}
+    for name in spec.overlays():  # each after the sets it reads
+        definition = {"overlay": list(spec.collections[name].overlay)}
+        sets = [digests[s] for s in definition["overlay"]]
+        digests[name] = digest_text({"definition": definition, "inputs": sets})
+        overlays[name] = Input("qrels", name, "overlay " + json.dumps(definition), 0, digests[name])
+    qrels = {i.name: i for i in found if i.role == "qrels"} | overlays
+    ordered = [qrels[name] for name in spec.collections if name in qrels]
+    return [*ordered, *(i for i in found if i.role != "qrels")]
 
 
 def _with_fused(spec, found: list[Input]) -> list[Input]:

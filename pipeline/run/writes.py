@@ -36,7 +36,7 @@ def check_report(spec: str | Path, path: Path) -> None:
 def kept_paths(loaded: LoadedSpec) -> list[Kept]:
     """The spec, its directory (files may be written inside it), and every input file."""
     spec = loaded.spec
-    inputs = [(("collections", n, "qrels"), c.qrels) for n, c in spec.collections.items()]
+    inputs = [(("collections", n, "qrels"), c.qrels_file) for n, c in spec.collections.items()]
     inputs += [(("runs", n, "path"), r.path) for n, r in spec.file_runs().items()]
     inputs += [(("pools", n, "exclude"), p.exclude) for n, p in spec.pools.items()]
     kept = [

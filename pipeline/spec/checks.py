@@ -41,6 +41,11 @@ class Expect(StrictModel):
         description="false: a value better than expected passes (as Anserini); true: any "
         "difference beyond the tolerance fails (always so for a metric with no direction)",
     )
+    collection: str | None = Field(
+        None,
+        description="the collection the value is under: required when the run is evaluated "
+        "under several (a value belongs to one judgment set), else the run's",
+    )
 
 
 class AgainstRun(StrictModel):
@@ -73,6 +78,11 @@ class Gate(StrictModel):
         False,
         description="fail only on a drop that is also significant, by the compare section's "
         "first test (and its correction over the gate's runs)",
+    )
+    collection: str | None = Field(
+        None,
+        description="gate the values under this collection only (default: under each "
+        "collection a gated run is evaluated under, each checked apart)",
     )
 
     @field_validator("against", mode="before")

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from pipeline.spec.base import StrictModel, at_key
+from pipeline.spec.judgment_sets import CollectionNames, check_collection_names, collection_names
 
 __all__ = ["FUSION_METHODS", "NORMALIZATIONS", "FusedRun", "Tune", "resolved_fusions"]
 
@@ -75,12 +76,22 @@ class FusedRun(StrictModel):
     depth: int | None = Field(
         None, ge=1, description="only each input's first `depth` documents of a query are fused"
     )
-    collection: str | None = Field(
-        None, description="the collection (default: its inputs'; they must share one)"
+    collection: CollectionNames | None = Field(
+        None,
+        description="the collection, or a list of them (default: its inputs', which must be "
+        "evaluated under the same ones); each must be one every input is evaluated under",
     )
     tune: Tune | None = Field(
         None, description="choose the weights (rrf, wsum, wmnz) by cross-validation over queries"
     )
+
+    _names = field_validator("collection", mode="before")(check_collection_names)
+
+    @property
+    def collections(self) -> tuple[str, ...]:
+        """The collections the fused run is evaluated under (set from its inputs' when the spec
+        gives none, by `resolved_fusions`)."""
+        return collection_names(self.collection)
 
     @field_validator("fuse")
     @classmethod
@@ -118,7 +129,7 @@ def resolved_fusions(runs: dict[str, Any]) -> dict[str, list[tuple[str, float]]]
     for name, run in list(runs.items()):
         if isinstance(run, FusedRun):
             found[name] = _inputs(name, run, files, runs)
-            collection = _collection(name, run, [files[i] for i, _ in found[name]])
+            collection = _collection(name, run, {i: files[i] for i, _ in found[name]})
             runs[name] = run.model_copy(update={"collection": collection})
     return found
 
@@ -164,12 +175,36 @@ def _inputs(name: str, run: FusedRun, files: dict, runs: dict) -> list[tuple[str
     return list(inputs.items())
 
 
-def _collection(name: str, run: FusedRun, inputs: list) -> str:
-    collections = {i.collection for i in inputs} | ({run.collection} if run.collection else set())
-    if len(collections) > 1:
+def _collection(name: str, run: FusedRun, inputs: dict[str, Any]) -> str | list[str]:
+    """The fused run's collections: those given, each one every input is evaluated under; else
+    its inputs', which must be the same for every input. A tuned run has one (its weights are
+    chosen by a metric under one judgment set)."""
+    shared = set.intersection(*(set(i.collections) for i in inputs.values()))
+    given = collection_names(run.collection)
+    for collection in given:
+        if collection not in shared:
+            raise at_key(
+                ("runs", name, "collection"),
+                f"not every run it fuses is evaluated under collection '{collection}' (they "
+                f"share: {', '.join(sorted(shared)) or 'none'}); a fused run is evaluated under "
+                "collections of its inputs",
+            )
+    found = given or next(iter(inputs.values())).collections
+    if not given and any(set(i.collections) != set(found) for i in inputs.values()):
+        named = f", or name those it is evaluated under (they share {', '.join(sorted(shared))})"
         raise at_key(
             ("runs", name, "fuse"),
-            f"its runs are of several collections ({', '.join(sorted(collections))}); fuse "
-            "runs of one collection",
+            f"its runs are of different collections ({_of_each(inputs)}); fuse runs of one "
+            f"collection{named if shared else ''}",
         )
-    return collections.pop()
+    if run.tune is not None and len(found) > 1:
+        raise at_key(
+            ("runs", name, "tune"),
+            f"tune chooses the weights by a metric under one collection, and the run is "
+            f"evaluated under {', '.join(found)}: name one (collection: {found[0]})",
+        )
+    return found[0] if len(found) == 1 else list(found)
+
+
+def _of_each(inputs: dict[str, Any]) -> str:
+    return "; ".join(f"{name}: {', '.join(i.collections)}" for name, i in inputs.items())

@@ -103,18 +103,23 @@ def spec_from_mapping(
 def _check_run_collections(loaded: LoadedSpec) -> None:
     known = list(loaded.spec.collections)
     for name, run in loaded.spec.runs.items():
-        if run.collection not in known:
-            raise SpecError(
-                f"{loaded.where('runs', name, 'collection')}: unknown collection "
-                f"'{run.collection}'; {did_you_mean(run.collection, known)}"
-                f"defined: {', '.join(known)}"
-            )
+        for i, collection in enumerate(run.collections):
+            if collection not in known:
+                index = [i] if isinstance(run.collection, list) else []
+                raise SpecError(
+                    f"{loaded.where('runs', name, 'collection', *index)}: unknown collection "
+                    f"'{collection}'; "
+                    f"{did_you_mean(collection, known)}defined: {', '.join(known)}"
+                )
 
 
 def _warn_unused_collections(loaded: LoadedSpec) -> None:
     # Not an error: a spec may keep a collection for later; but it is worth a word in a nightly log.
-    used = {run.collection for run in loaded.spec.runs.values()}
-    used |= {name for entry in loaded.spec.agreement for name in (entry.reference, entry.other)}
+    # A set an overlay is built from is used by it, and so is one an agreement entry compares.
+    spec = loaded.spec
+    used = {c for run in spec.runs.values() for c in run.collections}
+    used |= {s for c in spec.collections.values() for s in c.overlay}
+    used |= {name for entry in spec.agreement for name in (entry.reference, entry.other)}
     for name in loaded.spec.collections:
         if name not in used:
             warnings.warn(
@@ -211,6 +216,10 @@ def _key_lines(node: yaml.Node, key: tuple):
             yield from _key_lines(item, (*key, i))
 
 
+#: the tags of a collection's qrels (`models.QrelsSource`) in an error's location
+_QRELS_KINDS = (("qrels", "file"), ("qrels", "overlay"))
+
+
 def _first_error(exc: ValidationError, loaded: LoadedSpec) -> str:
     """One line per problem, each `file:line: dotted.key: message`."""
     messages = []
@@ -222,6 +231,8 @@ def _first_error(exc: ValidationError, loaded: LoadedSpec) -> str:
             loc = tuple(error["ctx"]["loc"])
         if loc[:1] == ("runs",) and loc[2:3] in (("file",), ("fused",)):
             loc = loc[:2] + loc[3:]  # the kind of run (a file, or fused) is not a key
+        if loc[:1] == ("collections",) and loc[2:4] in _QRELS_KINDS and error["type"] != "at_key":
+            loc = loc[:3] + loc[4:]  # nor the kind of qrels (a file, or an overlay)
         messages.append(f"{loaded.where(*loc)}: {_message(error)}")
     return "\n".join(dict.fromkeys(messages))
 

@@ -23,11 +23,13 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from pipeline.spec import judgment_sets
 from pipeline.spec.base import StrictModel, at_key, resolve_path, string_or_mapping
 from pipeline.spec.checks import Expect, Gate
 from pipeline.spec.compare import Compare
 from pipeline.spec.fusion import FusedRun, resolved_fusions
 from pipeline.spec.history import History
+from pipeline.spec.judgment_sets import CollectionNames, Overlay, collection_names
 from pipeline.spec.judgments import Agreement, Correlation
 from pipeline.spec.outputs import Output
 from pipeline.spec.pools import Pool
@@ -43,6 +45,7 @@ __all__ = [
     "Gate",
     "History",
     "MetricItem",
+    "Overlay",
     "SparkSection",
     "Run",
     "Settings",
@@ -86,13 +89,15 @@ InputPath = Annotated[
 
 
 class Collection(StrictModel):
-    """A test collection: its qrels file and, optionally, its size (for fallout)."""
+    """A test collection: its qrels (a file, or built from other collections' qrels) and,
+    optionally, its size (for fallout)."""
 
-    qrels: InputPath | None = Field(
+    qrels: judgment_sets.qrels_source(InputPath) | None = Field(  # type: ignore[valid-type]
         None,
         description="TREC qrels file: qid iter docno rel (plain or .gz); with engine spark also "
-        "a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://); absent before "
-        "judging: its runs can be pooled (`pools`), not evaluated",
+        "a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://); or {overlay: "
+        "[NAME, ...]}, other collections' qrels overlaid (the first set's label where it has "
+        "one); absent before judging: its runs can be pooled (`pools`), not evaluated",
     )
     format: Literal["trec", "beir"] | None = Field(
         None,
@@ -102,8 +107,20 @@ class Collection(StrictModel):
     )
     num_docs: int | None = Field(None, ge=0, description="documents in the collection")
 
+    @property
+    def qrels_file(self) -> Path | str | None:
+        """The qrels input read (a path, a URI, a table's name), or None: not yet judged, or
+        an overlay of other collections' qrels."""
+        return None if isinstance(self.qrels, Overlay) else self.qrels
+
+    @property
+    def overlay(self) -> tuple[str, ...]:
+        """The collections an overlay is built from, first winning; () for qrels read."""
+        return tuple(self.qrels.overlay) if isinstance(self.qrels, Overlay) else ()
+
     @model_validator(mode="after")
     def _text_format(self) -> Collection:
+        judgment_sets.check_format(self.format, self.qrels)
         # A table's columns are named (qid, docno, rel): only a text file has a format.
         if self.format == "beir" and _is_table(self.qrels):
             raise PydanticCustomError(
@@ -115,13 +132,23 @@ class Collection(StrictModel):
 
 
 class Run(StrictModel):
-    """A run file evaluated against one collection."""
+    """A run file evaluated against one collection, or under each of several."""
 
     path: InputPath = Field(
         description="TREC run file: qid Q0 docno rank score tag (plain or .gz); with engine "
         "spark also a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://)"
     )
-    collection: str = Field(description="name of a collection in `collections`")
+    collection: CollectionNames = Field(
+        description="name of a collection in `collections`, or a list of them: the run is "
+        "evaluated under each (its file read once)"
+    )
+
+    _names = field_validator("collection", mode="before")(judgment_sets.check_collection_names)
+
+    @property
+    def collections(self) -> tuple[str, ...]:
+        """The collections the run is evaluated under, in the spec's order."""
+        return collection_names(self.collection)
 
 
 def _number(value: Any) -> Any:
@@ -331,8 +358,13 @@ class Spec(StrictModel):
 
     @model_validator(mode="after")
     def _fusions(self) -> Spec:
+        judgment_sets.overlay_order(self.collections)  # every overlay's sets known, no cycle
         self._fused_inputs = resolved_fusions(self.runs)
         return self
+
+    def overlays(self) -> list[str]:
+        """The collections whose qrels are overlays, each after the sets it reads."""
+        return judgment_sets.overlay_order(self.collections)
 
     def fused_inputs(self) -> dict[str, list[tuple[str, float]]]:
         """Each fused run's inputs: (run name, weight), in spec order."""

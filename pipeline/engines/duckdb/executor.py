@@ -303,8 +303,10 @@ def _load_generally(con: duckdb.DuckDBPyConnection, load: Load) -> int:
 
 
 def _check_shared_queries(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
-    shared = dict(fetch_all(con, check.shared_counts(loads)))
+    """Each run shares a query with each collection it is evaluated under (in spec order)."""
+    shared = {(run, c): n for run, c, n in fetch_all(con, check.shared_counts(loads))}
     for load in loads:
-        if not shared.get(load.name):
-            row = one(con, check.shared_queries(load))
-            raise InputDataError(check.no_shared_queries_message(load, row))
+        for collection in load.collections:
+            if not shared.get((load.name, collection)):
+                row = one(con, check.shared_queries(load, collection))
+                raise InputDataError(check.no_shared_queries_message(load, collection, row))

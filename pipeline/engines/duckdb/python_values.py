@@ -28,9 +28,8 @@ __all__ = ["BATCH_QUERIES", "python_values"]
 BATCH_QUERIES = 65536
 
 _RANKINGS = """
-SELECT w.run, w.qid, w.ranked_grades, f.qrels_grades
-FROM wide w JOIN runs USING (run)
-JOIN facts f ON f.collection = runs.collection AND f.qid = w.qid"""
+SELECT w.run, w.collection, w.qid, w.ranked_grades, f.qrels_grades
+FROM wide w JOIN facts f USING (collection, qid)"""
 
 
 def python_values(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
@@ -46,7 +45,7 @@ def python_values(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
         interrupts.checkpoint()
         con.execute(
             f"UPDATE wide SET {columns} FROM python_values v "
-            "WHERE wide.run = v.run AND wide.qid = v.qid"
+            "WHERE wide.run = v.run AND wide.collection = v.collection AND wide.qid = v.qid"
         )
     finally:
         con.unregister("python_values")
@@ -60,7 +59,8 @@ def _batch_values(table: pa.Table, plan: SqlPlan) -> pa.Table:
     }
     import pyarrow as pa
 
-    return pa.table({"run": table.column("run"), "qid": table.column("qid"), **values})
+    keys = {name: table.column(name) for name in ("run", "collection", "qid")}
+    return pa.table({**keys, **values})
 
 
 def _values(m: ResolvedMeasure, queries: RankedQueries):

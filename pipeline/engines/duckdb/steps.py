@@ -5,8 +5,9 @@ shard of queries, every run at once (`pipeline.engines.spark.shard`).
 For a loaded batch (`rank`): the plan's per-batch statements (an engine may give its own form of
 them: a shard adds trec_eval -c's empty rankings for its own queries), then the ranking into
 `wide` (its dense form if the batch is mostly judged; the full plan a large batch's slices of
-queries in turn), then the batch's rows are dropped. Once every batch is ranked (`compute`): the
-metrics computed in Python, then the result tables.
+queries in turn), one collection at a time when a run is evaluated under several, then the
+batch's rows are dropped. Once every batch is ranked (`compute`): the metrics computed in Python,
+then the result tables.
 """
 
 from __future__ import annotations
@@ -17,7 +18,14 @@ from typing import TYPE_CHECKING
 from pipeline import interrupts
 from pipeline.engines.duckdb.python_values import python_values
 from pipeline.plan.inputs import Load
-from pipeline.plan.ranking import PUT_BACK, SET_ASIDE, slice_rows
+from pipeline.plan.ranking import (
+    ONE_COLLECTION,
+    PUT_BACK,
+    PUT_BACK_RUNS,
+    SET_ASIDE,
+    SET_ASIDE_RUNS,
+    slice_rows,
+)
 from pipeline.plan.statement import Statement
 
 if TYPE_CHECKING:
@@ -35,8 +43,23 @@ def rank(
     per_batch: Sequence[Statement] | None = None,
 ) -> None:
     """Rank the loaded `batch` into `wide`, after the plan's per-batch statements (or
-    `per_batch`), then drop its rows."""
+    `per_batch`), under one collection at a time if the plan says so, then drop its rows."""
     run_all(con, plan.per_batch if per_batch is None else per_batch)
+    collections = plan.ranking.collections(batch)
+    if not collections:
+        _rank_rows(con, plan, batch)
+    else:
+        run_all(con, [Statement(SET_ASIDE_RUNS)])
+        for collection in collections:
+            run_all(con, [Statement(ONE_COLLECTION, [collection])])
+            _rank_rows(con, plan, batch)
+        run_all(con, [Statement(PUT_BACK_RUNS)])
+    run_all(con, plan.ranking.after)
+
+
+def _rank_rows(con: duckdb.DuckDBPyConnection, plan: SqlPlan, batch: list[Load]) -> None:
+    """The batch's rows ranked into `wide`: the dense plan if the test says so, the full plan
+    in slices of queries if the batch is large."""
     test = plan.ranking.test(batch)
     ranking, full = plan.ranking.chosen(test is not None and one(con, test)[0])
     bounds = one(con, plan.ranking.slices(batch))[0] if full else []
@@ -50,7 +73,6 @@ def rank(
                 con, [Statement(slice_rows(last), [first] if last else [first, after]), ranking]
             )
         run_all(con, [Statement(PUT_BACK)])
-    run_all(con, plan.ranking.after)
 
 
 def compute(

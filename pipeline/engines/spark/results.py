@@ -33,7 +33,7 @@ _DRIVER_TABLES = [
     # Which qrels queries each run answers (as `irpipe trec-eval` asks): the shards return the
     # few a run lacks, not the many it has; how many documents it ranked stays on the workers.
     f"CREATE TABLE missing AS SELECT run, qid FROM ({_RESULT.format('missing')})",
-    "CREATE VIEW present AS SELECT r.run, f.qid, NULL::BIGINT AS retrieved "
+    "CREATE VIEW present AS SELECT DISTINCT r.run, f.qid, NULL::BIGINT AS retrieved "
     "FROM runs r JOIN facts f USING (collection) ANTI JOIN missing m USING (run, qid)",
     "CREATE TABLE positive_judgments AS SELECT collection, sum(value)::BIGINT AS n "
     f"FROM ({_RESULT.format('positive_judgments')}) GROUP BY collection",
@@ -41,7 +41,7 @@ _DRIVER_TABLES = [
 _PER_QUERY = """
 CREATE TABLE {table} AS
 SELECT r.run, r.collection, r.qid, r.metric, r.value, r.text
-FROM ({rows}) r JOIN runs USING (run) JOIN {metrics} m USING (metric)
+FROM ({rows}) r JOIN runs USING (run, collection) JOIN {metrics} m USING (metric)
 ORDER BY runs.ordinal, r.qid, m.ordinal"""
 
 
@@ -104,7 +104,7 @@ def finish(
 _AGGREGATE = """
 CREATE TABLE aggregate AS
 SELECT a.run, a.collection, a.metric, a.value, a.n_queries
-FROM spark_aggregate a JOIN runs USING (run) JOIN metrics m USING (metric)
+FROM spark_aggregate a JOIN runs USING (run, collection) JOIN metrics m USING (metric)
 ORDER BY runs.ordinal, m.ordinal"""
 
 
@@ -157,16 +157,16 @@ def _check_duplicates(load: Load, duplicates: dict, reporter: Callable[[Load], R
 def _check_shared(
     con: duckdb.DuckDBPyConnection, runs: list[Load], reporter: Callable[[Load], Reporter]
 ) -> None:
-    shared = dict(
-        con.execute(
-            f"SELECT run, sum(value) FROM ({_RESULT.format('shared')}) GROUP BY run"
-        ).fetchall()
-    )
+    rows = con.execute(
+        f"SELECT run, collection, sum(value) FROM ({_RESULT.format('shared')}) GROUP BY ALL"
+    ).fetchall()
+    shared = {(run, collection): n for run, collection, n in rows}
     for load in runs:
-        if not shared.get(load.name):
-            [qrels] = con.execute(
-                "SELECT list(qid ORDER BY qid)[1:3] FROM facts WHERE collection = ?",
-                [load.collection],
-            ).fetchall()[0]
-            row = (0, reporter(load).queries(), qrels)
-            raise InputDataError(check.no_shared_queries_message(load, row))
+        for collection in load.collections:
+            if not shared.get((load.name, collection)):
+                [qrels] = con.execute(
+                    "SELECT list(qid ORDER BY qid)[1:3] FROM facts WHERE collection = ?",
+                    [collection],
+                ).fetchall()[0]
+                row = (0, reporter(load).queries(), qrels)
+                raise InputDataError(check.no_shared_queries_message(load, collection, row))

@@ -93,18 +93,20 @@ SELECT 'duplicates', name, NULL, NULL, kind, count(*)::DOUBLE, NULL FROM (
     UNION ALL
     SELECT 'run', run FROM run_rows WHERE ok GROUP BY run, qid, docno HAVING count(*) > 1)
 GROUP BY kind, name"""
-# Which qrels queries each run lacks, and how many it shares with its qrels: taken as the runs
-# are loaded, before trec_eval -c's rankings make every query answered (as the DuckDB engine does).
+# Which qrels queries each run lacks (of any collection it is evaluated under), and how many it
+# shares with each collection's qrels: taken as the runs are loaded, before trec_eval -c's
+# rankings make every query answered (as the DuckDB engine does).
 _PRESENCE = """
 CREATE TEMP TABLE presence AS
-SELECT 'missing' AS tbl, r.run, f.qid, NULL::DOUBLE AS value
+SELECT DISTINCT 'missing' AS tbl, r.run, NULL AS collection, f.qid, NULL::DOUBLE AS value
 FROM runs r JOIN facts f USING (collection) ANTI JOIN present p ON p.run = r.run AND p.qid = f.qid
-UNION ALL SELECT 'shared', p.run, NULL, count(*)
-FROM present p JOIN runs USING (run) SEMI JOIN facts f USING (collection, qid) GROUP BY p.run"""
+UNION ALL SELECT 'shared', p.run, runs.collection, NULL, count(*)
+FROM present p JOIN runs USING (run) SEMI JOIN facts f USING (collection, qid)
+GROUP BY p.run, runs.collection"""
 _RESULTS = """
 SELECT 'per_query' AS tbl, run, collection, qid, metric, value, text FROM per_query
 UNION ALL SELECT 'facts', NULL, collection, qid, NULL, NULL, NULL FROM facts
-UNION ALL SELECT tbl, run, NULL, qid, NULL, value, NULL FROM presence"""
+UNION ALL SELECT tbl, run, collection, qid, NULL, value, NULL FROM presence"""
 _CURVES = "UNION ALL SELECT 'curve_per_query', run, collection, qid, metric, value, text FROM curve_per_query"
 _POSITIVE = "UNION ALL SELECT 'positive_judgments', NULL, collection, NULL, NULL, n, NULL FROM positive_judgments"
 
@@ -158,7 +160,9 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
     or not (a run may have no row in a shard)."""
     _run(con, plan.setup)
     _run(con, [record_queries(), Statement(_PRESENCE)])
-    missing = missing_ranking_rows("SELECT run FROM runs") if plan.missing_rankings else None
+    missing = (
+        missing_ranking_rows("SELECT DISTINCT run FROM runs") if plan.missing_rankings else None
+    )
     rank(con, plan, [load for batch in plan.batches for load in batch], missing)
     compute(con, plan)
 
