@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pipeline.contract.needs import IdealAtRank, IdealTotals, Need, NeedKind, Requirements, flatten
+from pipeline.contract.subtopics import SubtopicColumns
 from pipeline.errors import PluginError
 
 __all__ = [
@@ -57,8 +58,9 @@ def dcg(c: Columns, gain: Gain, discount: Discount = "standard", k: int | None =
 
 
 @dataclass(frozen=True)
-class Columns:
-    """The canonical columns of the ranking, and the derived columns measures may declare.
+class Columns(SubtopicColumns):
+    """The canonical columns of the ranking, and the derived columns measures may declare
+    (those over subtopic judgments: `SubtopicColumns`).
 
     Row columns of the ranking: `rank` (1-based, after ordering) and `relv`, the judged grade of the
     document, or -1 if the qrels do not have it and -2 if its judgment is negative (trec_eval's

@@ -14,8 +14,12 @@ __all__ = ["IdealAtRank", "IdealTotals", "Need", "NeedKind", "Requirements", "fl
 #: window: a running value over the ranking (one ordered window for all); rank_window: a running
 #: value ordered by `rank` (a second pass); judged_window: a per-judgment value over the qrels;
 #: fact: a per-query aggregate over the qrels; ideal: the ideal ranking's columns at each rank;
-#: length: the ranking's length; grades: the query's ranked grades as a list (Python measures)
-NeedKind = Literal["window", "rank_window", "judged_window", "fact", "ideal", "length", "grades"]
+#: length: the ranking's length; grades: the query's ranked grades as a list (Python measures);
+#: subtopic, subtopic_ideal, subtopic_fact: over subtopic judgments (`pipeline.contract.subtopics`)
+NeedKind = Literal[
+    "window", "rank_window", "judged_window", "fact", "ideal", "length", "grades",
+    "subtopic", "subtopic_ideal", "subtopic_fact",
+]  # fmt: skip
 
 
 class Need(str):

@@ -18,6 +18,7 @@ DEFAULT_PLUGINS = (
     "pipeline.metrics.gain_experimental",
     "pipeline.metrics.rank_biased",
     "pipeline.metrics.relstring",
+    "pipeline.metrics.diversity",
     "pipeline.outputs",
     "pipeline.outputs.trec_eval",
     "pipeline.outputs.report",

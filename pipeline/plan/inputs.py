@@ -26,8 +26,10 @@ __all__ = [
     "Rule",
     "INPUT_TABLES",
     "QRELS_TABLE",
+    "SUBTOPIC_QRELS_TABLE",
     "RUN_ROWS",
     "RUN_TABLES",
+    "SUBTOPIC_FIELDS",
     "general_lines",
     "insert_lines",
     "problem_lines",
@@ -66,6 +68,11 @@ class Format:
     docno: str = "f[3]"
     #: SQL over `line`: a line skipped besides blank and comment ones (a BEIR header)
     skip: str = "false"
+
+    @property
+    def kind(self) -> str:
+        """What the file is, as messages and registered tables name it: "qrels" or "run"."""
+        return "run" if self.table == "run_rows" else "qrels"
 
     @property
     def skipped(self) -> str:
@@ -110,6 +117,12 @@ RUN_ROWS = Statement(
 QRELS_TABLE = Statement(
     "CREATE TABLE qrels (collection VARCHAR, qid VARCHAR, docno VARCHAR, rel INTEGER, ok BOOLEAN)"
 )
+#: the table subtopic qrels (ndeval's: qid subtopic docno grade) are loaded into; `qrels` then
+#: holds each document's highest grade (`pipeline.plan.qrels_formats.max_grades`)
+SUBTOPIC_QRELS_TABLE = Statement(
+    "CREATE TABLE subtopic_qrels (collection VARCHAR, qid VARCHAR, docno VARCHAR, rel INTEGER, "
+    "subtopic INTEGER, ok BOOLEAN)"
+)
 #: the tables the runs are loaded into, made once the qrels are read: the rows of a batch, and
 #: the queries each run answers with how many documents each ranks, recorded as the run is loaded
 #: (its rows are dropped once ranked)
@@ -118,10 +131,11 @@ RUN_TABLES = [
     Statement("CREATE TABLE present (run VARCHAR, qid VARCHAR, retrieved BIGINT)"),
 ]
 #: every table the inputs are loaded into
-INPUT_TABLES = [QRELS_TABLE, *RUN_TABLES]
+INPUT_TABLES = [QRELS_TABLE, SUBTOPIC_QRELS_TABLE, *RUN_TABLES]
 
 QRELS_FIELDS = "qid iter docno rel"
 RUN_FIELDS = "qid Q0 docno rank score tag"
+SUBTOPIC_FIELDS = "qid subtopic docno grade"  # ndeval's qrels
 
 # A line is everything up to its end: the delimiter is the control character 0x1F, which text never
 # holds. In the loading passes a line that does hold it has a second column, `cut`, and is reported
@@ -213,7 +227,7 @@ def parsed_lines(source: str, fmt: Format, columns: str, explain: bool = False) 
     `fmt`'s columns (`qid, docno, rel` or `qid, docno, rank, score`), `ok`, and with `explain`
     the `problem` of a bad line. The Spark engine reads lines this way on its workers, so that
     a line means and fails exactly as in `insert_lines` and `problem_lines`."""
-    names = "qid, docno, rel" if fmt.table == "qrels" else "qid, docno, rank, score"
+    names = _COLUMN_NAMES[fmt.table]
     why = " ".join(f"WHEN {r.bad} THEN {r.problem}" for r in fmt.rules)
     problem = (
         f", CASE WHEN NOT ({fmt.bad}) THEN NULL {why} ELSE 'unreadable' END" if explain else ""
@@ -226,6 +240,13 @@ def parsed_lines(source: str, fmt: Format, columns: str, explain: bool = False) 
     lines = f"SELECT *, CASE WHEN list_contains(fast, '') THEN {_ALL_FIELDS} ELSE fast END AS f FROM ({fast})"
     return f"""SELECT * FROM (SELECT {columns}, {fmt.select}, NOT {fmt.bad}{problem} FROM ({lines}))
         AS t({columns}, {names}, ok{", problem" if explain else ""})"""
+
+
+_COLUMN_NAMES = {
+    "qrels": "qid, docno, rel",
+    "subtopic_qrels": "qid, docno, rel, subtopic",
+    "run_rows": "qid, docno, rank, score",
+}
 
 
 def numbered_lines(fmt: Format) -> str:

@@ -1,11 +1,15 @@
-"""The formats a collection's qrels file may have: TREC's (`qid iter docno rel`, the default) and
-BEIR's (`query-id corpus-id score` under a header line, as BEIR and MTEB distribute their qrels).
+"""The formats a collection's qrels file may have: TREC's (`qid iter docno rel`, the default),
+BEIR's (`query-id corpus-id score` under a header line, as BEIR and MTEB distribute their qrels)
+and ndeval's subtopic qrels (`qid subtopic docno grade`, the TREC Web track's diversity qrels).
 
 A collection names its format (`format: beir`), or its file's first line says: a first line whose
 fields are BEIR's column names is a BEIR header. A TREC line has four fields and BEIR's header
 three, so a TREC file is never taken for a BEIR one. Both formats are read by the same passes
 (`pipeline.plan.inputs`), split and checked alike; a BEIR file's header (wherever it repeats, as
-it does in each part file a Spark job writes) is skipped, and still counts as line 1.
+it does in each part file a Spark job writes) is skipped, and still counts as line 1. Subtopic
+qrels, which only their `format: subtopics` names (their lines look like TREC's), are read into
+`subtopic_qrels`, one row per (qid, subtopic, docno); `qrels` then holds each document's highest
+grade over its subtopics (`max_grades`), which every measure but the diversity ones reads.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import zlib
 from pathlib import Path
 
 from pipeline.plan.inputs import (
+    SUBTOPIC_FIELDS,
     Format,
     Rule,
     atol,
@@ -25,6 +30,7 @@ from pipeline.plan.inputs import (
     quoted,
     text_format,
 )
+from pipeline.plan.statement import Statement
 from pipeline.plan.table_inputs import is_table_input
 
 __all__ = [
@@ -32,12 +38,14 @@ __all__ = [
     "QRELS_FORMATS",
     "beir_format",
     "format_of",
+    "max_grades",
     "named_format",
     "recognised",
+    "subtopics_format",
 ]
 
 #: the formats a collection's `format` may name
-QRELS_FORMATS = ("trec", "beir")
+QRELS_FORMATS = ("trec", "beir", "subtopics")
 #: BEIR's header, in its order: the columns of its qrels' TSV files
 BEIR_COLUMNS = ("query-id", "corpus-id", "score")
 
@@ -78,16 +86,52 @@ def beir_format(mode: str = "strict") -> Format:
     return text_format("qrels", "collection", f"f[1], f[2], {rel}", rules, "f[2]", _HEADER)
 
 
+# ndeval reads a subtopic as a natural number (digits only): so does irpipe, in either mode.
+_SUBTOPIC = "TRY_CAST(f[2] AS INTEGER)"
+_SUBTOPIC_RULES = [
+    Rule(
+        "NOT regexp_full_match(f[2], '[0-9]+')",
+        f"""'the subtopic must be a non-negative integer (subtopic qrels: {SUBTOPIC_FIELDS}), '
+        || 'found ' || {quoted("f[2]")}""",
+    ),
+    Rule(f"{_SUBTOPIC} IS NULL", f"'the subtopic ' || {quoted('f[2]')} || ' is out of range'"),
+]
+
+
+def subtopics_format(mode: str = "strict") -> Format:
+    """How ndeval's subtopic qrels (`qid subtopic docno grade`) are read into `subtopic_qrels`,
+    under the collection's name: TREC's rules for the grade, and a subtopic of plain digits."""
+    rel = "TRY_CAST(f[4] AS INTEGER)" if mode == "strict" else atol("f[4]", "INTEGER")
+    rules = [
+        field_count("<>", 4, SUBTOPIC_FIELDS),
+        *_SUBTOPIC_RULES,
+        *integer_rules("f[4]", rel, "the relevance grade", strict=mode == "strict"),
+    ]
+    return text_format("subtopic_qrels", "collection", f"f[1], f[3], {rel}, {_SUBTOPIC}", rules)
+
+
+def max_grades(names: list[str]) -> Statement:
+    """`qrels` of the subtopic collections `names`: each judged document once, with its
+    highest grade over its subtopics (ndeval's document is relevant when it is to any)."""
+    return Statement(
+        """INSERT INTO qrels SELECT collection, qid, docno, max(rel), bool_and(ok)
+        FROM subtopic_qrels WHERE list_contains(?, collection) GROUP BY collection, qid, docno""",
+        [names],
+    )
+
+
 def named_format(given: str | None, mode: str = "strict") -> Format:
     """How qrels of the format `given` are read (TREC's when none is): what the plan compiles,
     reading no file (validation gives a collection whose file shows a BEIR header its format)."""
+    if given == "subtopics":
+        return subtopics_format(mode)
     return beir_format(mode) if given == "beir" else qrels_format(mode)
 
 
 def format_of(path: Path | str, given: str | None, mode: str = "strict") -> Format:
     """How a collection's qrels at `path` are read: by its `format` if `given`, else by the
     format its first line shows (`recognised`)."""
-    return beir_format(mode) if (given or recognised(path)) == "beir" else qrels_format(mode)
+    return named_format(given or recognised(path), mode)
 
 
 def recognised(path: Path | str) -> str:

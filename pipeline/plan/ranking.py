@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.contract.columns import IdealAtRank, Requirements
+from pipeline.plan import subtopic_tables
 from pipeline.spec import Settings
 
 __all__ = [
@@ -105,7 +106,8 @@ def ranked_sql(req: Requirements, settings: Settings, judged_rows: bool = False)
     body = (
         _judged_ranking(req, settings, keys) if judged_rows else _full_ranking(req, settings, keys)
     )
-    return f"{body},\nranked AS ({_with_rank_columns(req)}\n)"
+    subtopics = subtopic_tables.ranking_ctes(req)
+    return f"{body}{subtopics},\nranked AS ({_with_rank_columns(req)}\n)"
 
 
 def _full_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, ...]) -> str:
@@ -231,12 +233,12 @@ def _length(req: Requirements, expr: str) -> str:
 
 
 def _with_rank_columns(req: Requirements) -> str:
-    """`windowed` with the values that need the rank: a second ordered window, and the ideal
-    ranking's columns at each rank."""
-    columns = req.of_kind("rank_window")
+    """`windowed` with the values that need the rank: a second ordered window, the ideal
+    ranking's columns at each rank, and the columns over each row's subtopics."""
+    columns, joins = subtopic_tables.ranking_columns(req)
+    columns |= req.of_kind("rank_window")
     if not columns and not req.ideal_lists:
         return "\n    SELECT * FROM windowed"
-    joins = ""
     for tag in req.ideal_lists:
         for part in IdealAtRank.PARTS:
             columns[f"ideal_{tag}_{part}"] = f"i_{tag}.{part}"

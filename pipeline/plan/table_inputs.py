@@ -25,6 +25,7 @@ __all__ = [
     "column_types",
     "duplicate_rows",
     "id_type_problem",
+    "identity",
     "insert_rows",
     "is_registered",
     "is_table_input",
@@ -40,6 +41,12 @@ IRDS = "irds:"
 #: each table's columns and their types; a run's `rank` may be missing
 TABLE_COLUMNS = {
     "qrels": {"qid": "VARCHAR", "docno": "VARCHAR", "rel": "INTEGER"},
+    "subtopic_qrels": {
+        "qid": "VARCHAR",
+        "docno": "VARCHAR",
+        "rel": "INTEGER",
+        "subtopic": "INTEGER",
+    },
     "run_rows": {"qid": "VARCHAR", "docno": "VARCHAR", "rank": "BIGINT", "score": "DOUBLE"},
 }
 #: the types an id column may have, as DuckDB and Spark name them: text and integers
@@ -47,12 +54,19 @@ _ID_TYPES = {
     "varchar", "string", "tinyint", "smallint", "int", "integer", "bigint", "hugeint",
     "utinyint", "usmallint", "uinteger", "ubigint", "uhugeint",
 }  # fmt: skip
+#: why a row of qrels is bad, in the order the report names the first one that applies
+_QRELS_PROBLEMS = [
+    ("qid IS NULL", "the qid is missing (or not text or an integer)"),
+    ("docno IS NULL", "the docno is missing (or not text or an integer)"),
+    ("rel IS NULL", "the relevance grade is missing or not an integer"),
+]
 #: why a row is bad, in the order the report names the first one that applies
 _PROBLEMS = {
-    "qrels": [
-        ("qid IS NULL", "the qid is missing (or not text or an integer)"),
-        ("docno IS NULL", "the docno is missing (or not text or an integer)"),
-        ("rel IS NULL", "the relevance grade is missing or not an integer"),
+    "qrels": _QRELS_PROBLEMS,
+    "subtopic_qrels": [
+        *_QRELS_PROBLEMS,
+        ("subtopic IS NULL", "the subtopic is missing or not an integer"),
+        ("subtopic < 0", "the subtopic must be a non-negative integer"),
     ],
     "run_rows": [
         ("qid IS NULL", "the qid is missing (or not text or an integer)"),
@@ -92,8 +106,7 @@ def not_parquet_message(path: Path | str, detail: str) -> str:
 def _source(load: Load) -> tuple[str, list]:
     """The relation a table input is read from, and its parameters."""
     if is_registered(load.path):
-        kind = "qrels" if load.table == "qrels" else "run"
-        return quote_identifier(memory_view(load.path, kind)), []
+        return quote_identifier(memory_view(load.path, load.format.kind)), []
     return "read_parquet(?)", [literal_path(load.path)]
 
 
@@ -124,11 +137,11 @@ def id_type_problem(where: str, column: str, type_name: str) -> str | None:
 def cast_sql(column: str, kind: str, name: str | None = None) -> str:
     """SQL (DuckDB's and Spark's alike) casting the input's `column` (written `name`: quoted
     where the dialect needs it) to `kind`, NULL where it cannot. A grade must be a whole
-    number: a cast alone would round 2.5 to 2 (DuckDB) or truncate it (Spark), a wrong number
-    where a text file's 2.5 is a bad line."""
+    number (a subtopic too): a cast alone would round 2.5 to 2 (DuckDB) or truncate it (Spark),
+    a wrong number where a text file's 2.5 is a bad line."""
     name = name or column
     cast = f"TRY_CAST({name} AS {kind})"
-    if column != "rel":
+    if column not in ("rel", "subtopic"):
         return cast
     number = f"TRY_CAST({name} AS DOUBLE)"
     return f"CASE WHEN {number} = TRY_CAST({number} AS BIGINT) THEN {cast} END"
@@ -182,15 +195,24 @@ def problem_rows(load: Load, present: set[str], limit: int) -> Statement:
 
 
 def duplicate_rows(load: Load, present: set[str], limit: int) -> Statement:
-    """The first (qid, docno) pairs a table input holds twice, each with its row numbers, and
-    how many such pairs there are (the text files' `duplicates`, by row)."""
+    """The first (qid, docno) pairs (with subtopic qrels, (qid, subtopic, docno) triples) a
+    table input holds twice, each with its row numbers, how many there are, and the subtopic
+    (the text files' `duplicates`, by row)."""
     rows, params = _rows(load, present, numbered=True)
+    key = identity(load.table)
+    subtopic = "d.subtopic" if "subtopic" in key else "NULL"
     sql = f"""
 WITH numbered AS ({rows}),
-dup AS (SELECT qid, docno FROM numbered GROUP BY qid, docno HAVING count(*) > 1)
-SELECT d.qid, d.docno, list(n.row_no ORDER BY n.row_no), (SELECT count(*) FROM dup)
-FROM dup d JOIN numbered n USING (qid, docno)
-GROUP BY d.qid, d.docno
+dup AS (SELECT {key} FROM numbered GROUP BY {key} HAVING count(*) > 1)
+SELECT d.qid, d.docno, list(n.row_no ORDER BY n.row_no), (SELECT count(*) FROM dup), {subtopic}
+FROM dup d JOIN numbered n USING ({key})
+GROUP BY {", ".join(f"d.{c}" for c in key.split(", "))}
 ORDER BY min(n.row_no)
 LIMIT {int(limit)}"""
     return Statement(sql, params)
+
+
+def identity(table: str) -> str:
+    """The columns that a row of `table` may not repeat: a document once per query (once per
+    query and subtopic in subtopic qrels)."""
+    return "qid, subtopic, docno" if table == "subtopic_qrels" else "qid, docno"
