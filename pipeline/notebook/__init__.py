@@ -162,7 +162,7 @@ def _loaded(qrels, runs, metrics, settings, compare, columns) -> tuple[LoadedSpe
     collections = qrels if named else {"default": qrels}
     data: dict[str, Any] = {
         "collections": {
-            name: {"qrels": _input(value, "qrels", name, tables, read)}
+            name: _collection(_input(value, "qrels", name, tables, read), tables)
             for name, value in collections.items()
         },
         "runs": _runs(runs, list(collections), tables, read),
@@ -174,6 +174,14 @@ def _loaded(qrels, runs, metrics, settings, compare, columns) -> tuple[LoadedSpe
         data["compare"] = dict(compare)
     digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
     return spec_from_mapping(data, Path.cwd() / ORIGIN, digest, tables=tables), data
+
+
+def _collection(path: str, tables: dict) -> dict[str, Any]:
+    """A collection of the spec: its qrels, whose format is subtopics when the table given has
+    a subtopic column (ndeval's qrels)."""
+    table = tables.get(memory_view(path, "qrels"))
+    subtopics = table is not None and "subtopic" in table.column_names
+    return {"qrels": path, "format": "subtopics"} if subtopics else {"qrels": path}
 
 
 def _runs(runs, collections: list[str], tables: dict, read) -> dict[str, Any]:

@@ -225,10 +225,13 @@ def duplicates_message(load: Load, rows: list[tuple]) -> str:
     ]
     total = rows[0][3]
     pairs = "(qid, subtopic, docno) triple" if subtopics else "(qid, docno) pair"
-    once = "once per query and subtopic" if subtopics else "once per query"
+    once = (
+        "once per query and subtopic"
+        if subtopics
+        else "once per query (trec_eval stops on duplicates too)"
+    )
     lines.append(
-        f"{where}: {total} duplicate {pairs}{'s' * (total != 1)}; "
-        f"a document may appear {once} (trec_eval stops on duplicates too)"
+        f"{where}: {total} duplicate {pairs}{'s' * (total != 1)}; a document may appear {once}"
     )
     return "\n".join(lines)
 

@@ -76,9 +76,19 @@ def ideal_sql(ideal: SubtopicIdeal) -> str:
     placed."""
     factor = novelty_factor(ideal.alpha)
     depth = "" if ideal.depth is None else f" AND g.pos < {int(ideal.depth)}"
-    score = f"list_sum(list_transform(d.subs, lambda s: pow({factor}, g.seen[s])))"
+    # ndeval's arithmetic to the last bit, so that its ties are ties here: a subtopic's gain
+    # multiplied by 1 - alpha at each cover (not pow), a score summed in subtopic order.
+    gains = "list_transform(d.subs, lambda s: powers.p[g.seen[s] + 1])"
+    score = f"list_reduce({gains}, lambda a, b: a + b)"
     return f"""
-WITH RECURSIVE numbered AS (
+WITH RECURSIVE products AS (
+    SELECT 0 AS n, CAST(1.0 AS DOUBLE) AS g
+    UNION ALL
+    SELECT n + 1, g * {factor} FROM products
+    WHERE n < (SELECT coalesce(max(nrel), 0) FROM {relevant_table(ideal.level)})
+),
+powers AS (SELECT list(g ORDER BY n) AS p FROM products),
+numbered AS (
     SELECT collection, qid, docno,
         dense_rank() OVER (PARTITION BY collection, qid ORDER BY subtopic) AS s
     FROM {relevant_table(ideal.level)}
@@ -105,6 +115,7 @@ greedy AS (
                     {{'score': {score}, 'docno': d.docno}}) AS best
         FROM greedy g
         JOIN docs d ON d.collection = g.collection AND d.qid = g.qid AND NOT g.placed[d.idx]{depth}
+        CROSS JOIN powers
         GROUP BY g.collection, g.qid
     )
     WHERE best.score > 0

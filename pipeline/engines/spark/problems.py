@@ -18,7 +18,7 @@ from pipeline.engines.spark.inputs import PARQUET_COLUMNS, files_of, uri_of
 from pipeline.engines.spark.shard import typed
 from pipeline.plan import input_checks as check
 from pipeline.plan.inputs import parsed_lines
-from pipeline.plan.table_inputs import cast_sql
+from pipeline.plan.table_inputs import cast_sql, identity
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Reporter"]
 
-_NUMBERED = "line_no bigint, qid string, docno string, ok boolean, problem string"
+_NUMBERED = "line_no bigint, qid string, docno string, subtopic int, ok boolean, problem string"
 
 
 class Reporter:
@@ -71,7 +71,7 @@ class Reporter:
             part = self._numbered(uri).filter("ok").withColumn("file", F.lit(uri))
             numbered = part if numbered is None else numbered.unionByName(part)
         pairs = (
-            numbered.groupBy("qid", "docno")
+            numbered.groupBy("qid", "subtopic", "docno")
             .agg(F.sort_array(F.collect_list(F.struct("file", "line_no"))).alias("at"))
             .filter(F.size("at") > 1)
         )
@@ -87,6 +87,7 @@ class Reporter:
                 p.docno,
                 [a.line_no if single else f"{_local(a.file)}:{a.line_no}" for a in p.at],
                 total,
+                p.subtopic,
             )
             for p in pairs
         ]
@@ -132,10 +133,11 @@ class Reporter:
 
     def _duplicate_rows(self, total: int) -> str:
         frame = self.spark.read.parquet(uri_of(self.load.path))
-        pairs = frame.groupBy("qid", "docno").count().filter("count > 1")
+        pairs = frame.groupBy(*identity(self.load.table).split(", ")).count().filter("count > 1")
         found = pairs.orderBy("qid", "docno").limit(check.MAX_REPORTED).collect()
         lines = [
-            f"{self.load.path}: query {r.qid!r} has document {r.docno!r} {r['count']} times"
+            f"{self.load.path}: query {r.qid!r} has document {r.docno!r}"
+            f"{_subtopic(r.asDict())} {r['count']} times"
             for r in found
         ]
         lines.append(
@@ -146,6 +148,10 @@ class Reporter:
 
 
 _TYPES = {"string": "text", "int": "an integer", "double": "a number"}
+
+
+def _subtopic(row: dict) -> str:
+    return f" for subtopic {row['subtopic']}" if "subtopic" in row else ""
 
 
 def _row(row, wanted: dict) -> str:
@@ -163,7 +169,8 @@ def _explain(batches: Iterator[pa.RecordBatch], fmt: Format) -> Iterator[pa.Reco
     import duckdb
 
     con = duckdb.connect(config={"threads": 1})
-    sql = f"SELECT line, line_no, qid, docno, ok, problem FROM ({parsed_lines('lines', fmt, 'line, line_no', explain=True)})"
+    subtopic = "subtopic" if fmt.table == "subtopic_qrels" else "NULL::INTEGER AS subtopic"
+    sql = f"SELECT line, line_no, qid, docno, {subtopic}, ok, problem FROM ({parsed_lines('lines', fmt, 'line, line_no', explain=True)})"
     try:
         for batch in batches:
             con.register("lines", batch)
