@@ -24,6 +24,8 @@ from conftest import snapshot
 from test_user_errors import DATA_ERROR, SPEC_ERROR, irpipe, refused
 
 from pipeline import evaluate
+from pipeline.errors import InputDataError
+from pipeline.run.evaluation import evaluate as run_evaluation
 from pipeline.synthetic import generate_subtopics, write_qrels, write_subtopic_qrels
 
 # irpipe's name -> ndeval's (pyndeval's), at every cutoff ndeval has and some it has not.
@@ -348,6 +350,14 @@ def test_the_spark_engine_gives_the_same_tables(spark, tmp_path):
     runs = _write_runs(data, tmp_path, 5)
     spec = yaml.safe_load(_spec(tmp_path, runs, [*NDEVAL, "AP", "nDCG@10"]).read_text())
     same_tables(spec, tmp_path)
+    for bad in ("1 1 a 1\n1 x b 1\n", "1 1 a 1\n1 2 b 1\n1 1 a 0\n"):  # the same words
+        (tmp_path / "qrels.txt").write_text(bad)
+        messages = []
+        for engine in ("duckdb", "spark"):
+            with pytest.raises(InputDataError) as raised:
+                run_evaluation(tmp_path / "spec.yaml", write=False, engine=engine)
+            messages.append(str(raised.value))
+        assert messages[1] == messages[0] and "qrels.txt:" in messages[0]
 
 
 # -- mistakes: one message naming the key, or the file and line; nothing written ---------------

@@ -15,6 +15,8 @@ ideal ranking of the judged documents. Beyond ndeval's depth of 20, the same def
 
 from __future__ import annotations
 
+from math import log2
+
 from pydantic import Field
 
 from ..api import Columns, LevelParams, Measure, double, hookimpl
@@ -49,8 +51,6 @@ def _novelty_sum(p, c: Columns, discount: str | float, k: int | None) -> str:
 
 def _ideal_ideal(alpha: float, discount: str, k: int) -> float:
     """ndeval's "ideal ideal" per subtopic: sum over ranks 1..k of (1 - alpha)^(i-1), discounted."""
-    from math import log2
-
     factor = {"log2": lambda i: 1 / log2(i + 1), "rank": lambda i: 1 / i}[discount]
     return sum((1 - alpha) ** (i - 1) * factor(i) for i in range(1, k + 1))
 
