@@ -33,6 +33,7 @@ from pipeline.contract.columns import (
     Rounding,
     dcg,
     double,
+    grade_literal,
     ratio,
 )
 from pipeline.contract.measure import LevelParams, Measure, MeasureParams, RankedParams
@@ -61,6 +62,7 @@ __all__ = [
     "Writer",
     "dcg",
     "double",
+    "grade_literal",
     "hookimpl",
     "quote_identifier",
     "ratio",

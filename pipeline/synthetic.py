@@ -5,7 +5,8 @@ A collection has graded judgments (0..max_grade), negative judgments, queries wi
 document, queries absent from a run, run-only queries, retrieved documents that were never judged,
 relevant documents never retrieved, and score ties (also ties that only exist in float32).
 With `extremes`, every collection also has the cases a random draw may miss (see `EXTREMES`); the
-conformance kit (`pipeline.testing`) evaluates measures on such collections.
+conformance kit (`pipeline.testing`) evaluates measures on such collections. `soft_labels` turns a
+collection's grades into decimals (`grades: real`): whole ones written as decimals, or soft labels.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ __all__ = [
     "SubtopicCollection",
     "generate",
     "generate_subtopics",
+    "llm_judgments",
+    "soft_labels",
     "write_beir_qrels",
     "write_qrels",
     "write_run",
@@ -40,7 +43,7 @@ EXTREMES = {
 class Collection:
     """qrels[qid][docno] = grade and runs[name][qid][docno] = score."""
 
-    qrels: dict[str, dict[str, int]] = field(default_factory=dict)
+    qrels: dict[str, dict[str, int | float]] = field(default_factory=dict)
     runs: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
 
 
@@ -159,6 +162,17 @@ class SubtopicCollection:
         """Each judged document's highest grade over its subtopics: ordinary qrels."""
         return {q: {d: max(s.values()) for d, s in docs.items()} for q, docs in self.qrels.items()}
 
+    def soft_labels(self, seed: int, whole: bool = False) -> dict[str, dict[str, dict[int, float]]]:
+        """The subtopic qrels' grades as decimals, each (document, subtopic) pair's grade as
+        `soft_labels` makes a document's: whole grades as floats (`whole`), else soft labels."""
+        pairs = {q: {(d, s): g for d, st in docs.items() for s, g in st.items()}
+                 for q, docs in self.qrels.items()}  # fmt: skip
+        soft: dict[str, dict[str, dict[int, float]]] = {}
+        for q, graded in soft_labels(pairs, seed, whole).items():
+            for (d, s), g in graded.items():
+                soft.setdefault(q, {}).setdefault(d, {})[s] = g
+        return soft
+
 
 def generate_subtopics(seed: int, queries: int = 12, runs: int = 2) -> SubtopicCollection:
     """A random collection of subtopic qrels (the TREC Web track's diversity qrels) with every
@@ -189,8 +203,8 @@ def _subtopic_judgments(rng: random.Random, nothing_relevant: bool) -> dict[str,
     return judged
 
 
-def write_subtopic_qrels(qrels: dict[str, dict[str, dict[int, int]]], path: Path) -> None:
-    """ndeval's qrels: qid subtopic docno grade."""
+def write_subtopic_qrels(qrels: dict[str, dict[str, dict[int, int | float]]], path: Path) -> None:
+    """ndeval's qrels: qid subtopic docno grade (a decimal grade as Python writes it: `2.0`)."""
     lines = [
         f"{q} {s} {d} {g}"
         for q, docs in qrels.items()
@@ -200,13 +214,81 @@ def write_subtopic_qrels(qrels: dict[str, dict[str, dict[int, int]]], path: Path
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def write_qrels(qrels: dict[str, dict[str, int]], path: Path) -> None:
-    """TREC qrels: qid iter docno rel."""
+def llm_judgments(
+    qrels: dict[str, dict[str, int]],
+    seed: int,
+    max_grade: int = 3,
+    lenient: float = 0.4,
+    coverage: float = 0.85,
+    extra: int = 6,
+) -> dict[str, dict[str, int]]:
+    """A second judgment set of the same queries, erring as an LLM judge errs: leniently on
+    related documents. A document the qrels judge is judged again with probability `coverage`
+    (pairs missing on this side), and a query now and then not at all; one judged not relevant
+    (grade 0, or negative: judged but unusable, which a judge calls 0) is related to the topic,
+    since it was pooled, and is called relevant (1, sometimes 2) with probability `lenient`; a
+    relevant one keeps its grade, or drifts one grade either way. Up to `extra` documents per
+    query that the qrels never judged get labels too, mostly 0 and 1 (pairs missing on the
+    qrels' side). The same seed always gives the same labels."""
+    rng = random.Random(f"llm {seed}")
+    judged: dict[str, dict[str, int]] = {}
+    for qid, docs in qrels.items():
+        if rng.random() < 0.05:
+            continue  # a query this judge never saw
+        labels = {d: _llm_grade(rng, g, max_grade, lenient) for d, g in docs.items()
+                  if rng.random() < coverage}  # fmt: skip
+        unjudged = [f"d{d}" for d in range(60, 90)]
+        for docno in rng.sample(unjudged, rng.randint(0, extra)):
+            labels[docno] = rng.choice([0, 0, 0, 1, 1, min(2, max_grade)])
+        judged[qid] = labels
+    return judged
+
+
+def _llm_grade(rng: random.Random, grade: int, max_grade: int, lenient: float) -> int:
+    if grade <= 0:
+        return rng.choice([1, 1, min(2, max_grade)]) if rng.random() < lenient else 0
+    drift = rng.choice([0, 0, 0, -1, 1])
+    return min(max(grade + drift, 0), max_grade)
+
+
+#: soft labels a draw may miss: the usual relevance level of probabilities, and its neighbours
+_SOFT_EDGES = (0.0, 0.5, 0.49999, 0.50001, 1.0)
+
+
+def soft_labels(
+    qrels: dict[str, dict[str, int | float]], seed: int, whole: bool = False
+) -> dict[str, dict[str, float | int]]:
+    """The qrels' grades as decimals, negative judgments kept as they are: with `whole`, each
+    grade g >= 0 as the float g (`2.0`: decimal text that means the integer); else a soft
+    label, as an LLM judge gives a probability or a score: a decimal in [0, max grade] of 1 to
+    4 digits, some exactly 0, 0.5 (the usual level), just either side of it or 1, some a whole
+    grade the query has (ties in the ideal ranking). The same seed gives the same labels."""
+    rng = random.Random(f"soft {seed}")
+    top = max((g for docs in qrels.values() for g in docs.values()), default=1) or 1
+    return {
+        q: {
+            d: g if g < 0 else float(g) if whole else _soft(rng, top, docs) for d, g in docs.items()
+        }
+        for q, docs in qrels.items()
+    }
+
+
+def _soft(rng: random.Random, top: float, docs: dict) -> float:
+    roll = rng.random()
+    if roll < 0.15:
+        return rng.choice(_SOFT_EDGES)
+    if roll < 0.25:
+        return float(rng.choice([g for g in docs.values() if g >= 0] or [0]))
+    return round(rng.uniform(0, top), rng.randint(1, 4))
+
+
+def write_qrels(qrels: dict[str, dict[str, int | float]], path: Path) -> None:
+    """TREC qrels: qid iter docno rel (a decimal grade as Python writes it: `0.7`, `2.0`)."""
     lines = [f"{q} 0 {d} {g}" for q, docs in qrels.items() for d, g in docs.items()]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def write_beir_qrels(qrels: dict[str, dict[str, int]], path: Path) -> None:
+def write_beir_qrels(qrels: dict[str, dict[str, int | float]], path: Path) -> None:
     """BEIR's (and MTEB's) qrels: a header line, then query-id, corpus-id, score, tab-separated;
     gzip-compressed when `path` ends in .gz."""
     lines = ["query-id\tcorpus-id\tscore"]

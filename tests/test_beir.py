@@ -177,11 +177,12 @@ BAD = {
         r"test.tsv:1: .* in this order; found them out of order",
     ),
     "a decimal grade": (
-        GOOD.replace("d2\t0", "d2\t0.5"), {}, r"test.tsv:3: a decimal grade '0.5': grades must be "
-        r"integers \(.*need a `grades: real` setting, which irpipe does not have yet\)"
+        GOOD.replace("d2\t0", "d2\t0.5"), {}, r"test.tsv:3: the relevance grade must be an integer, "
+        r"found '0.5' \(decimal grades are read with settings: \{grades: real\}\): '1\\td2\\t0.5'$"
     ),
     "a decimal grade, lenient": (
-        GOOD.replace("d3\t2", "d3\t1e-1"), {}, r"test.tsv:4: a decimal grade '1e-1'"
+        GOOD.replace("d3\t2", "d3\t1e-1"), {}, r"test.tsv:4: the relevance grade must be an integer, "
+        r"found '1e-1' \(decimal grades are read with settings: \{grades: real\}\)"
     ),
     "a grade that is not a number": (
         GOOD.replace("d2\t0", "d2\thigh"), {},

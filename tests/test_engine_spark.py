@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 import yaml
 from conftest import collection_spec, snapshot
@@ -24,7 +25,7 @@ from conftest import collection_spec, snapshot
 from pipeline.api import Measure, PythonMeasure
 from pipeline.errors import DuplicateError, InputDataError, SpecError
 from pipeline.run.evaluation import evaluate
-from pipeline.synthetic import generate, write_beir_qrels
+from pipeline.synthetic import generate, soft_labels, write_beir_qrels
 from pipeline.testing import installed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,6 +91,19 @@ def test_hard_collections_give_the_same_values(spark, tmp_path, settings):
     spec = collection_spec(tmp_path, data, METRICS, settings=settings)
     spec["collections"]["c"]["num_docs"] = 5000
     same_tables(spec, tmp_path)
+
+
+def test_other_tools_measures_and_judged_only_give_the_same_values(spark, tmp_path):
+    """gdeval's and rbp_eval's variants (queries without a value), ERR, and metrics over the
+    condensed ranking (`judged_only=true`) beside the same metrics over the whole ranking."""
+    data = generate(seed=33, queries=25, runs=3, max_grade=4, extremes=True)
+    metrics = [
+        "nDCG(variant=gdeval)@20", "ERR(variant=gdeval)@20", "ERR@10", "nDCG@10",
+        "RBP(p=0.8,variant=rbp_eval)", "RBP(p=0.8,variant=rbp_eval,residual=true)@10",
+        "nDCG(judged_only=true)@10", "AP(judged_only=true)", "RnDCG(judged_only=true)",
+        "NumRet(judged_only=true)",
+    ]  # fmt: skip
+    same_tables(collection_spec(tmp_path, data, metrics), tmp_path)
 
 
 def test_the_quickstart_gives_the_same_tables(spark, tmp_path):
@@ -272,6 +286,36 @@ def test_beir_qrels_give_the_same_values_and_the_same_errors(spark, tmp_path):
             messages.append(str(raised.value))
         assert messages[1] == messages[0]
         assert re.match(r".*test.tsv:[12]: ", messages[0]), messages[0]
+
+
+def test_soft_labels_give_the_same_values_and_the_same_errors(spark, tmp_path):
+    """Decimal grades (`grades: real`, tests/test_soft_labels.py) at the level 0.5, as text read
+    on the workers, as BEIR TSV and as Parquet of doubles: the same tables as on DuckDB; a grade
+    that is not finite refused in the same words."""
+    data = generate(seed=5, queries=20, runs=2, extremes=True)
+    data.qrels = soft_labels(data.qrels, 5)
+    real = {"grades": "real", "relevance_level": 0.5}
+    spec = collection_spec(tmp_path, data, [*METRICS, "G", "RnDCG"], settings=real)
+    spec["collections"]["c"]["num_docs"] = 5000
+    same_tables(spec, tmp_path)
+    write_beir_qrels(data.qrels, tmp_path / "test.tsv")
+    rows = [(q, d, float(g)) for q, docs in data.qrels.items() for d, g in docs.items()]
+    duckdb.sql(f"COPY (SELECT * FROM (VALUES {', '.join(map(repr, rows))}) t(qid, docno, rel)) "
+               f"TO '{tmp_path / 'q.parquet'}' (FORMAT parquet)")  # fmt: skip
+    for qrels in ("test.tsv", "q.parquet"):
+        spec["collections"]["c"]["qrels"] = qrels
+        same_tables(spec, tmp_path)
+    (tmp_path / "qrels.txt").write_text(QRELS.replace("c 1", "c inf"))
+    (tmp_path / "run.txt").write_text(RUN)
+    bad = {"collections": {"c": {"qrels": "qrels.txt"}}, "metrics": ["AP"], "settings": real,
+           "runs": {"r": {"path": "run.txt", "collection": "c"}}}  # fmt: skip
+    messages = []
+    for engine in ("duckdb", "spark"):
+        with pytest.raises(InputDataError) as raised:
+            evaluate(_written(tmp_path / "bad.yaml", bad), write=False, engine=engine)
+        messages.append(str(raised.value))
+    assert messages[1] == messages[0]
+    assert "qrels.txt:3: the relevance grade must be a finite number, found 'inf'" in messages[0]
 
 
 def test_a_bad_line_in_a_part_file_is_named_by_that_file(spark, tmp_path):

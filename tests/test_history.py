@@ -14,6 +14,7 @@ import yaml
 from conftest import collection_spec, evaluate_with_plugin, install_scaled_plugin
 
 from pipeline.run.evaluation import evaluate
+from pipeline.spec import Settings
 from pipeline.synthetic import generate, write_run
 
 METRICS = ["AP", "nDCG@10", "P@5", "RR", "gmAP", "num_ret", "RelString@5"]
@@ -115,6 +116,10 @@ def _change_setting(tmp_path: Path, spec: dict) -> dict:
     return {**spec, "settings": {"relevance_level": 2}}
 
 
+def _read_grades_as_real(tmp_path: Path, spec: dict) -> dict:
+    return {**spec, "settings": {"grades": "real"}}
+
+
 def _change_parameter(tmp_path: Path, spec: dict) -> dict:
     return {**spec, "metrics": [*METRICS[:1], "nDCG@20", *METRICS[2:]]}
 
@@ -146,8 +151,9 @@ def _change_python(monkeypatch) -> None:
 
 @pytest.mark.parametrize(
     "change",
-    [_change_qrels, _change_setting, _change_parameter, _add_metric, _change_collection],
-)
+    [_change_qrels, _change_setting, _read_grades_as_real, _change_parameter, _add_metric,
+     _change_collection],
+)  # fmt: skip
 def test_each_ingredient_of_the_spec_recomputes_every_run(collection, write_spec, tmp_path, change):
     spec, _ = collection
     evaluate(write_spec(spec), write=False)
@@ -155,6 +161,20 @@ def test_each_ingredient_of_the_spec_recomputes_every_run(collection, write_spec
     assert changed.keeper.reused == {}
     again = evaluate(write_spec(change(tmp_path, spec)), write=False)
     assert set(again.keeper.reused) == set(spec["runs"])
+
+
+def test_integer_grades_reuse_what_was_computed_before_the_setting(
+    collection, write_spec, monkeypatch
+):
+    """A history made before `grades` existed (its settings without it) is reused under the
+    default, integer grades: the key holds the setting only when it is `real`."""
+    spec, _ = collection
+    resolved = Settings.resolved
+    with monkeypatch.context() as before:
+        before.setattr(Settings, "resolved", lambda self: {k: v for k, v in resolved(self).items() if k != "grades"})  # fmt: skip
+        evaluate(write_spec(spec), write=False)
+    named = evaluate(write_spec({**spec, "settings": {"grades": "integer"}}), write=False)
+    assert set(named.keeper.reused) == set(spec["runs"])
 
 
 @pytest.mark.parametrize("change", [_change_irpipe, _change_duckdb, _change_python])

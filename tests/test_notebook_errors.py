@@ -103,9 +103,20 @@ def _run(**columns) -> pd.DataFrame:
         ({"qrels": pl.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"],
                                  "rel": [1.0, float("nan")]})},
          InputDataError, r"^qrels\['default'\]: row 2: the relevance grade is missing"),
+        ({"qrels": pl.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "rel": [0.5, float("inf")]}),
+          "settings": {"grades": "real"}},
+         InputDataError, r"^qrels\['default'\]: row 2: the relevance grade must be a finite number"),
+        ({"qrels": pd.DataFrame({"qid": ["1"], "docno": ["a"], "rel": ["0.5"]}),
+          "settings": {"grades": "real"}}, SpecError,
+         r"^qrels\['default'\]: column 'rel' holds numbers as text, e\.g\. '0\.5' on row 1 .*; "
+         r"grades are numbers: give numbers \(pandas: pd\.to_numeric"),
+        ({"metrics": ["P(rel=0.5)@2"]}, SpecError, r"metrics\.0: P\(rel=0\.5\)@2: rel=0\.5 is a "
+         r"decimal, and grades are integers: give an integer, or read decimal grades with "
+         r"settings: \{grades: real\}$"),
         ({"qrels": {"1": {"a": 1.5}}}, SpecError,
          r"^qrels\['default'\]: column 'rel', row 1 \(qid '1', docno 'a'\): 1\.5 is not a whole "
-         r"number; grades are integers$"),
+         r"number; grades are integers \(decimal grades are read with settings=\{'grades': "
+         r"'real'\}\)$"),
         ({"runs": _run(score=pd.Series([2.0, "x", 1.0], dtype=object))}, SpecError,
          r"^runs\['run1'\]: column 'score', row 2 \(qid '1', docno 'b'\): 'x' is text, not a "
          r"number"),

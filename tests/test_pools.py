@@ -13,7 +13,7 @@ from conftest import collection_spec
 
 from pipeline.run.evaluation import evaluate
 from pipeline.run.pool import build_pools
-from pipeline.synthetic import generate, write_qrels
+from pipeline.synthetic import generate, soft_labels, write_qrels
 
 METRICS = ["AP", "P@5", "nDCG@10", "RR", "R@20", "NumRelRet"]
 
@@ -33,8 +33,8 @@ def depth_contributions(data, k: int) -> set[tuple[str, str, str, int]]:
     }
 
 
-def pool_spec(tmp_path: Path, data, pool: dict, outputs=(), metrics=METRICS) -> Path:
-    spec = collection_spec(tmp_path, data, metrics)
+def pool_spec(tmp_path: Path, data, pool: dict, outputs=(), metrics=METRICS, **more) -> Path:
+    spec = collection_spec(tmp_path, data, metrics, **more)
     pool = {"collection": "c", **pool}
     pool["outputs"] = [{"path": f"out/{level}.csv", "level": level} for level in outputs]
     spec["pools"] = {"p": pool}
@@ -153,9 +153,14 @@ def test_excluded_qrels_are_loaded_under_a_plain_name_apart_from_the_collections
     assert rows.fetchone()[0] == len(judged)
 
 
-def test_pool_statistics_count_what_plain_python_counts(tmp_path):
+@pytest.mark.parametrize("grades", ["integer", "real"])
+def test_pool_statistics_count_what_plain_python_counts(tmp_path, grades):
     data = generate(4, queries=8, runs=4, extremes=True)
-    pooled = build_pools(pool_spec(tmp_path, data, {"method": {"depth": 6}}))
+    level, settings = 1, {}
+    if grades == "real":  # soft labels at the level 0.5 (tests/test_soft_labels.py)
+        data.qrels, level = soft_labels(data.qrels, 4), 0.5
+        settings = {"grades": "real", "relevance_level": level}
+    pooled = build_pools(pool_spec(tmp_path, data, {"method": {"depth": 6}}, settings=settings))
     contributions = depth_contributions(data, 6)
     by_document = defaultdict(set)
     for q, d, run, _ in contributions:
@@ -170,10 +175,10 @@ def test_pool_statistics_count_what_plain_python_counts(tmp_path):
         unique = [key for key in docs if len(by_document[key]) == 1]
         assert row["documents"] == len(docs)
         assert row["judged"] == sum(g is not None for g in grades)
-        assert row["relevant"] == sum(g is not None and g >= 1 for g in grades)
+        assert row["relevant"] == sum(g is not None and g >= level for g in grades)
         assert row["unique"] == len(unique)
         unique_grades = [data.qrels.get(q, {}).get(d) for q, d in unique]
-        assert row["unique_relevant"] == sum(g is not None and g >= 1 for g in unique_grades)
+        assert row["unique_relevant"] == sum(g is not None and g >= level for g in unique_grades)
     assert {r["run"] for r in rows if r["run"]} == set(data.runs)
 
 

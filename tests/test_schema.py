@@ -66,9 +66,20 @@ GOOD = [
     "metrics: [AP]\ngates: [{metric: AP, against: {run: r}, max_drop: 0.01, run: s, "
     "significant: true}]",
     "metrics: [AP]\nexpect: []\ngates: []",
+    "metrics: []\nruns: {}\nagreement: [{reference: c, other: d, thresholds: [1, 2.5]}]",
+    "metrics: [AP]\nagreement: [{reference: c, other: d, rbo_p: 0.5, bootstrap: 10, seed: 2}]",
+    "metrics: [AP]\ncorrelation: [{reference: AP, other: P@10, collection: c, alpha: 0.1}]",
 ]
 BAD = [
     "metrics: []",
+    "metrics: []\nagreement: []",
+    "metrics: [AP]\nagreement: [{reference: c}]",
+    "metrics: [AP]\nagreement: [{reference: c, other: d, thresholds: [1, 1]}]",
+    "metrics: [AP]\nagreement: [{reference: c, other: d, thresholds: [true]}]",
+    "metrics: [AP]\nagreement: {reference: c, other: d}",
+    "metrics: [AP]\ncorrelation: [{reference: AP, other: P@10, rbo_p: 1}]",
+    "metrics: [AP]\ncorrelation: [{reference: AP, other: P@10, bootstrap: 0}]",
+    "metrics: [AP]\ncorrelation: [{reference: AP, other: P@10, colection: c}]",
     "metrics: [3]",
     "metrics: [{label: x}]",
     "metrics: [AP]\nsettings: {relevance_level: '1'}",

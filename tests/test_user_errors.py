@@ -129,10 +129,29 @@ def test_parquet_qrels_of_fractional_grades_are_refused_where_whole_ones_are_rea
     case = case_dir(tmp_path, spec)
     parquet(case / "q.parquet", FRACTIONAL_GRADES, "qid, docno, rel")
     refused(case, DATA_ERROR, r"/case/q\.parquet: row 2: the relevance grade is missing or not "
-            r"an integer", "run", str(case / "spec.yaml"))  # fmt: skip
+            r"an integer \(decimal grades are read with settings: \{grades: real\}\): '1 102 2\.5'",
+            "run", str(case / "spec.yaml"))  # fmt: skip
     parquet(case / "q.parquet", FRACTIONAL_GRADES.replace("2.5", "2.0"), "qid, docno, rel")
     done = irpipe("run", "--quiet", str(case / "spec.yaml"))
     assert done.returncode == 0, done.stderr
+
+
+def test_parquet_grades_under_real_grades_are_finite_decimals(tmp_path):
+    """Under `grades: real` the fractional grade is read, and a grade that is not finite is a
+    bad row, as a text file's `inf` is."""
+    spec = spec_of(settings={"grades": "real"})
+    spec["collections"]["c"]["qrels"] = "q.parquet"
+    case = case_dir(tmp_path, spec)
+    parquet(case / "q.parquet", FRACTIONAL_GRADES, "qid, docno, rel")
+    done = irpipe("run", "--quiet", str(case / "spec.yaml"))
+    assert done.returncode == 0, done.stderr
+    parquet(
+        case / "q.parquet",
+        FRACTIONAL_GRADES.replace("2.5::DOUBLE", "'inf'::DOUBLE"),
+        "qid, docno, rel",
+    )
+    refused(case, DATA_ERROR, r"/case/q\.parquet: row 2: the relevance grade must be a finite "
+            r"number: '1 102 inf'", "run", str(case / "spec.yaml"))  # fmt: skip
 
 
 # --- 3: ir_datasets ids whose dataset lacks what the spec reads --------------------------------
@@ -237,6 +256,36 @@ def test_an_option_the_method_does_not_read_is_refused(tmp_path, fused, message)
     refused(case, SPEC_ERROR, rf"spec\.yaml:\d+: {message}", "run", str(case / "spec.yaml"))
 
 
+# --- the measures of other tools (issue 33): gdeval's, rbp_eval's, judged_only -----------------
+
+
+@pytest.mark.parametrize(
+    "metric, message",
+    [
+        ("ERR(variant=gdeval)@0", r"'ERR\(variant=gdeval\)@0': parameter 'k': Input should be greater than 0"),
+        ("nDCG(variant=gdeval)@0", r"parameter 'k': Input should be greater than 0"),
+        ("RBP(p=0.8,variant=rbp_eval)@0", r"parameter 'k': Input should be greater than 0"),
+        ("RBP(p=1.0,variant=rbp_eval)", r"parameter 'p': Input should be less than 1"),
+        ("RBP(p=0,variant=rbp_eval,residual=true)", r"parameter 'p': Input should be greater than 0"),
+        ("ERR(variant=gdevl)@20", r"parameter 'variant': Input should be 'standard' or 'gdeval'"),
+        ("nDCG(variant=trec)@20", r"parameter 'variant': Input should be 'standard' or 'gdeval'"),
+        ("RBP(variant=rbpeval)", r"parameter 'variant': Input should be 'standard' or 'rbp_eval'"),
+        ("nDCG(variant=gdeval,gain=exponential)@20", r"parameter 'variant': .*sets gain .* remove gain"),
+        ("RBP(rel=2)", r"parameter 'variant': .*rel is rbp_eval's threshold"),
+        ("nDCG(judged_only=yes)@10", r"parameter 'judged_only': Input should be true or false"),
+    ],
+)  # fmt: skip
+def test_a_bad_parameter_of_another_tool_s_measure_is_a_spec_error(tmp_path, metric, message):
+    case = case_dir(tmp_path, spec_of(metrics=["AP", metric]))
+    refused(
+        case,
+        SPEC_ERROR,
+        rf"spec\.yaml:\d+: metrics\.1: .*{message}",
+        "run",
+        str(case / "spec.yaml"),
+    )
+
+
 def test_the_defaults_of_options_a_method_does_not_read_are_no_error(tmp_path):
     fused = {"s": {"fuse": ["a", "b"], "method": "combsum", "depth": 10},
              "r": {"fuse": ["a", "b"], "k": 10}}  # fmt: skip
@@ -297,3 +346,82 @@ def test_a_history_named_like_an_in_memory_database_is_the_file_of_that_name(tmp
     assert done.returncode == HISTORY_ERROR, done.stderr
     assert done.stderr == "Error: :memory:: not a DuckDB database, so not an irpipe history; give another path\n"  # fmt: skip
     assert snapshot(case) == before
+
+
+# --- 8: judgment sets and orderings compared (agreement:, correlation:) ------------------------
+
+# A second judgment set of the same queries, and one of other documents (no pair shared).
+OTHER_QRELS = "1 0 101 1\n1 0 102 1\n2 0 201 0\n3 0 301 1\n"
+ELSEWHERE = "1 0 901 1\n2 0 902 0\n"
+RUN_C = RUN_B.replace(" b\n", " c\n")
+
+
+def judgments_case(tmp_path: Path, **keys) -> Path:
+    """Three runs of collection c, one of d (judged again) and one of e (other documents)."""
+    runs = {"c3": {"path": "c.txt", "collection": "c"}, "d1": {"path": "a.txt", "collection": "d"},
+            "e1": {"path": "a.txt", "collection": "e"}}  # fmt: skip
+    spec = spec_of(runs, **keys)
+    spec["collections"].update(d={"qrels": "d.txt"}, e={"qrels": "e.txt"})
+    return case_dir(tmp_path, spec, **{"d.txt": OTHER_QRELS, "e.txt": ELSEWHERE, "c.txt": RUN_C})
+
+
+JUDGMENT_MISTAKES = {
+    "unknown set": (
+        {"agreement": [{"reference": "c", "other": "dd"}]},
+        r"spec\.yaml:\d+: agreement\.0\.other: unknown collection 'dd'; did you mean 'd'\? the "
+        r"judgment sets are the spec's collections: c, d, e$",
+    ),
+    "a set with itself": (
+        {"agreement": [{"reference": "c", "other": "c"}]},
+        r"agreement\.0\.other: 'c' is the reference itself; name another judgment set",
+    ),
+    "no bootstrap samples": (
+        {"agreement": [{"reference": "c", "other": "d", "bootstrap": 0}]},
+        r"agreement\.0\.bootstrap: Input should be greater than or equal to 1$",
+    ),
+    "unknown metric": (
+        {"correlation": [{"reference": "AP", "other": "P@1O", "collection": "c"}]},
+        r"correlation\.0\.other: 'P@1O' is not a metric of this spec; did you mean 'P@10'\? "
+        r"name it as the tables do: AP, P@10, NumRet$",
+    ),
+    "no collection named": (
+        {"correlation": [{"reference": "AP", "other": "P@10"}]},
+        r"correlation\.0: the spec has several collections; say which set's runs are ordered "
+        r"\(collection: one of c, d, e\)$",
+    ),
+    "one run": (
+        {"correlation": [{"reference": "AP", "other": "P@10", "collection": "d"}]},
+        r"correlation\.0: 1 run\(s\) of 'd' \(d1\): an ordering of fewer than 3 runs has "
+        r"nothing to correlate; add runs$",
+    ),
+    "no shared pair": (
+        {"agreement": [{"reference": "c", "other": "e"}]},
+        r"spec\.yaml:\d+: agreement\.0: 'c' and 'e' share no judged \(qid, docno\) pair",
+    ),
+    "threshold outside the grades": (
+        {"agreement": [{"reference": "c", "other": "d", "thresholds": [1, 2]}]},
+        r"agreement\.0\.thresholds\.1: 2 is outside the grades seen on the shared pairs \(0 to "
+        r"1\): at it every label is not relevant; give a threshold above 0 and at most 1$",
+    ),
+    "a count": (
+        {"correlation": [{"reference": "AP", "other": "NumRet", "collection": "c"}]},
+        r"correlation\.0\.other: 'NumRet' orders no runs: they are not better or worse by it "
+        r"\(a count or a diagnostic\); order the runs by a metric of quality, such as AP$",
+    ),
+    "the spark engine": (
+        {"agreement": [{"reference": "c", "other": "d"}], "settings": {"engine": "spark"}},
+        r"spec\.yaml:\d+: agreement: judgment sets and orderings are compared by the duckdb "
+        r"engine \(it holds the qrels' labels\); evaluate this spec with settings\.engine: duckdb$",
+    ),
+    "a level without entries": (
+        {"outputs": [{"path": "out/summary.csv"}, {"path": "out/c.csv", "level": "confusion"}]},
+        r"outputs\.1\.level: level confusion needs an agreement entry in the spec",
+    ),
+}
+
+
+@pytest.mark.parametrize("mistake", JUDGMENT_MISTAKES)
+def test_a_judgments_mistake_is_a_spec_error_naming_the_entry(tmp_path, mistake):
+    keys, message = JUDGMENT_MISTAKES[mistake]
+    case = judgments_case(tmp_path, metrics=["AP", "P@10", "NumRet"], **keys)
+    refused(case, SPEC_ERROR, message, "run", str(case / "spec.yaml"))

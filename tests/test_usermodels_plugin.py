@@ -38,7 +38,7 @@ RUN = {
     "2": {"x": 2.0, "w": 1.0},
     "9": {"a": 1.0},
 }
-METRICS = {"ERR@20": ERR @ 20, "Compat(p=0.8)": Compat(p=0.8), "Judged@10": Judged @ 10}
+METRICS = {"usermodels.ERR@20": ERR @ 20, "Compat(p=0.8)": Compat(p=0.8), "Judged@10": Judged @ 10}
 
 
 @pytest.fixture(scope="module")
@@ -110,11 +110,13 @@ def test_irpipe_run_gives_ir_measures_values(venv, tmp_path):
     }
     assert set(values) == set(theirs) == {(q, m) for q in QRELS for m in METRICS}
     for (qid, metric), value in values.items():
-        if metric == "ERR@20":  # gdeval.pl prints 5 decimals; irpipe keeps the exact value
+        if (
+            metric == "usermodels.ERR@20"
+        ):  # gdeval.pl prints 5 decimals; irpipe keeps the exact value
             assert abs(value - theirs[qid, metric]) <= 5e-6 + 1e-12, (qid, metric)
         else:
             assert value == theirs[qid, metric], (qid, metric)
-    assert values["1", "ERR@20"] != theirs["1", "ERR@20"]  # unrounded, and not 0: compared
+    assert values["1", "usermodels.ERR@20"] != theirs["1", "usermodels.ERR@20"]  # unrounded, not 0
 
 
 def test_every_shipped_plugin_installs_beside_the_others(tmp_path_factory, tmp_path):
@@ -127,8 +129,12 @@ def test_every_shipped_plugin_installs_beside_the_others(tmp_path_factory, tmp_p
     assert {row["distribution"] for row in shipped} == {p.name for p in packages}
     assert all(row["state"] == "loaded" and not row["withheld"] for row in shipped), shipped
     metrics = {m: None for row in shipped for m in row["metrics"]}
-    assert {"ERR", "Compat", "Judged", "Assessed"} <= set(metrics)
-    cutoffs = {"ERR": "ERR@10", "Judged": "Judged@10", "Assessed": "Assessed@10"}
+    assert {"usermodels.ERR", "Compat", "Judged", "Assessed"} <= set(metrics)
+    cutoffs = {
+        "usermodels.ERR": "usermodels.ERR@10",
+        "Judged": "Judged@10",
+        "Assessed": "Assessed@10",
+    }
     values = _irpipe_run(env, tmp_path, [cutoffs.get(m, m) for m in metrics], load=None)
     assert (values["1", "Judged@10"], values["1", "Assessed@10"]) == (6 / 8, 5 / 8)
     assert {metric for _, metric in values} == {cutoffs.get(m, m) for m in metrics}

@@ -162,7 +162,7 @@ def _target(loaded: LoadedSpec, key: tuple, name: str, targets: dict) -> Target:
         raise SpecError(
             f"{loaded.where(*key)}: '{name}' is a text metric: it has no value to check"
         )
-    return Target(name, measure.aggregator, measure.better)
+    return Target(name, measure.aggregator, targets[name].better)
 
 
 def _check_run(loaded: LoadedSpec, key: tuple, name: str, data: bool) -> None:

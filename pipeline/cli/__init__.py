@@ -72,6 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "trec-eval", help="trec_eval 10.0's command line: irpipe trec-eval [flags] QRELS RUN"
     )
+    _agree_command(commands)
     new_plugin = commands.add_parser("new-plugin", help="create a plugin package from a template")
     new_plugin.add_argument("name", help="the plugin's name, e.g. err or err-ia")
     new_plugin.add_argument("--dir", default=".", help="where to create irpipe-NAME/ (default: .)")
@@ -112,6 +113,36 @@ def _history_commands(commands) -> None:
         "--compare", metavar=("ID_A", "ID_B"), type=int, nargs=2,
         help="also a page of evaluation ID_B against ID_A (compare-A-B.html)",
     )  # fmt: skip
+
+
+def _agree_command(commands) -> None:
+    """`irpipe agree`: two judgment sets compared without a spec (see pipeline.run.agree)."""
+    agree = commands.add_parser(
+        "agree", help="compare two qrels files' labels, and how they order runs (no spec needed)"
+    )
+    agree.add_argument("reference", metavar="REFERENCE", help="the reference qrels file")
+    agree.add_argument("other", metavar="OTHER", help="the qrels file compared with it")
+    agree.add_argument(
+        "--runs", metavar="GLOB", help="runs evaluated under both, whose orderings are compared"
+    )
+    agree.add_argument(
+        "--metric", metavar="M", action="append",
+        help="a metric the runs are ordered by, once per metric (default with --runs: AP, nDCG@10)",
+    )  # fmt: skip
+    agree.add_argument(
+        "--thresholds", metavar="T,T,...", type=_numbers,
+        help="grades at which the labels are also compared as relevant or not, e.g. 1,2,3",
+    )  # fmt: skip
+
+
+def _numbers(text: str) -> list[int | float]:
+    """`1,2,3` or `0.5`: numbers separated by commas."""
+    try:
+        return [float(t) if "." in t or "e" in t.lower() else int(t) for t in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected numbers separated by commas, got {text!r}"
+        ) from None
 
 
 def _positive(text: str) -> int:

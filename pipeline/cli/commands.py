@@ -8,6 +8,7 @@ import sys
 from pipeline.errors import ExitCode
 
 __all__ = [
+    "agree",
     "compile",
     "dashboard",
     "diff",
@@ -60,7 +61,19 @@ def _print_summary(evaluation) -> None:
     outputs += [output.path for pool in spec.pools.values() for output in pool.outputs]
     notes = [note] if (note := evaluation.history_note()) else []
     rows, metrics = evaluation.aggregate(), evaluation.plan.metrics
+    if evaluation.plan.judging is not None:
+        _print_judgments(evaluation)
     print_results(rows, metrics, outputs, None, evaluation.significance(), notes)
+
+
+def _print_judgments(evaluation) -> None:
+    """The judgment sets' agreement and the orderings' correlations, before the summary."""
+    from pipeline.console.draw import print_blocks
+    from pipeline.console.judgments import agreement_tables, correlation_tables
+
+    tables = agreement_tables(evaluation.rows("agreement"))
+    tables += correlation_tables(evaluation.rows("correlation"))
+    print_blocks([block for table in tables for block in (table, "")])
 
 
 def _evaluate(args: argparse.Namespace):
@@ -81,6 +94,22 @@ def _evaluate(args: argparse.Namespace):
             )
     finally:
         progress.finished()  # the bar is erased before anything else is printed
+
+
+def agree(args: argparse.Namespace) -> int:
+    """`irpipe agree REFERENCE OTHER [--runs GLOB --metric M ...] [--thresholds 1,2,3]`: the
+    agreement of two qrels files and, with runs, the correlations of their orderings, printed
+    as `irpipe run` prints them (a spec built in memory; nothing written)."""
+    from pipeline.run.agree import agree as compare_sets
+
+    metrics, thresholds = args.metric or (), args.thresholds or ()
+    evaluation = compare_sets(args.reference, args.other, args.runs, metrics, thresholds)
+    _print_judgments(evaluation)
+    if args.runs is not None:
+        from pipeline.console.draw import print_results
+
+        print_results(evaluation.aggregate(), evaluation.plan.metrics, None)
+    return ExitCode.OK
 
 
 def pool(args: argparse.Namespace) -> int:

@@ -145,7 +145,7 @@ def _best(rows: list[tuple], metrics: list[Any]) -> set[tuple[str, str, str]]:
     for run, collection, metric, value, n in rows:
         values.setdefault((collection, metric), {})[run] = value
         counts.setdefault((collection, metric), {})[run] = n
-    better = {m.label: m.measure.better for m in metrics}
+    better = {m.label: m.better for m in metrics}
     return {
         (collection, run, metric)
         for (collection, metric), scored in values.items()

@@ -128,9 +128,11 @@ def _check_levels(loaded: LoadedSpec) -> None:
             )
 
 
-def check_extra(where: str, needing: str = "comparing runs needs") -> None:
-    """numpy and scipy are installed (irpipe[compare]); else a SpecError naming `where`."""
-    missing = [name for name in ("numpy", "scipy") if not _installed(name)]
+def check_extra(
+    where: str, needing: str = "comparing runs needs", modules: tuple[str, ...] = ("numpy", "scipy")
+) -> None:
+    """`modules` are installed (irpipe[compare] has them); else a SpecError naming `where`."""
+    missing = [name for name in modules if not _installed(name)]
     if missing:
         raise SpecError(
             f"{where}: {needing} {' and '.join(missing)}, which "

@@ -13,10 +13,18 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from pipeline.contract.needs import IdealAtRank, IdealTotals, Need, NeedKind, Requirements, flatten
+from pipeline.contract.needs import (
+    IdealAtRank,
+    IdealTotals,
+    Need,
+    NeedKind,
+    Requirements,
+    flatten,
+    level_tag,
+)
 from pipeline.contract.subtopics import SubtopicColumns
 from pipeline.errors import PluginError
 
@@ -33,10 +41,12 @@ __all__ = [
     "dcg",
     "double",
     "flatten",
+    "grade_literal",
     "ratio",
 ]
 
-Gain = Literal["linear", "exponential"] | dict[int, float]
+#: a gain: linear, exponential, or a mapping of grades (integers; decimals under `grades: real`)
+Gain = Literal["linear", "exponential"] | dict[int | float, float]
 Discount = Literal["standard", "jarvelin"]
 Rounding = Literal["trec_eval", "ceil"]
 
@@ -44,6 +54,12 @@ Rounding = Literal["trec_eval", "ceil"]
 def double(value: float | int) -> str:
     """A float literal that DuckDB reads as DOUBLE (a bare 0.1 would be DECIMAL)."""
     return f"CAST({float(value)!r} AS DOUBLE)"
+
+
+def grade_literal(grade: int | float) -> str:
+    """A grade or a relevance level as SQL: an integer as its digits, a decimal (`grades:
+    real`) as a DOUBLE."""
+    return str(grade) if isinstance(grade, int) else double(grade)
 
 
 def ratio(numerator: str, denominator: str) -> str:
@@ -66,19 +82,23 @@ class Columns(SubtopicColumns):
     document, or -1 if the qrels do not have it and -2 if its judgment is negative (trec_eval's
     RELVALUE_NONPOOL and RELVALUE_UNJUDGED). Methods that return a `Need` name a derived column;
     bound to a measure's declared needs (`bound`), they refuse any other.
+
+    `grades` is the spec's setting: `integer`, or `real`, where grades (`relv`, `rel`), relevance
+    levels and a gain mapping's grades may be decimals (`rel` and `relv` are then DOUBLE).
     """
 
-    relevance_level: int = 1
+    relevance_level: int | float = 1
     recall_rounding: str = "trec_eval-10"
     declared: frozenset[str] | None = None
     owner: str = field(default="", compare=False)
+    grades: str = "integer"
 
     rank = "rank"
     relv = "relv"
 
     def bound(self, needs: Iterable[Need], owner: str) -> Columns:
         """These columns, allowing only `needs` (for `per_query`, `missing`, `empty` of `owner`)."""
-        return Columns(self.relevance_level, self.recall_rounding, frozenset(needs), owner)
+        return replace(self, declared=frozenset(needs), owner=owner)
 
     def _use(self, need: Need, how: str) -> Need:
         if self.declared is not None and any(n not in self.declared for n in need.closure()):
@@ -89,14 +109,14 @@ class Columns(SubtopicColumns):
         return need
 
     # -- row predicates --------------------------------------------------------------------------
-    def level(self, p: Any) -> int:
+    def level(self, p: Any) -> int | float:
         """The relevance level of a measure: its own `rel`, else the spec's setting."""
         rel = getattr(p, "rel", None)
         return self.relevance_level if rel is None else rel
 
-    def relevant(self, level: int) -> str:
+    def relevant(self, level: int | float) -> str:
         """Predicate: this row is relevant at `level` (unjudged rows never are)."""
-        return f"(relv >= {max(level, 0)})"
+        return f"(relv >= {grade_literal(max(level, 0))})"
 
     def within(self, k: int | None) -> str:
         """Predicate: this row is within the cutoff (TRUE when there is none)."""
@@ -124,20 +144,32 @@ class Columns(SubtopicColumns):
         """The number of documents retrieved within the cutoff (needs `num_ret`)."""
         return self.num_ret() if k is None else f"least({self.num_ret()}, {int(k)})"
 
+    # -- ties ------------------------------------------------------------------------------------
+    def tie_first(self) -> Need:
+        """Column: the first rank of this row's tie, the rows of equal score (of equal rank in
+        the file under `ordering: rank`), which docno orders among themselves. Read with it, a
+        measure needs every row ranked: irpipe never ranks judged rows alone for it."""
+        return self._use(Need("tie_first", "tie", "first"), "tie_first()")
+
+    def tie_size(self) -> Need:
+        """Column: how many rows this row's tie holds (1 for a row tied with none)."""
+        return self._use(Need("tie_size", "tie", "size"), "tie_size()")
+
     # -- running counts over the ranking ---------------------------------------------------------
-    def relevant_so_far(self, level: int) -> Need:
+    def relevant_so_far(self, level: int | float) -> Need:
         """Column: relevant rows at or above this rank."""
-        need = _window(f"cum_rel_{_tag(level)}", self.relevant(level))
+        need = _window(f"cum_rel_{level_tag(level)}", self.relevant(level))
         return self._use(need, f"relevant_so_far({level})")
 
-    def nonrelevant_so_far(self, level: int) -> Need:
+    def nonrelevant_so_far(self, level: int | float) -> Need:
         """Column: judged non-relevant rows (0 <= grade < level) at or above this rank."""
-        need = _window(f"cum_nonrel_{_tag(level)}", f"(relv >= 0 AND relv < {max(level, 0)})")
+        below = f"(relv >= 0 AND relv < {grade_literal(max(level, 0))})"
+        need = _window(f"cum_nonrel_{level_tag(level)}", below)
         return self._use(need, f"nonrelevant_so_far({level})")
 
     def grade_so_far(self, grade: int) -> Need:
         """Column: rows with exactly this relv (-1 unjudged, -2 negatively judged) so far."""
-        need = _window(f"cum_grade_{_tag(grade)}", f"(relv = {int(grade)})")
+        need = _window(f"cum_grade_{level_tag(grade)}", f"(relv = {int(grade)})")
         return self._use(need, f"grade_so_far({grade})")
 
     def gain_so_far(self, gain: Gain) -> Need:
@@ -157,15 +189,16 @@ class Columns(SubtopicColumns):
         return self._use(need, "ideal_at_rank(gain)")
 
     # -- per-query facts from the qrels ----------------------------------------------------------
-    def num_rel(self, level: int) -> Need:
+    def num_rel(self, level: int | float) -> Need:
         """Fact: judged documents with grade >= level (negative judgments never count)."""
-        need = _fact(f"R_{_tag(level)}", f"count(*) FILTER (WHERE rel >= {max(level, 0)})")
+        expr = f"count(*) FILTER (WHERE rel >= {grade_literal(max(level, 0))})"
+        need = _fact(f"R_{level_tag(level)}", expr)
         return self._use(need, f"num_rel({level})")
 
-    def num_nonrel(self, level: int) -> Need:
+    def num_nonrel(self, level: int | float) -> Need:
         """Fact: judged documents with 0 <= grade < level."""
-        expr = f"count(*) FILTER (WHERE rel >= 0 AND rel < {max(level, 0)})"
-        return self._use(_fact(f"NR_{_tag(level)}", expr), f"num_nonrel({level})")
+        expr = f"count(*) FILTER (WHERE rel >= 0 AND rel < {grade_literal(max(level, 0))})"
+        return self._use(_fact(f"NR_{level_tag(level)}", expr), f"num_nonrel({level})")
 
     def max_grade(self) -> Need:
         """Fact: the highest non-negative grade judged for the query (-1 if none)."""
@@ -216,7 +249,8 @@ class Columns(SubtopicColumns):
 
     # -- gains, discounts and recall cutoffs -----------------------------------------------------
     def gain(self, gain: Gain, column: str = "relv") -> str:
-        """SQL gain of a grade: linear (the grade), exponential (2^g - 1) or a mapping.
+        """SQL gain of a grade: linear (the grade), exponential (2^g - 1) or a mapping (of exact
+        grades: a decimal one under `grades: real`).
 
         Grades below 0 (unjudged, negative judgments) have gain 0 unless the mapping names them;
         grades a mapping leaves out keep their linear gain, as in trec_eval.
@@ -225,7 +259,9 @@ class Columns(SubtopicColumns):
             return f"greatest({column}, 0)"
         if gain == "exponential":
             return f"(CASE WHEN {column} > 0 THEN pow(2, {column}) - 1 ELSE 0 END)"
-        cases = " ".join(f"WHEN {int(g)} THEN {double(v)}" for g, v in sorted(gain.items()))
+        cases = " ".join(
+            f"WHEN {grade_literal(g)} THEN {double(v)}" for g, v in sorted(gain.items())
+        )
         return f"(CASE {column} {cases} ELSE greatest({column}, 0) END)"
 
     @staticmethod
@@ -233,7 +269,7 @@ class Columns(SubtopicColumns):
         """SQL divisor of the gain at `rank`: log2(rank+1), or Järvelin's log2(max(rank, 2))."""
         return f"log2({rank} + 1)" if discount == "standard" else f"log2(greatest({rank}, 2))"
 
-    def recall_reached(self, recall: float, level: int, rounding: str) -> str:
+    def recall_reached(self, recall: float, level: int | float, rounding: str) -> str:
         """Predicate: the ranking has reached `recall` at or above this row (needs
         `relevant_so_far(level)` and `num_rel(level)`).
 
@@ -262,10 +298,6 @@ def _window(name: str, predicate: str) -> Need:
 
 def _fact(name: str, expr: str) -> Need:
     return Need(name, "fact", expr)
-
-
-def _tag(level: int) -> str:
-    return str(int(level)).replace("-", "m")
 
 
 def _gain_tag(gain: Gain) -> str:

@@ -10,11 +10,13 @@ files, re-sorts the ranking, or loops over rows in Python. For what SQL cannot e
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from pipeline.contract.columns import Columns, Need
 
@@ -27,10 +29,25 @@ class MeasureParams(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
+def _level(value: Any) -> Any:
+    """A relevance level is a number (a decimal one only under `grades: real`, which the spec's
+    metrics are checked against) or None."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if value is not None and not (number and math.isfinite(value)):
+        raise PydanticCustomError(
+            "level", "Input should be a finite number (an integer; a decimal under grades: real)"
+        )
+    return value
+
+
 class LevelParams(MeasureParams):
     """The relevance level of a binary measure."""
 
-    rel: int | None = Field(None, description="grade >= rel is relevant (default: relevance_level)")
+    rel: Annotated[int | float | None, BeforeValidator(_level)] = Field(
+        None,
+        description="grade >= rel is relevant (default: relevance_level); a decimal under "
+        "grades: real",
+    )
 
 
 class RankedParams(LevelParams):

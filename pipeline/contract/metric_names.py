@@ -1,6 +1,7 @@
 """The metric grammar: `nDCG(gain='exponential')@10` <-> (name, params), parsed with `ast`, never eval.
 
-A metric string is `Name`, optionally `(key=value, ...)` with Python literals (a bare word is a string),
+A metric string is `Name` (or a plugin's qualified `plugin.Name`), optionally `(key=value, ...)`
+with Python literals (a bare word is a string, but `true` and `false` are booleans, as in YAML),
 optionally `@cutoff`. The canonical string sorts parameters and drops defaults, so equal metrics compare
 equal and deduplicate.
 """
@@ -29,14 +30,23 @@ def parse_metric(text: str) -> tuple[str, dict[str, Any], int | float | None]:
         raise SpecError(
             f"'{text}' is not a metric string; expected e.g. P@10 or AP(rel=2)"
         ) from None
-    if isinstance(tree, ast.Name):
-        return tree.id, {}, cutoff
-    if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and not tree.args:
+    if _dotted(tree) is not None:
+        return _dotted(tree), {}, cutoff
+    if isinstance(tree, ast.Call) and _dotted(tree.func) is not None and not tree.args:
         params = {kw.arg: _literal(kw.value, text) for kw in tree.keywords if kw.arg}
         if len(params) != len(tree.keywords):
             raise SpecError(f"'{text}': parameters must be written key=value")
-        return tree.func.id, params, cutoff
+        return _dotted(tree.func), params, cutoff
     raise SpecError(f"'{text}': expected Name, Name@k or Name(key=value, ...)@k")
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """`Name` or `plugin.Name` (a plugin's measure under its namespace), else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
 
 
 def format_metric(name: str, params: dict[str, Any], cutoff: Any = None) -> str:
@@ -60,12 +70,15 @@ def _split_cutoff(text: str) -> tuple[str, int | float | None]:
 
 
 def _literal(node: ast.expr, text: str) -> Any:
-    if isinstance(node, ast.Name):
-        return node.id  # bare words are strings: gain=exponential
+    if isinstance(node, ast.Name):  # bare words are strings (gain=exponential), as in YAML
+        return _BOOLEANS.get(node.id, node.id)
     try:
         return ast.literal_eval(node)
     except ValueError:
         raise SpecError(f"'{text}': parameter values must be literals") from None
+
+
+_BOOLEANS = {"true": True, "false": False}
 
 
 def _repr(value: Any) -> str:

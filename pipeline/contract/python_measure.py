@@ -28,14 +28,14 @@ RANKED_GRADES = Need("ranked_grades", "grades", "list(relv ORDER BY rank)")
 
 class Query(NamedTuple):
     """One query's arrays: `grades` of the ranking in rank order (-1 not in the qrels, -2 judged
-    negative, else the grade), `judged` (grades >= 0), and `qrels`, every grade the qrels give the
+    negative, else the grade: floats under `grades: real`), `judged` (grades >= 0), and `qrels`, every grade the qrels give the
     query (negative judgments included), highest first; and `level`, the relevance level (the
     measure's `rel`, else the spec's `relevance_level`)."""
 
     grades: np.ndarray
     judged: np.ndarray
     qrels: np.ndarray
-    level: int = 1
+    level: int | float = 1
 
 
 @dataclass(frozen=True)
@@ -48,10 +48,12 @@ class RankedQueries:
     offsets: np.ndarray
     qrels: np.ndarray
     qrels_offsets: np.ndarray
-    level: int = 1  # the relevance level: the measure's `rel`, else the spec's relevance_level
+    level: int | float = (
+        1  # the relevance level: the measure's `rel`, else the spec's relevance_level
+    )
 
     @classmethod
-    def from_arrow(cls, table: pa.Table, level: int = 1) -> RankedQueries:
+    def from_arrow(cls, table: pa.Table, level: int | float = 1) -> RankedQueries:
         """The arrays of a table with list columns `ranked_grades` and `qrels_grades`."""
         grades, offsets = _flat(table.column("ranked_grades"))
         qrels, qrels_offsets = _flat(table.column("qrels_grades"))
@@ -75,7 +77,8 @@ def _flat(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
     if len(array) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
     array = pa.compute.list_slice(array, 0) if array.offset else array  # offsets from 0
-    values = array.values.to_numpy(zero_copy_only=False).astype(np.int64)
+    values = array.values.to_numpy(zero_copy_only=False)
+    values = values.astype(np.float64 if values.dtype.kind == "f" else np.int64)  # grades: real
     return values, array.offsets.to_numpy().astype(np.int64)
 
 

@@ -15,7 +15,7 @@ subtopic_fact   per query, an aggregate over the relevant pairs (`subtopic`) or 
 
 from __future__ import annotations
 
-from pipeline.contract.needs import Need
+from pipeline.contract.needs import Need, level_tag
 
 __all__ = ["SubtopicColumns", "SubtopicIdeal", "SubtopicNeed", "discounted", "novelty_factor"]
 
@@ -25,11 +25,11 @@ class SubtopicNeed(Need):
     `subtopic`) or per query (`subtopic_fact`, aggregated over the rows of `source`: the table
     of relevant pairs, or an ideal ranking's)."""
 
-    level: int
+    level: int | float
     source: str
 
     def __new__(
-        cls, name: str, kind: str, sql: str, level: int, source: str = "", requires=()
+        cls, name: str, kind: str, sql: str, level: int | float, source: str = "", requires=()
     ) -> SubtopicNeed:
         self = super().__new__(cls, name, kind, sql, tuple(requires))  # type: ignore[arg-type]
         object.__setattr__(self, "level", level)
@@ -42,12 +42,12 @@ class SubtopicIdeal(Need):
     that adds gain): at each rank, the document whose subtopics add the most novelty gain, a tie
     going to the greatest docno. Its table's rows: (collection, qid, pos, gain)."""
 
-    level: int
+    level: int | float
     alpha: float
     depth: int | None
 
-    def __new__(cls, level: int, alpha: float, depth: int | None) -> SubtopicIdeal:
-        name = f"div_ideal_{_tag(level)}_{_alpha_tag(alpha)}_{depth or 'all'}"
+    def __new__(cls, level: int | float, alpha: float, depth: int | None) -> SubtopicIdeal:
+        name = f"div_ideal_{level_tag(level)}_{_alpha_tag(alpha)}_{depth or 'all'}"
         self = super().__new__(cls, name, "subtopic_ideal", "")
         for key, value in (("level", level), ("alpha", alpha), ("depth", depth)):
             object.__setattr__(self, key, value)
@@ -60,9 +60,9 @@ class SubtopicIdeal(Need):
         return str(self).rpartition("_")[0]
 
 
-def relevant_table(level: int) -> str:
+def relevant_table(level: int | float) -> str:
     """The table of (collection, qid, subtopic, docno, nrel) relevant at `level`."""
-    return f"subtopic_relevant_{_tag(level)}"
+    return f"subtopic_relevant_{level_tag(level)}"
 
 
 def novelty_factor(alpha: float) -> str:
@@ -87,52 +87,50 @@ class SubtopicColumns:
     def _use(self, need: Need, how: str) -> Need:  # Columns' own
         raise NotImplementedError
 
-    def novelty_gain(self, level: int, alpha: float) -> Need:
+    def novelty_gain(self, level: int | float, alpha: float) -> Need:
         """Row: the sum over the document's relevant subtopics of (1 - alpha)^seen: alpha-DCG's
         and ERR-IA's gain (ndeval's `score`)."""
         sql = f"sum(pow({novelty_factor(alpha)}, seen))"
-        need = SubtopicNeed(f"div_gain_{_tag(level)}_{_alpha_tag(alpha)}", "subtopic", sql, level)
+        need = SubtopicNeed(
+            f"div_gain_{level_tag(level)}_{_alpha_tag(alpha)}", "subtopic", sql, level
+        )
         return self._use(need, f"novelty_gain({level}, {alpha})")
 
-    def subtopics_covered(self, level: int) -> Need:
+    def subtopics_covered(self, level: int | float) -> Need:
         """Row: how many subtopics the document is relevant to (P-IA's count)."""
-        need = SubtopicNeed(f"div_count_{_tag(level)}", "subtopic", "count(*)", level)
+        need = SubtopicNeed(f"div_count_{level_tag(level)}", "subtopic", "count(*)", level)
         return self._use(need, f"subtopics_covered({level})")
 
-    def new_subtopics(self, level: int) -> Need:
+    def new_subtopics(self, level: int | float) -> Need:
         """Row: how many of the document's subtopics no document above covers (subtopic recall)."""
         sql = "count(*) FILTER (WHERE seen = 0)"
-        need = SubtopicNeed(f"div_new_{_tag(level)}", "subtopic", sql, level)
+        need = SubtopicNeed(f"div_new_{level_tag(level)}", "subtopic", sql, level)
         return self._use(need, f"new_subtopics({level})")
 
-    def subtopic_precision(self, level: int) -> Need:
+    def subtopic_precision(self, level: int | float) -> Need:
         """Row: the sum over the document's subtopics of (seen + 1) / nrel, its subtopics'
         precision at this rank each divided by the subtopic's relevant documents (AP-IA)."""
         sql = "sum((seen + 1) / nrel)"
-        need = SubtopicNeed(f"div_prec_{_tag(level)}", "subtopic", sql, level)
+        need = SubtopicNeed(f"div_prec_{level_tag(level)}", "subtopic", sql, level)
         return self._use(need, f"subtopic_precision({level})")
 
-    def num_subtopics(self, level: int) -> Need:
+    def num_subtopics(self, level: int | float) -> Need:
         """Fact: the query's subtopics with a relevant document (ndeval's actualSubtopics)."""
         sql = "count(DISTINCT subtopic)"
-        need = SubtopicNeed(f"div_subtopics_{_tag(level)}", "subtopic_fact", sql, level)
+        need = SubtopicNeed(f"div_subtopics_{level_tag(level)}", "subtopic_fact", sql, level)
         return self._use(need, f"num_subtopics({level})")
 
     def ideal_novelty(
-        self, level: int, alpha: float, discount: str | float, k: int | None = None
+        self, level: int | float, alpha: float, discount: str | float, k: int | None = None
     ) -> Need:
         """Fact: the sum of the greedy ideal ranking's gains discounted by `discount`
         (`discounted`) to rank k (all of it without one): ideal alpha-DCG, ERR-IA or NRBP."""
         ideal = SubtopicIdeal(level, alpha, k)
         term = discounted("gain", "pos", discount)
         tag = discount if isinstance(discount, str) else f"p{_alpha_tag(discount)}"
-        name = f"div_ideal_{tag}_{_tag(level)}_{_alpha_tag(alpha)}_{k or 'all'}"
+        name = f"div_ideal_{tag}_{level_tag(level)}_{_alpha_tag(alpha)}_{k or 'all'}"
         need = SubtopicNeed(name, "subtopic_fact", f"sum({term})", level, str(ideal), (ideal,))
         return self._use(need, f"ideal_novelty({level}, {alpha}, {discount!r}, {k})")
-
-
-def _tag(level: int) -> str:
-    return str(int(level)).replace("-", "m")
 
 
 def _alpha_tag(value: float) -> str:

@@ -2,7 +2,7 @@
 
 Ids become their exact text: any Arrow text type (string, large_string, string_view, dictionary-
 encoded or not) as it is, an integer as its decimal text. Grades become integers (booleans are
-grades 1 and 0; floats only when whole), scores doubles (booleans too, as they always were),
+grades 1 and 0; floats only when whole), or doubles under `grades: real`; scores doubles (booleans too, as they always were),
 ranks integers (floats only when whole). Text is refused in all three, digits or not: a column's
 type is what the frame says it holds, and text there is most often a file read without types or
 a parse gone wrong upstream, which reading '1' as 1 would hide. A column of the wrong type is a SpecError naming the input, the column and, where one value is at
@@ -34,6 +34,8 @@ RULES = {
     "rank": "ranks are whole numbers",
     "subtopic": "subtopics are integers",
 }
+#: how decimal grades are read, where a grade must be whole
+REAL_GRADES = " (decimal grades are read with settings={'grades': 'real'})"
 #: why ranks may be fractions, and how to get whole ones
 RANK_TIES = " (pandas' rank() gives tied rows their mean rank; rank(method='first') does not)"
 #: how to make a column of numbers given as text hold numbers
@@ -58,14 +60,27 @@ class Rows:
         return f"row {index + 1}" + (f" ({', '.join(known)})" if known else "")
 
 
+#: what a grade must hold, and how to make text hold it, under `grades: real`
+_REAL = ("grades are numbers", _CONVERT["score"])
+
+
 @dataclass(frozen=True)
 class Place:
     """Where a column is, for messages: the input (`runs['bm25']`), the column's name in it,
-    and how its rows are named."""
+    how its rows are named, and the `grades` setting (`real`: a grade may be a decimal)."""
 
     where: str
     name: str
     rows: Rows
+    grades: str = "integer"
+
+    def real(self, column: str) -> bool:
+        """Whether `column` is a grade read as a decimal."""
+        return column == "rel" and self.grades == "real"
+
+    def rule(self, column: str) -> str:
+        """What `column` must hold, as messages say it."""
+        return _REAL[0] if self.real(column) else RULES[column]
 
     def __str__(self) -> str:
         return f"{self.where}: column {self.name!r}"
@@ -107,7 +122,9 @@ def _typed(array: Any, column: str, place: Place, ranked: bool) -> Any:
             return _ids(array, place)
         return _numbers(array, column, place, ranked)
     except pa.ArrowException as exc:  # a cast no check above foresaw: still name the column
-        raise SpecError(f"{place} cannot be read: {first_line(exc)}; {RULES[column]}") from None
+        raise SpecError(
+            f"{place} cannot be read: {first_line(exc)}; {place.rule(column)}"
+        ) from None
 
 
 def _decoded(array: Any) -> Any:
@@ -143,7 +160,8 @@ def _ids(array: Any, place: Place) -> Any:
 
 
 def _numbers(array: Any, column: str, place: Place, ranked: bool) -> Any:
-    """Grades and ranks as integers, scores as doubles (module docstring)."""
+    """Grades and ranks as integers, scores (and grades under `grades: real`) as doubles
+    (module docstring)."""
     import pyarrow as pa
 
     kind = array.type
@@ -155,11 +173,13 @@ def _numbers(array: Any, column: str, place: Place, ranked: bool) -> Any:
         or pa.types.is_null(kind)
         or (pa.types.is_boolean(kind) and column not in ("rank", "subtopic"))
     ):
-        raise SpecError(f"{place} holds {kind}; {RULES[column]}")
+        raise SpecError(f"{place} holds {kind}; {place.rule(column)}")
     if column == "score":  # a NaN stays: the engine says the score must be a finite number
         return array.cast(pa.float64())
     if column in ("rel", "subtopic") and pa.types.is_integer(kind):
         return array  # as it always was, and the digest of its data with it
+    if place.real(column):  # a NaN is a missing grade, as for whole ones
+        return _nan_as_null(array.cast(pa.float64()))
     if pa.types.is_floating(kind) or pa.types.is_decimal(kind):
         array = _whole(array, column, place)
     if column == "rank" and ranked:
@@ -174,16 +194,24 @@ def _whole(array: Any, column: str, place: Place) -> Any:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    floats = array.cast(pa.float64())
-    floats = pc.if_else(pc.is_nan(floats), pa.scalar(None, pa.float64()), floats)
+    floats = _nan_as_null(array.cast(pa.float64()))
     whole = pc.and_(pc.is_finite(floats), pc.equal(pc.floor(floats), floats))
     bad = _first(pc.invert(pc.and_(whole, pc.less(pc.abs(floats), 2.0**63))))
     if bad is not None:
         value = floats[bad].as_py()
         why = "is too large" if value.is_integer() else "is not a whole number"
-        hint = RANK_TIES if column == "rank" and why.endswith("number") else ""
-        raise SpecError(f"{place.row(bad)}: {value} {why}; {RULES[column]}{hint}")
+        hints = {"rank": RANK_TIES, "rel": REAL_GRADES} if why.endswith("number") else {}
+        raise SpecError(f"{place.row(bad)}: {value} {why}; {RULES[column]}{hints.get(column, '')}")
     return floats
+
+
+def _nan_as_null(floats: Any) -> Any:
+    """Doubles with each NaN a null: a missing value, as pandas reads it when it makes Arrow
+    (polars keeps NaN apart from null: here it is null too, and the engine names its row)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.if_else(pc.is_nan(floats), pa.scalar(None, pa.float64()), floats)
 
 
 def _every_rank(array: Any, place: Place) -> None:
@@ -206,11 +234,12 @@ def _text(array: Any, column: str, place: Place) -> SpecError:
     bad = next((i for i in given if not _parses(values[i])), None)
     if bad is not None:
         return SpecError(
-            f"{place.row(bad)}: {values[bad]!r} is text, not a number; {RULES[column]}"
+            f"{place.row(bad)}: {values[bad]!r} is text, not a number; {place.rule(column)}"
         )
     shown = f", e.g. {values[given[0]]!r} on {place.rows.at(given[0])}" if given else ""
     return SpecError(
-        f"{place} holds numbers as text{shown}; {RULES[column]}: give numbers ({_CONVERT[column]})"
+        f"{place} holds numbers as text{shown}; {place.rule(column)}: give numbers "
+        f"({_REAL[1] if place.real(column) else _CONVERT[column]})"
     )
 
 
@@ -250,10 +279,10 @@ def _no_number(values: list, column: str, place: Place, exc: Exception) -> SpecE
     """The refusal of a column of Python values where numbers belong."""
     bad = next((i for i, v in enumerate(values) if v is not None and not _number(v)), None)
     if bad is None:
-        return SpecError(f"{place} cannot be read: {first_line(exc)}; {RULES[column]}")
+        return SpecError(f"{place} cannot be read: {first_line(exc)}; {place.rule(column)}")
     value = values[bad]
     what = "text" if isinstance(value, str) else f"a {type(value).__name__}"
-    return SpecError(f"{place.row(bad)}: {value!r} is {what}, not a number; {RULES[column]}")
+    return SpecError(f"{place.row(bad)}: {value!r} is {what}, not a number; {place.rule(column)}")
 
 
 def _number(value: Any) -> bool:

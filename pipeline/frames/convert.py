@@ -74,10 +74,12 @@ def table_of(
     where: str,
     columns: Mapping[str, str] | None = None,
     ranked: bool = False,
+    grades: str = "integer",
 ):
     """The Arrow table of `value`, a `kind` ("qrels" or "run") input named `where` in messages;
     `columns` maps irpipe's column names to the input's. `ranked` (the `ordering: rank`
-    setting): a run with ranks and no scores is taken, each score the negated rank."""
+    setting): a run with ranks and no scores is taken, each score the negated rank. `grades`
+    (the setting): `real` reads decimal grades."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -88,18 +90,18 @@ def table_of(
     for column, name in found.items():
         if name is None and column not in _OPTIONAL and not (column == "score" and rank_only):
             raise _missing(names, column, where, mapped, kind == "run")
-    arrays = _read(_collected(source, found, where), found, where, ranked)
+    arrays = _read(_collected(source, found, where), found, where, ranked, grades)
     if rank_only:  # ordered by rank alone, whose ties the docno breaks as trec_eval does
         arrays["score"] = pc.negate(arrays["rank"].cast(pa.float64()))
     return pa.table(arrays)
 
 
-def _read(source: Any, found: dict[str, str | None], where: str, ranked: bool) -> dict:
+def _read(source: Any, found: dict[str, str | None], where: str, ranked: bool, grades: str) -> dict:
     """The columns `found` names, typed; ids first, so that messages name a row by its ids."""
     rows, arrays = Rows(), {}
     for column, name in found.items():
         if name is not None:
-            place = Place(where, name, rows)
+            place = Place(where, name, rows, grades)
             array = typed(_raw(source, name, column, place), column, place, ranked)
             if array is not None:  # None: a rank column no ordering reads, left out
                 arrays[column] = array

@@ -42,7 +42,7 @@ def run_keys(
     common = digest_text(
         {
             "format": KEY_FORMAT,
-            "settings": {k: v for k, v in spec.settings.resolved().items() if k != "engine"},
+            "settings": _settings(spec.settings.resolved()),
             "metrics": [_measure(m) for m in plan.metrics],
             "curves": [_measure(m) for m in plan.curves],
             "sql": _plan_sql(plan),
@@ -62,6 +62,13 @@ def run_keys(
             }
         )
     return keys
+
+
+def _settings(resolved: dict) -> dict:
+    """The settings that can change a number: not the engine; `grades` only when real (a key
+    made before the setting existed, under integer grades, stays the same)."""
+    unset = {"engine", *(("grades",) if resolved.get("grades") == "integer" else ())}
+    return {k: v for k, v in resolved.items() if k not in unset}
 
 
 def _collection(collection) -> dict:

@@ -162,7 +162,7 @@ def recorded_metrics(
     recorded, lost = [], []
     for m in metrics:
         try:
-            better = registry.resolve(m["metric"])[0].measure.better
+            better = registry.resolve(m["metric"])[0].better
         except IrpipeError:
             better = None
             lost.append(m["label"])

@@ -17,6 +17,7 @@ DEFAULT_PLUGINS = (
     "pipeline.metrics.cumulative_gain",
     "pipeline.metrics.gain_experimental",
     "pipeline.metrics.rank_biased",
+    "pipeline.metrics.expected_reciprocal_rank",
     "pipeline.metrics.relstring",
     "pipeline.metrics.diversity",
     "pipeline.outputs",

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from pipeline.contract.measure import Measure, MeasureParams
 from pipeline.contract.metric_names import format_metric, parse_metric
+from pipeline.contract.python_measure import PythonMeasure
 from pipeline.errors import SpecError
 from pipeline.host.builtin import DEFAULT_PLUGINS
 from pipeline.host.manager import CONTESTED_FIX, PluginManager, PluginState, get_plugin_manager
@@ -148,12 +149,15 @@ class Registry:
         if missing:
             example = f"{measure.name}@10" if measure.cutoff in missing else measure.name
             raise SpecError(f"'{text}': {measure.name} needs {', '.join(missing)} (e.g. {example})")
+        values, judged_only = _judged_only(measure, values, text)
         try:
             params = measure.Params.model_validate(values)
         except ValidationError as exc:
             raise SpecError(_param_error(text, measure, exc)) from None
-        canonical = _canonical(measure, params)
-        return ResolvedMeasure(measure, params, canonical, label or canonical)
+        canonical = _canonical(measure, params, judged_only)
+        return ResolvedMeasure(
+            measure, params, canonical, label or canonical, judged_only=judged_only
+        )
 
     @classmethod
     def from_plugin_manager(cls, pm: PluginManager) -> Registry:
@@ -218,9 +222,38 @@ def _owner(owner: Owner | str) -> Owner:
     return Owner("irpipe" if builtin else None, owner, builtin)
 
 
-def _canonical(measure: Measure, params: MeasureParams) -> str:
+#: the parameter every SQL measure takes (unless its own Params has it): trec_eval -J for it alone
+JUDGED_ONLY = "judged_only"
+
+
+def _judged_only(measure: Measure, values: dict, text: str) -> tuple[dict, bool]:
+    """The values without `judged_only`, and its value (a boolean; False when not given)."""
+    if JUDGED_ONLY in measure.Params.model_fields or JUDGED_ONLY not in values:
+        return values, False
+    values = dict(values)
+    judged_only = values.pop(JUDGED_ONLY)
+    if not isinstance(judged_only, bool):
+        raise SpecError(f"'{text}': parameter 'judged_only': Input should be true or false")
+    if judged_only and isinstance(measure, PythonMeasure):
+        raise SpecError(
+            f"'{text}': {measure.name} is computed in Python and takes no judged_only; "
+            "set judged_only: true in settings to drop unjudged documents for every metric"
+        )
+    return values, judged_only
+
+
+def _parameters(measure: Measure) -> list[str]:
+    """The parameters a metric string may give the measure."""
+    fields = list(measure.Params.model_fields)
+    sql = not isinstance(measure, PythonMeasure)
+    return fields + [JUDGED_ONLY] if sql and JUDGED_ONLY not in fields else fields
+
+
+def _canonical(measure: Measure, params: MeasureParams, judged_only: bool = False) -> str:
     given = params.model_dump(exclude_defaults=True)
     cutoff = given.pop(measure.cutoff, None) if measure.cutoff else None
+    if judged_only:
+        given[JUDGED_ONLY] = True
     return format_metric(measure.name, given, cutoff)
 
 
@@ -229,7 +262,7 @@ def _param_error(text: str, measure: Measure, exc: ValidationError) -> str:
     for error in exc.errors(include_url=False):
         key = ".".join(str(part) for part in error["loc"])
         if error["type"] == "extra_forbidden":
-            allowed = ", ".join(measure.Params.model_fields)
+            allowed = ", ".join(_parameters(measure))
             problems.append(f"unknown parameter '{key}' of {measure.name}; allowed: {allowed}")
         else:
             problems.append(f"parameter '{key}': {error['msg']}")

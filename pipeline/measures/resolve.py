@@ -1,5 +1,6 @@
 """A spec's metric entries resolved to measures with validated parameters, and what each declares it
-needs: the spec's labels are unique, and every collection has the fields its measures read."""
+needs: the spec's labels are unique, every collection has the fields its measures read, and a
+decimal relevance level or gain grade comes with decimal grades (`grades: real`)."""
 
 from __future__ import annotations
 
@@ -28,9 +29,11 @@ def resolve_metrics(loaded: LoadedSpec, registry: Registry) -> list[ResolvedMeas
     resolved: list[ResolvedMeasure] = []
     for i, item in enumerate(loaded.spec.metrics):
         try:
-            resolved += resolve_metric(registry, item.metric, item.params, item.label)
+            found = resolve_metric(registry, item.metric, item.params, item.label)
+            _check_decimals(loaded.spec.settings, found)
         except SpecError as exc:
             raise SpecError(f"{loaded.where('metrics', i)}: {exc}") from None
+        resolved += found
     _check_labels(loaded, resolved)
     check_needs(loaded, resolved, {run.collection for run in loaded.spec.runs.values()})
     return resolved
@@ -48,6 +51,29 @@ def resolve_metric(
 def _provider(registry: Registry, m: ResolvedMeasure) -> str:
     owner = registry.providers.get(m.measure.name)
     return owner.describe() if owner is not None else "irpipe"
+
+
+def _check_decimals(settings: Settings, found: list[ResolvedMeasure]) -> None:
+    """Under integer grades, a decimal `rel` or gain grade is a SpecError naming the setting."""
+    if settings.grades == "real":
+        return
+    for m in found:
+        given = _decimal_grade(m.params)
+        if given:
+            raise SpecError(
+                f"{m.label}: {given} is a decimal, and grades are integers: give an integer, "
+                "or read decimal grades with settings: {grades: real}"
+            )
+
+
+def _decimal_grade(params) -> str:
+    """What of a measure's parameters is a decimal grade (its level `rel`, a gain mapping's
+    grade), as a message names it; "" if none is."""
+    rel, gain = getattr(params, "rel", None), getattr(params, "gain", None)
+    if isinstance(rel, float):
+        return f"rel={rel!r}"
+    decimals = [g for g in gain if isinstance(g, float)] if isinstance(gain, dict) else []
+    return f"the gain of grade {decimals[0]!r}" if decimals else ""
 
 
 def _check_labels(loaded: LoadedSpec, resolved: list[ResolvedMeasure]) -> None:
@@ -96,7 +122,7 @@ def _check_subtopics(loaded: LoadedSpec, m: ResolvedMeasure, collections: set[st
 
 def columns_of(settings: Settings) -> Columns:
     """The columns measures are compiled against, under these settings."""
-    return Columns(settings.relevance_level, settings.compatibility)
+    return Columns(settings.relevance_level, settings.compatibility, grades=settings.grades)
 
 
 def declared_needs(m: ResolvedMeasure, c: Columns) -> tuple[Need, ...]:

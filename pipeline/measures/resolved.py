@@ -23,6 +23,15 @@ class ResolvedMeasure:
     canonical: str
     label: str
     provider: str = "irpipe"  # who provides the measure, as messages name it
+    #: computed over the ranking without its unjudged documents, re-ranked (`judged_only=true`:
+    #: trec_eval -J for this metric alone)
+    judged_only: bool = False
+
+    @property
+    def better(self) -> str | None:
+        """Which value is best, "higher", "lower" or None: the measure's, but None for a residual
+        (`residual=true`: how much the value could still change, not a quality)."""
+        return None if getattr(self.params, "residual", False) is True else self.measure.better
 
     @property
     def averaged(self) -> bool:

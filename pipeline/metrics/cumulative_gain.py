@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 
 from ..api import Columns, Gain, Measure, MeasureParams, dcg, hookimpl
+from .reported_queries import answered, answered_needs, judged_topic, judged_topic_needs
 
 
 class GainParams(MeasureParams):
@@ -33,25 +34,61 @@ class DCG(Measure[GainParams]):
         return dcg(c, p.gain, p.discount, p.k)
 
 
-class nDCG(Measure[GainParams]):  # noqa: N801 -- the name users write
-    """DCG divided by the DCG of the ideal ranking of all judged documents; 0 when that is 0."""
+class NDCGParams(GainParams):
+    variant: Literal["standard", "gdeval"] = Field(
+        "standard",
+        description="standard: trec_eval's ndcg_cut; gdeval: gdeval.pl's (exponential gain, "
+        "its queries: answered, with a grade above 0)",
+    )
+
+    @field_validator("variant")
+    @classmethod
+    def _gdeval_sets_gains(cls, variant: str, info: ValidationInfo) -> str:
+        """gdeval.pl fixes the gain and the discount: another one would not be its nDCG."""
+        defaults = {"gain": "linear", "discount": "standard"}
+        given = [key for key, value in defaults.items() if info.data.get(key, value) != value]
+        if variant == "gdeval" and given:
+            raise ValueError(
+                f"variant 'gdeval' sets gain (2^grade - 1) and discount itself; remove {given[0]}"
+            )
+        return variant
+
+
+class nDCG(Measure[NDCGParams]):  # noqa: N801 -- the name users write
+    """DCG divided by the DCG of the ideal ranking of all judged documents; 0 when that is 0.
+    `variant='gdeval'` is gdeval.pl's nDCG@k: exponential gain, and only the queries it reports
+    (`reported_queries`)."""
 
     judged_rows_suffice = True
 
     name = "nDCG"
     description = "normalised DCG (ideal: all judged documents sorted by gain)"
-    Params = GainParams
+    Params = NDCGParams
     aliases = {"NDCG": {}}
     cutoff = "k"
 
-    def needs(self, p: GainParams, c: Columns):
-        return (c.ideal_dcg(p.gain, p.discount, p.k),)
+    def needs(self, p: NDCGParams, c: Columns):
+        gdeval = (*judged_topic_needs(c), *answered_needs(c)) if p.variant == "gdeval" else ()
+        return (c.ideal_dcg(_gain(p), p.discount, p.k), *gdeval)
 
-    def per_query(self, p: GainParams, c: Columns) -> str:
-        ideal = f"any_value({c.ideal_dcg(p.gain, p.discount, p.k)})"
-        return (
-            f"(CASE WHEN {ideal} > 0 THEN {dcg(c, p.gain, p.discount, p.k)} / {ideal} ELSE 0 END)"
-        )
+    def per_query(self, p: NDCGParams, c: Columns) -> str:
+        gain = _gain(p)
+        ideal = f"any_value({c.ideal_dcg(gain, p.discount, p.k)})"
+        value = f"(CASE WHEN {ideal} > 0 THEN {dcg(c, gain, p.discount, p.k)} / {ideal} ELSE 0 END)"
+        return judged_topic(c, value) if p.variant == "gdeval" else value
+
+    def missing(self, p: NDCGParams, c: Columns) -> str:
+        if p.variant == "gdeval":
+            return answered(c, judged_topic(c, "0", aggregate=False))
+        return "0"
+
+    def empty(self, p: NDCGParams, c: Columns) -> str:
+        return judged_topic(c, "0", aggregate=False) if p.variant == "gdeval" else "0"
+
+
+def _gain(p: NDCGParams) -> Gain:
+    """gdeval.pl's gain is 2^grade - 1 (its log discount cancels out of the ratio)."""
+    return "exponential" if p.variant == "gdeval" else p.gain
 
 
 class IDCG(Measure[GainParams]):

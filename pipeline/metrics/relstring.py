@@ -13,7 +13,8 @@ class RelStringParams(MeasureParams):
 
 class RelString(Measure[RelStringParams]):
     """One character per document: the grade 0–9, '>' above 9, '-' not in the qrels, '.' judged
-    negative (trec_eval relstring). Per query only."""
+    negative (trec_eval relstring); a decimal grade (`grades: real`) shows its whole part (0.7
+    is '0', 9.5 is '9'). Per query only."""
 
     name = "RelString"
     better = None  # text
@@ -24,7 +25,8 @@ class RelString(Measure[RelStringParams]):
     aggregator = "none"
 
     def per_query(self, p: RelStringParams, c: Columns) -> str:
-        char = "CASE WHEN relv > 9 THEN '>' WHEN relv >= 0 THEN CAST(relv AS VARCHAR) WHEN relv = -1 THEN '-' ELSE '.' END"
+        digit = "CAST(CAST(floor(relv) AS BIGINT) AS VARCHAR)"  # a decimal grade's whole part
+        char = f"CASE WHEN relv >= 10 THEN '>' WHEN relv >= 0 THEN {digit} WHEN relv = -1 THEN '-' ELSE '.' END"
         return (
             f"coalesce(string_agg({char}, '' ORDER BY rank) FILTER (WHERE rank <= {int(p.k)}), '')"
         )

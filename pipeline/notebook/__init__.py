@@ -43,6 +43,8 @@ def evaluate(
     settings: Mapping[str, Any] | None = None,
     compare: Mapping[str, Any] | None = None,
     columns: Mapping[str, str] | None = None,
+    agreement: Sequence[Mapping[str, Any]] | None = None,
+    correlation: Sequence[Mapping[str, Any]] | None = None,
     **options: Any,
 ):
     """Evaluate a spec file (`evaluate("spec.yaml")`: every stage `irpipe run` runs, its checks,
@@ -55,7 +57,9 @@ def evaluate(
     with several collections, a run is `{"run": input,
     "collection": name}`). An input is a path or a table (`pipeline.frames.convert`);
     `columns` maps irpipe's column names (qid, docno, rel, score, rank) to a table's. `metrics`,
-    `settings` and `compare` are the spec's keys, with the spec's defaults. The other keywords of
+    `settings`, `compare`, `agreement` and `correlation` are the spec's keys, with the spec's
+    defaults (with `agreement`, runs and metrics may be left out: the judgment sets given as
+    `qrels={"human": ..., "umbrela": ...}` are compared alone). The other keywords of
     the spec door (`history`, `refresh`, `engine`, `write`) go to the evaluation as they are.
     The checks' warnings (a gate skipped) are shown as warnings once it is done."""
     if spec is not None:
@@ -63,7 +67,8 @@ def evaluate(
             raise SpecError("evaluate(): give a spec, or qrels=, runs= and metrics=, not both")
         evaluation, data = evaluate_spec(spec, **options), None
     else:
-        loaded, data = _loaded(qrels, runs, metrics, settings, compare, columns)
+        sections = {"compare": compare, "agreement": agreement, "correlation": correlation}
+        loaded, data = _loaded(qrels, runs, metrics, settings, sections, columns)
         evaluation = evaluate_spec(loaded, write=False, **options)
     evaluation.warn()
     return Results(evaluation, data)
@@ -81,7 +86,7 @@ class Evaluator:
         settings: Mapping[str, Any] | None = None,
         columns: Mapping[str, str] | None = None,
     ) -> None:
-        _check_arguments(metrics, settings, None, columns)
+        _check_arguments(metrics, settings, {}, columns)
         if is_irds(qrels):  # read once, here, not at every call
             self.qrels = irds_table(qrels, "qrels", "qrels")
         else:
@@ -104,7 +109,7 @@ class Evaluator:
     def _plan(self, run: Any, name: str) -> tuple[EvaluationPlan, dict]:
         """The validated plan that evaluates `run` under `name`, and the spec it came from."""
         if is_path(run) or name not in self._plans:
-            loaded, data = _loaded(self.qrels, {name: run}, self.metrics, self.settings, None,
+            loaded, data = _loaded(self.qrels, {name: run}, self.metrics, self.settings, {},
                                    self.columns)  # fmt: skip
             plan = validate(loaded)
             if not is_path(run):
@@ -117,13 +122,15 @@ class Evaluator:
         return replace(plan, loaded=replace(plan.loaded, tables=tables)), data
 
 
-def _check_arguments(metrics: Any, settings: Any, compare: Any, columns: Any) -> None:
+def _check_arguments(metrics: Any, settings: Any, sections: Mapping, columns: Any) -> None:
     """Each keyword has the shape the spec gives its key (SpecError saying which to give): a
     string where a list or a mapping belongs would otherwise be read letter by letter, or fail
-    deep inside. One metric is a list of one, as in a spec and in ir_measures."""
+    deep inside. One metric is a list of one, as in a spec and in ir_measures; `sections`: the
+    other sections given (compare, agreement, correlation), by keyword."""
     if not isinstance(metrics, list | tuple):
         example = [metrics] if isinstance(metrics, str | Mapping) else ["AP", "nDCG@10"]
         raise SpecError(f"metrics={metrics!r}: give a list of metrics, e.g. metrics={example!r}")
+    compare = sections.get("compare")
     baseline = compare if isinstance(compare, str) else "bm25"
     examples = {"settings": {"compatibility": "trec_eval-9"}, "compare": {"baseline": baseline}}
     for keyword, value in (("settings", settings), ("compare", compare)):
@@ -132,7 +139,22 @@ def _check_arguments(metrics: Any, settings: Any, compare: Any, columns: Any) ->
                 f"{keyword}={value!r}: give a mapping, as a spec's {keyword} section is, e.g. "
                 f"{keyword}={examples[keyword]!r}"
             )
+    for keyword in ("agreement", "correlation"):
+        value = sections.get(keyword)
+        if value is not None and (not isinstance(value, list | tuple) or
+                                  not all(isinstance(entry, Mapping) for entry in value)):  # fmt: skip
+            raise SpecError(
+                f"{keyword}={value!r}: give a list of entries, as a spec's {keyword} section is, "
+                f"e.g. {keyword}={_ENTRIES[keyword]!r}"
+            )
     check_columns(columns)
+
+
+#: an example of each list of entries, for messages
+_ENTRIES = {
+    "agreement": [{"reference": "human", "other": "umbrela"}],
+    "correlation": [{"reference": "AP", "other": "P@10"}],
+}
 
 
 def _check_metrics(metrics: list) -> None:
@@ -151,11 +173,14 @@ def _check_metrics(metrics: list) -> None:
             raise SpecError(f"metrics[{i}]: {exc}") from None
 
 
-def _loaded(qrels, runs, metrics, settings, compare, columns) -> tuple[LoadedSpec, dict]:
-    """The spec the keywords make, validated, with the tables it names; and the spec itself."""
-    if qrels is None or metrics is None:
+def _loaded(qrels, runs, metrics, settings, sections, columns) -> tuple[LoadedSpec, dict]:
+    """The spec the keywords make, validated, with the tables it names; and the spec itself.
+    `sections`: compare, agreement and correlation, by keyword (None where not given)."""
+    judging = sections.get("agreement") is not None
+    if qrels is None or (metrics is None and not judging):
         raise SpecError("evaluate(): give qrels= and metrics= (and runs=), or a spec's path")
-    _check_arguments(metrics, settings, compare, columns)
+    metrics = [] if metrics is None else metrics
+    _check_arguments(metrics, settings, sections, columns)
     tables: dict[str, Any] = {}
     read = _reader(settings, columns)
     named = isinstance(qrels, Mapping) and not by_query(qrels)
@@ -170,8 +195,9 @@ def _loaded(qrels, runs, metrics, settings, compare, columns) -> tuple[LoadedSpe
     }
     if settings:
         data["settings"] = dict(settings)
-    if compare is not None:
-        data["compare"] = dict(compare)
+    for key, value in sections.items():
+        if value is not None:
+            data[key] = dict(value) if key == "compare" else [dict(entry) for entry in value]
     digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
     return spec_from_mapping(data, Path.cwd() / ORIGIN, digest, tables=tables), data
 
@@ -214,9 +240,10 @@ def _run_name(value: Any, index: int) -> str:
 
 def _reader(settings: Mapping[str, Any] | None, columns: Mapping[str, str] | None):
     """`table_of` with the call's column names, taking a run's ranks alone under `ordering:
-    rank`."""
+    rank`, and decimal grades under `grades: real`."""
     ranked = (settings or {}).get("ordering") == "rank"
-    return partial(table_of, columns=columns, ranked=ranked)
+    grades = "real" if (settings or {}).get("grades") == "real" else "integer"
+    return partial(table_of, columns=columns, ranked=ranked, grades=grades)
 
 
 def _input(value: Any, argument: str, name: str, tables: dict, read) -> str:

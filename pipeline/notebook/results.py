@@ -80,6 +80,30 @@ class Results:
             raise SpecError("comparisons(): nothing was compared; pass compare={} to evaluate()")
         return self._table("SELECT * FROM comparison", to)
 
+    def agreement(self, to: str = "pandas"):
+        """Each agreement entry's statistics (`agreement=`): reference, other, collection (empty:
+        two judgment sets), statistic, value."""
+        return self._judgments("agreement", to)
+
+    def confusion(self, to: str = "pandas"):
+        """Each agreement entry's pairs by (reference_grade, other_grade); a grade is empty
+        (None) where that set does not judge the pair."""
+        return self._judgments("confusion", to)
+
+    def correlation(self, to: str = "pandas"):
+        """The statistics of two orderings of the runs (`agreement=`, `correlation=`):
+        reference, other, collection, metric, statistic, value, ci_low, ci_high, and the `run`
+        that falls most (max_rank_drop)."""
+        return self._judgments("correlation", to)
+
+    def _judgments(self, table: str, to: str):
+        if self.evaluation.plan.judging is None:
+            raise SpecError(
+                f"{table}(): no judgment sets or orderings were compared; pass agreement=[...] "
+                "(or correlation=[...]) to evaluate()"
+            )
+        return self._table(f"SELECT * FROM {table}", to)
+
     def table(self):
         """Runs by metrics as papers print them (pandas): 4 decimals, the best value of each
         metric marked *, and with comparisons the significance marks (see `legend`)."""
@@ -90,6 +114,8 @@ class Results:
             shown = format_value(cell.value) + ("*" if cell.best else "") + (cell.mark or "")
             rows.setdefault((cell.collection, cell.run), {})[cell.metric] = shown
         frame = pd.DataFrame.from_dict(rows, orient="index")
+        if not rows:  # judgment sets compared alone: no run evaluated
+            frame.index = pd.MultiIndex.from_arrays([[], []])
         frame.index.names = ["collection", "run"]
         return frame
 

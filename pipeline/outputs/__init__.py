@@ -24,6 +24,7 @@ from pipeline.errors import OutputError, SpecError
 from pipeline.formatting import format_value, json_text
 from pipeline.hookspecs import hookimpl
 from pipeline.plan.output_jobs import OutputJob
+from pipeline.spec.outputs import JUDGMENT_LEVELS
 from pipeline.spec.pools import POOL_LEVELS
 from pipeline.sql import quote_identifier
 
@@ -47,6 +48,7 @@ TABLE_LEVELS = (
     "comparison",
     "report",
     *POOL_LEVELS,
+    *JUDGMENT_LEVELS,
 )
 
 
@@ -131,14 +133,15 @@ class DuckDBWriter(Writer):
 
 class MarkdownWriter(Writer):
     """A readable pivot: one row per run (and query), one column per metric. A table without
-    metrics as rows (a precision-recall curve, the comparisons) is written as it is."""
+    metrics as rows (a precision-recall curve, the comparisons, the correlations' statistics)
+    is written as it is."""
 
     suffixes = (".md", ".markdown")
     levels = tuple(level for level in TABLE_LEVELS if level != "report")  # report: MarkdownReport
 
     def write(self, con, table, path, manifest):
         columns = _columns(con, table)
-        if {"metric", "value"} <= set(columns):
+        if {"metric", "value"} <= set(columns) and "statistic" not in columns:
             metrics = [m["label"] for m in manifest["metrics"]]
             keys, rows = pivot(con, table, metrics)
             integral = [False] * len(keys) + [m["aggregator"] == "sum" for m in manifest["metrics"]]

@@ -23,7 +23,8 @@ from pipeline.measures.resolve import columns_of
 from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.plan.batches import batched
 from pipeline.plan.fusion import Fusion, fusion_statement, kept_rows, with_fusions
-from pipeline.plan.inputs import RUN_ROWS, Load, run_format
+from pipeline.plan.inputs import Load, run_format
+from pipeline.plan.loaded_tables import RUN_ROWS, input_tables
 from pipeline.plan.measure_sql import CompiledMeasures, compile_measures
 from pipeline.plan.missing_rankings import MISSING_RANKING_ROWS
 from pipeline.plan.output_tables import curve_names, output_table, output_tables
@@ -58,7 +59,7 @@ class PythonMetric:
 
     ordinal: int
     measure: ResolvedMeasure
-    level: int
+    level: int | float
 
 
 class Probe(NamedTuple):
@@ -74,11 +75,12 @@ class Probe(NamedTuple):
 class SqlPlan:
     """Everything needed to evaluate a spec, in three parts, which an engine runs in order.
 
-    The qrels' part, made once before any run is read: `qrels` loaded, then (`setup`, in order)
+    The qrels' part, made once before any run is read: the `input_tables` made (the qrels'
+    grades typed by the `grades` setting), `qrels` loaded, then (`setup`, in order)
     the runs' names, the other `names`, the qrels' tables (`statements`) and the empty tables
     that the runs' rankings fill (`run_tables`). A session that evaluates one run after another
     against the same qrels makes `run_names` and `run_tables` anew for each, beside
-    `inputs.RUN_TABLES` (`pipeline.engines.duckdb.session`).
+    `loaded_tables.RUN_TABLES` (`pipeline.engines.duckdb.session`).
 
     The runs' part, one batch of runs at a time: its loads, its fused runs (`fusing`), then
     `per_batch` and its `ranking` (rank it into `wide`, then drop its rows, so memory holds one
@@ -95,6 +97,7 @@ class SqlPlan:
     memory_limit: str | None  # DuckDB's memory_limit for the connection (`settings`)
 
     # The qrels' part.
+    input_tables: tuple[Statement, ...]  # the empty tables the inputs are loaded into
     qrels: list[Load]
     #: the names of the collections and the metrics (and the curves' metrics), as bound values
     names: tuple[Statement, ...]
@@ -217,17 +220,22 @@ def compile_plan(
     everything = [*metrics, *curves]
     compiled = compile_measures(everything, settings)
     # When only judged documents' positions matter, only judged rows are ranked; a query with no
-    # judged document retrieved then has its `missing` value (over the ranking's length).
-    judged_rows = not compiled.can_empty and all(
-        m.measure.judged_only_ok(m.params) for m in everything
+    # judged document retrieved then has its `missing` value (over the ranking's length). A
+    # metric over the condensed ranking needs every answered query in `wide` (`empty_sql`).
+    judged_rows = (
+        not compiled.can_empty
+        and compiled.condensed is None
+        and not compiled.req.has("tie")  # a tie counts the unjudged rows in it too
+        and all(m.measure.judged_only_ok(m.params) for m in everything)
     )
     missing_rankings = settings.missing_queries == "trec_eval_c" and settings.query_set == "qrels"
-    full = ranked_sql(compiled.req, settings)  # every row ranked: what the probes read
+    full = _ranked(compiled, settings)  # every row ranked: what the probes read
     ranking, wide = _ranking(compiled, settings, judged_rows, full)
     options = per_query_options(compiled, settings, judged_rows, missing_rankings)
     fusions = _fusions(loaded)
     return SqlPlan(
         memory_limit=settings.memory_limit,
+        input_tables=tuple(input_tables(settings.grades)),
         qrels=_qrels(loaded),
         names=(*name_tables(loaded, metrics), *curve_names(len(metrics), curves)),
         statements=setup_tables(compiled.req, missing_rankings),
@@ -251,9 +259,9 @@ def compile_plan(
 
 def _qrels(loaded: LoadedSpec) -> list[Load]:
     """The qrels files, one per collection (a collection not yet judged has runs only to pool)."""
-    spec, mode = loaded.spec, loaded.spec.settings.input
+    spec, settings = loaded.spec, loaded.spec.settings
     return [
-        Load(c.qrels, name, named_format(c.format, mode))
+        Load(c.qrels, name, named_format(c.format, settings.input, settings.grades))
         for name, c in spec.collections.items()
         if c.qrels is not None
     ]
@@ -273,13 +281,21 @@ def _ranking(
     they suffice (then over every row, `full`, for a batch of mostly judged queries), else over
     every row."""
     req = compiled.req
-    ranked = ranked_sql(req, settings, judged_rows=True) if judged_rows else full
+    ranked = _ranked(compiled, settings, judged_rows=True) if judged_rows else full
     wide = wide_sql(compiled.measures, ranked, req)
     dense = wide_sql(compiled.measures, full, req) if judged_rows else None
     statement = Statement(f"INSERT INTO wide {wide}")
     if dense is None:
         return Ranking(statement, full=True), wide
     return Ranking(statement, Statement(f"INSERT INTO wide {dense}")), wide
+
+
+def _ranked(compiled: CompiledMeasures, settings: Settings, judged_rows: bool = False) -> str:
+    """The ranking's CTEs (`ranking.ranked_sql`): every row's, or only the judged rows' when
+    they suffice; and the condensed ranking when a metric reads it, its rows carrying the
+    columns of `facts` (the qrels' facts, and the subtopic judgments')."""
+    facts = (*compiled.req.of_kind("fact"), *compiled.req.of_kind("subtopic_fact"))
+    return ranked_sql(compiled.ranked, settings, judged_rows, compiled.condensed, facts)
 
 
 def _fusions(loaded: LoadedSpec) -> tuple[Fusion, ...]:

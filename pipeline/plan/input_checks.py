@@ -11,6 +11,7 @@ statement over the loaded table for the whole batch. The reports with line numbe
 from __future__ import annotations
 
 from pipeline.plan.inputs import SUBTOPIC_FIELDS, Load, literal_path, numbered_lines
+from pipeline.plan.number_fields import REAL_GRADES_HINT
 from pipeline.plan.statement import Statement
 from pipeline.plan.table_inputs import MEMORY, identity, is_table_input
 from pipeline.sql import quote_identifier
@@ -157,7 +158,7 @@ def problems_message(load: Load, rows: list[tuple], bad_lines: int) -> str:
     more = bad_lines - len(rows)
     if more:
         lines.append(f"{load.path}: {more} more bad line{'s' * (more != 1)}")
-    if any(p.startswith(("the score must", "the relevance grade must")) for _, _, p in rows):
+    if any(_unread_number(p) for _, _, p in rows):
         lines.append(_LENIENT_HINT)
     if load.format.kind == "qrels" and any(text.split() == _BEIR_HEADER for _, text, _ in rows):
         lines.append("hint: a line is BEIR's qrels header: set the collection's `format: beir`")
@@ -165,6 +166,14 @@ def problems_message(load: Load, rows: list[tuple], bad_lines: int) -> str:
     if swapped:
         lines.append(f"hint: the lines look like a {swapped} file; are the qrels and run swapped?")
     return "\n".join(lines)
+
+
+def _unread_number(problem: str) -> bool:
+    """A number trec_eval reads by its prefix; not a decimal grade, which names its own fix
+    (`grades: real`, not atol's cut)."""
+    return problem.startswith(("the score must", "the relevance grade must")) and (
+        REAL_GRADES_HINT not in problem
+    )
 
 
 def _swapped(load: Load, problems: list[str]) -> str | None:

@@ -9,6 +9,8 @@ DuckDB line by line (plain or gzip-compressed) in up to three steps:
 Lines that are blank or whose first non-blank character is '#' are skipped. What a line must hold is
 a list of `Rule`s over its fields `f` (configs/REFERENCE.md, "Input rules"): the `strict` mode rejects numbers that
 are not plainly numbers; `lenient` reads them as trec_eval's C `atof`/`atol` do ("1,5" is 1).
+Grades are integers, or finite decimals under the `grades: real` setting (read as scores are):
+`number_fields` reads the number fields.
 """
 
 from __future__ import annotations
@@ -16,6 +18,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.plan.number_fields import (
+    Rule,
+    atol,
+    grade_field,
+    integer_rules,
+    number,
+    number_rules,
+    quoted,
+)
 from pipeline.plan.statement import Statement
 from pipeline.sql import quote_identifier
 
@@ -24,11 +35,6 @@ __all__ = [
     "Format",
     "Load",
     "Rule",
-    "INPUT_TABLES",
-    "QRELS_TABLE",
-    "SUBTOPIC_QRELS_TABLE",
-    "RUN_ROWS",
-    "RUN_TABLES",
     "SUBTOPIC_FIELDS",
     "general_lines",
     "insert_lines",
@@ -48,14 +54,6 @@ INPUT_MODES = ("strict", "lenient")
 
 
 @dataclass(frozen=True)
-class Rule:
-    """A condition on a line's fields `f` that makes the line bad, and SQL text saying why."""
-
-    bad: str
-    problem: str
-
-
-@dataclass(frozen=True)
 class Format:
     """How one kind of file is read: the table it fills, the column naming the file's rows
     (`key`), the SQL of its columns over the fields `f`, and the rules a line must pass."""
@@ -68,6 +66,8 @@ class Format:
     docno: str = "f[3]"
     #: SQL over `line`: a line skipped besides blank and comment ones (a BEIR header)
     skip: str = "false"
+    #: the `grades` setting a qrels format reads its grades under (`GRADE_TYPES`)
+    grades: str = "integer"
 
     @property
     def kind(self) -> str:
@@ -108,31 +108,6 @@ class Load:
         return self.format.key
 
 
-#: the table a batch of runs is loaded into (made again after each batch is ranked and dropped)
-RUN_ROWS = Statement(
-    "CREATE TABLE run_rows (run VARCHAR, qid VARCHAR, docno VARCHAR, rank BIGINT, "
-    "score DOUBLE, ok BOOLEAN)"
-)
-#: the table the qrels are loaded into, made before anything is read
-QRELS_TABLE = Statement(
-    "CREATE TABLE qrels (collection VARCHAR, qid VARCHAR, docno VARCHAR, rel INTEGER, ok BOOLEAN)"
-)
-#: the table subtopic qrels (ndeval's: qid subtopic docno grade) are loaded into; `qrels` then
-#: holds each document's highest grade (`pipeline.plan.qrels_formats.max_grades`)
-SUBTOPIC_QRELS_TABLE = Statement(
-    "CREATE TABLE subtopic_qrels (collection VARCHAR, qid VARCHAR, docno VARCHAR, rel INTEGER, "
-    "subtopic INTEGER, ok BOOLEAN)"
-)
-#: the tables the runs are loaded into, made once the qrels are read: the rows of a batch, and
-#: the queries each run answers with how many documents each ranks, recorded as the run is loaded
-#: (its rows are dropped once ranked)
-RUN_TABLES = [
-    RUN_ROWS,
-    Statement("CREATE TABLE present (run VARCHAR, qid VARCHAR, retrieved BIGINT)"),
-]
-#: every table the inputs are loaded into
-INPUT_TABLES = [QRELS_TABLE, SUBTOPIC_QRELS_TABLE, *RUN_TABLES]
-
 QRELS_FIELDS = "qid iter docno rel"
 RUN_FIELDS = "qid Q0 docno rank score tag"
 SUBTOPIC_FIELDS = "qid subtopic docno grade"  # ndeval's qrels
@@ -163,14 +138,11 @@ _ALL_FIELDS = "string_split(trim(regexp_replace(line, '[ \\t\\v\\f]+', ' ', 'g')
 _NOT_FAST = "list_contains(f, '')"
 
 
-def qrels_format(mode: str = "strict") -> Format:
+def qrels_format(mode: str = "strict", grades: str = "integer") -> Format:
     """How a qrels file (qid iter docno rel) is read into `qrels`, under its collection's name."""
-    rel = atol("f[4]", "INTEGER") if mode == "lenient" else "TRY_CAST(f[4] AS INTEGER)"
-    rules = [
-        field_count("<>", 4, QRELS_FIELDS),
-        *integer_rules("f[4]", rel, "the relevance grade", strict=mode == "strict"),
-    ]
-    return text_format("qrels", "collection", f"f[1], f[3], {rel}", rules)
+    rel, rel_rules = grade_field("f[4]", mode, grades)
+    rules = [field_count("<>", 4, QRELS_FIELDS), *rel_rules]
+    return text_format("qrels", "collection", f"f[1], f[3], {rel}", rules, grades=grades)
 
 
 def run_format(mode: str = "strict", use_rank: bool = False) -> Format:
@@ -180,10 +152,8 @@ def run_format(mode: str = "strict", use_rank: bool = False) -> Format:
     """
     strict = mode == "strict"
     rank = "TRY_CAST(f[4] AS BIGINT)" if strict else atol("f[4]", "BIGINT")
-    score, score_rules = (
-        (_STRICT_SCORE, _STRICT_SCORE_RULES) if strict else (_LENIENT_SCORE, _LENIENT_SCORE_RULES)
-    )
-    rules = [field_count("<", 6, RUN_FIELDS), *score_rules]
+    score = number("f[5]", strict)
+    rules = [field_count("<", 6, RUN_FIELDS), *number_rules("f[5]", score, "the score", strict)]
     if use_rank:
         rules += integer_rules("f[4]", rank, "the rank (settings.ordering: rank)", strict)
     return text_format("run_rows", "run", f"f[1], f[3], {rank}, {score}", rules)
@@ -268,11 +238,6 @@ def literal_path(path: Path) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in str(path))
 
 
-def quoted(expr: str) -> str:
-    """SQL quoting the text `expr` for a message: `'2x'`."""
-    return f"'''' || {expr} || ''''"
-
-
 def field_count(op: str, n: int, names: str) -> Rule:
     """A line whose field count compares by `op` with `n` is bad (`names`: the fields expected)."""
     return Rule(f"len(f) {op} {n}", f"'expected {n} fields ({names}), found ' || len(f)")
@@ -286,48 +251,14 @@ _UNIT_SEPARATOR = Rule(
 )
 
 
-def atol(expr: str, sql_type: str) -> str:
-    """SQL reading `expr` as C atol: an optional sign and the digits that follow; no digits read as 0."""
-    digits = f"coalesce(nullif(regexp_extract({expr}, '^[+-]?[0-9]+'), ''), '0')"
-    return f"TRY_CAST({digits} AS {sql_type})"
-
-
-def integer_rules(expr: str, value: str, what: str, strict: bool) -> list[Rule]:
-    """The rules of an integer field `expr` read as `value`: in range; plainly digits if `strict`."""
-    # DuckDB's cast rounds "1.7" to 2 and reads "1e2", "0x10" and "1_0"; only plain digits pass.
-    rules = [Rule(f"{value} IS NULL", f"'{what} ' || {quoted(expr)} || ' is out of range'")]
-    if strict:
-        plain = f"NOT regexp_full_match({expr}, '[+-]?[0-9]+')"
-        rules.insert(0, Rule(plain, f"'{what} must be an integer, found ' || {quoted(expr)}"))
-    return rules
-
-
-_STRICT_SCORE = "TRY_CAST(f[5] AS DOUBLE)"
-# DuckDB also reads "1_000" as 1000, where C reads 1: such a score is not plainly a number.
-_PLAIN_SCORE = f"{_STRICT_SCORE} IS NOT NULL AND NOT contains(f[5], '_')"
-_STRICT_SCORE_RULES = [
-    Rule(f"NOT ({_PLAIN_SCORE})", f"'the score must be a number, found ' || {quoted('f[5]')}"),
-    Rule(
-        f"NOT isfinite({_STRICT_SCORE})",
-        f"'the score must be a finite number, found ' || {quoted('f[5]')}",
-    ),
-]
-# C atof: the longest prefix that is a decimal number, inf or nan; no number reads as 0. Hexadecimal
-# ("0x1p3") is the one form atof reads that DuckDB cannot, so it stays NULL and is reported.
-_ATOF_PREFIX = "'^[+-]?(([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?|(?i:inf(inity)?|nan))'"
-_LENIENT_SCORE = f"""CASE WHEN {_PLAIN_SCORE} THEN {_STRICT_SCORE}
-    WHEN regexp_matches(f[5], '^[+-]?0[xX]') THEN NULL
-    ELSE coalesce(TRY_CAST(nullif(regexp_extract(f[5], {_ATOF_PREFIX}), '') AS DOUBLE), 0.0) END"""
-_LENIENT_SCORE_RULES = [
-    Rule(
-        f"({_LENIENT_SCORE}) IS NULL",
-        f"'hexadecimal scores are not read, found ' || {quoted('f[5]')}",
-    )
-]
-
-
 def text_format(
-    table: str, key: str, select: str, rules: list[Rule], docno: str = "f[3]", skip: str = "false"
+    table: str,
+    key: str,
+    select: str,
+    rules: list[Rule],
+    docno: str = "f[3]",
+    skip: str = "false",
+    grades: str = "integer",
 ) -> Format:
     """A text format: `rules` after the ones every text file obeys (text, no 0x1F)."""
-    return Format(table, key, select, (_NUL, _UNIT_SEPARATOR, *rules), docno, skip)
+    return Format(table, key, select, (_NUL, _UNIT_SEPARATOR, *rules), docno, skip, grades)

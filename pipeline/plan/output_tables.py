@@ -119,7 +119,7 @@ ORDER BY runs.ordinal, l.recall""",
 def _diff_sql(index: int, output: Output, metric: ResolvedMeasure) -> Statement:
     """Per query both runs were averaged over (the `queries` setting decides which): the run's
     value minus the baseline's, sorted from the best gain to the worst loss, then by query."""
-    higher = metric.measure.better == "higher"
+    higher = metric.better == "higher"
     return Statement(
         f"""
 CREATE TABLE diff_plot_{index} AS
@@ -203,7 +203,7 @@ def _check_metric(
             f"{where}: {found.label} is {what}: a diff_plot draws per-query differences of a "
             "metric averaged over queries (AP, nDCG@10, ...)"
         )
-    if m.better is None:
+    if found.better is None:
         raise SpecError(
             f"{where}: {found.label} is a count or a diagnostic: neither a higher nor a lower "
             "value is better, so a query cannot get better or worse by it"

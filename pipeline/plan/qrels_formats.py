@@ -19,17 +19,8 @@ import re
 import zlib
 from pathlib import Path
 
-from pipeline.plan.inputs import (
-    SUBTOPIC_FIELDS,
-    Format,
-    Rule,
-    atol,
-    field_count,
-    integer_rules,
-    qrels_format,
-    quoted,
-    text_format,
-)
+from pipeline.plan.inputs import SUBTOPIC_FIELDS, Format, field_count, qrels_format, text_format
+from pipeline.plan.number_fields import Rule, grade_field, quoted
 from pipeline.plan.statement import Statement
 from pipeline.plan.table_inputs import is_table_input
 
@@ -63,27 +54,17 @@ _BAD_HEADER = Rule(
     || CASE WHEN {_MISSING} = '' THEN 'found them out of order' ELSE 'missing: ' || {_MISSING}
     END""",
 )
-# Soft labels (MTEB's float scores) need grades read as reals, a setting irpipe lacks: refused in
-# both modes, since `lenient`'s atol would silently make 0.7 a 0.
-_DECIMAL = Rule(
-    "regexp_full_match(f[3], '[+-]?([0-9]+[.][0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?|[+-]?[0-9]+[eE][+-]?[0-9]+')",
-    f"""'a decimal grade ' || {quoted("f[3]")} || ': grades must be integers (decimal grades, '
-    || 'such as soft labels, need a `grades: real` setting, which irpipe does not have yet)'""",
-)
 
 
-def beir_format(mode: str = "strict") -> Format:
+def beir_format(mode: str = "strict", grades: str = "integer") -> Format:
     """How a BEIR qrels file (`query-id corpus-id score`) is read into `qrels`, under its
-    collection's name: the same rules as TREC's, its header skipped, a decimal grade refused."""
-    strict = mode == "strict"
-    rel = "TRY_CAST(f[3] AS INTEGER)" if strict else atol("f[3]", "INTEGER")
-    rules = [
-        _BAD_HEADER,
-        field_count("<>", 3, " ".join(BEIR_COLUMNS)),
-        _DECIMAL,
-        *integer_rules("f[3]", rel, "the relevance grade", strict),
-    ]
-    return text_format("qrels", "collection", f"f[1], f[2], {rel}", rules, "f[2]", _HEADER)
+    collection's name: the same rules as TREC's, its header skipped. Under integer grades a
+    decimal one (MTEB's soft labels) is refused in both modes: `lenient`'s atol would silently
+    make 0.7 a 0."""
+    rel, rel_rules = grade_field("f[3]", mode, grades, decimals_refused=True)
+    rules = [_BAD_HEADER, field_count("<>", 3, " ".join(BEIR_COLUMNS)), *rel_rules]
+    select = f"f[1], f[2], {rel}"
+    return text_format("qrels", "collection", select, rules, "f[2]", _HEADER, grades)
 
 
 # ndeval reads a subtopic as a natural number (digits only): so does irpipe, in either mode.
@@ -98,16 +79,14 @@ _SUBTOPIC_RULES = [
 ]
 
 
-def subtopics_format(mode: str = "strict") -> Format:
+def subtopics_format(mode: str = "strict", grades: str = "integer") -> Format:
     """How ndeval's subtopic qrels (`qid subtopic docno grade`) are read into `subtopic_qrels`,
-    under the collection's name: TREC's rules for the grade, and a subtopic of plain digits."""
-    rel = "TRY_CAST(f[4] AS INTEGER)" if mode == "strict" else atol("f[4]", "INTEGER")
-    rules = [
-        field_count("<>", 4, SUBTOPIC_FIELDS),
-        *_SUBTOPIC_RULES,
-        *integer_rules("f[4]", rel, "the relevance grade", strict=mode == "strict"),
-    ]
-    return text_format("subtopic_qrels", "collection", f"f[1], f[3], {rel}, {_SUBTOPIC}", rules)
+    under the collection's name: the grade as TREC's is under the `grades` setting, and a
+    subtopic of plain digits."""
+    rel, rel_rules = grade_field("f[4]", mode, grades)
+    rules = [field_count("<>", 4, SUBTOPIC_FIELDS), *_SUBTOPIC_RULES, *rel_rules]
+    select = f"f[1], f[3], {rel}, {_SUBTOPIC}"
+    return text_format("subtopic_qrels", "collection", select, rules, grades=grades)
 
 
 def max_grades(names: list[str]) -> Statement:
@@ -120,18 +99,21 @@ def max_grades(names: list[str]) -> Statement:
     )
 
 
-def named_format(given: str | None, mode: str = "strict") -> Format:
-    """How qrels of the format `given` are read (TREC's when none is): what the plan compiles,
-    reading no file (validation gives a collection whose file shows a BEIR header its format)."""
+def named_format(given: str | None, mode: str = "strict", grades: str = "integer") -> Format:
+    """How qrels of the format `given` are read (TREC's when none is) under the `input` `mode`
+    and the `grades` setting: what the plan compiles, reading no file (validation gives a
+    collection whose file shows a BEIR header its format)."""
     if given == "subtopics":
-        return subtopics_format(mode)
-    return beir_format(mode) if given == "beir" else qrels_format(mode)
+        return subtopics_format(mode, grades)
+    return beir_format(mode, grades) if given == "beir" else qrels_format(mode, grades)
 
 
-def format_of(path: Path | str, given: str | None, mode: str = "strict") -> Format:
+def format_of(
+    path: Path | str, given: str | None, mode: str = "strict", grades: str = "integer"
+) -> Format:
     """How a collection's qrels at `path` are read: by its `format` if `given`, else by the
     format its first line shows (`recognised`)."""
-    return named_format(given or recognised(path), mode)
+    return named_format(given or recognised(path), mode, grades)
 
 
 def recognised(path: Path | str) -> str:

@@ -9,6 +9,11 @@ Two plans give the same rows for the rows they keep:
               or before it: counted with a join on the query when a query has few judged rows
               (comparisons ~ rows x judged), found by sorting the query when it has many
               (~ rows x log2 rows). Either way nothing is sorted but what must be.
+
+A metric with `judged_only=true` reads the condensed ranking beside the full plan's: its judged
+rows (grade >= 0), ranked again by their rank in the ranking (after `max_docs`, as trec_eval -M
+then -J), with the derived columns of those metrics built over it (`condensed_sql`). It is a
+second window over the ranking's judged rows, not a second reading of the run.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ __all__ = [
     "SortKey",
     "DENSE_SHARE",
     "at_or_before",
+    "condensed_sql",
     "mostly_judged",
     "order_by",
     "ordering",
@@ -100,19 +106,50 @@ SLICE_ROWS = 1 << 20  # 1,048,576
 _RELV = "CASE WHEN q.rel < 0 THEN -2 ELSE q.rel END"  # negative judgments are -2, as in trec_eval
 
 
-def ranked_sql(req: Requirements, settings: Settings, judged_rows: bool = False) -> str:
-    """CTEs ending in `ranked`: the ranking with every column the measures read."""
+def ranked_sql(
+    req: Requirements,
+    settings: Settings,
+    judged_rows: bool = False,
+    condensed: Requirements | None = None,
+    facts: tuple[str, ...] = (),
+) -> str:
+    """CTEs ending in `ranked`: the ranking with every column the measures read; with
+    `condensed` (the needs of the metrics over it) the condensed ranking too, `ranked_condensed`,
+    whose rows carry the query's `facts` (the columns of the table facts)."""
     keys = ordering(settings)
     body = (
         _judged_ranking(req, settings, keys) if judged_rows else _full_ranking(req, settings, keys)
     )
     subtopics = subtopic_tables.ranking_ctes(req)
-    return f"{body}{subtopics},\nranked AS ({_with_rank_columns(req)}\n)"
+    ranked = f"{body}{subtopics},\nranked AS ({_with_rank_columns(req)}\n)"
+    if condensed is None:
+        return ranked
+    return f"{ranked},\n{condensed_sql(condensed, facts, keys)}"
+
+
+def condensed_sql(req: Requirements, facts: tuple[str, ...], keys: tuple[SortKey, ...]) -> str:
+    """CTEs ending in `ranked_condensed`: the judged rows of `windowed`, ranked again in their
+    order (`keys`: the ordering's), with the columns `req` needs built over that ranking (see the
+    module docstring)."""
+    kept = ", ".join(("run", "collection", "qid", "docno", "score", "file_rank", "relv", *facts))
+    length = _length(req, "count(*) OVER (PARTITION BY run, qid)")
+    columns = _ties(req, keys, "full_rank ASC") | req.of_kind("window")
+    subtopics = subtopic_tables.ranking_ctes(req, "condensed_windowed")
+    return f"""condensed_rows AS (SELECT {kept}, rank AS full_rank FROM windowed WHERE relv >= 0),
+condensed_windowed AS (
+    SELECT *, row_number() OVER ranking AS rank{length}{select_list(columns)}
+    FROM condensed_rows
+    WINDOW ranking AS (PARTITION BY run, qid ORDER BY full_rank
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+){subtopics},
+ranked_condensed AS ({_with_rank_columns(req, "condensed_windowed")}
+)"""
 
 
 def _full_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, ...]) -> str:
     """Every row, joined to its judgment and facts, ranked and windowed in one pass."""
     length = _length(req, "count(*) OVER (PARTITION BY run, qid)")
+    ties = _ties(req, keys, order_by(keys))
     judged = "WHERE relv >= 0" if settings.judged_only else ""
     source = "joined"
     if settings.max_docs is not None:  # -M cuts the ranking before -J drops unjudged documents
@@ -127,7 +164,7 @@ def _full_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, ..
     LEFT JOIN qrels q ON q.collection = runs.collection AND q.qid = r.qid AND q.docno = r.docno
 ),
 windowed AS (
-    SELECT *, row_number() OVER ranking AS rank{length}{select_list(req.of_kind("window"))}
+    SELECT *, row_number() OVER ranking AS rank{length}{select_list(ties | req.of_kind("window"))}
     FROM {source} {judged}
     WINDOW ranking AS (PARTITION BY run, qid ORDER BY {order_by(keys)}
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
@@ -227,18 +264,30 @@ def ranking_length(settings: Settings, retrieved: str) -> str:
     return f"least({retrieved}, {int(settings.max_docs)})"
 
 
+def _ties(req: Requirements, keys: tuple[SortKey, ...], order: str) -> dict[str, str]:
+    """The tie columns measures read (`Columns.tie_first`, `tie_size`): a row's tie is the rows
+    of its query with its first sort key (the score, or the file's rank under `ordering: rank`);
+    its first rank is the row's rank less the rows of the tie ordered before it (by `order`)."""
+    tie = f"PARTITION BY run, qid, {keys[0].expr()}"
+    built = {
+        "first": f"row_number() OVER ranking - row_number() OVER ({tie} ORDER BY {order}) + 1",
+        "size": f"count(*) OVER ({tie})",
+    }
+    return {name: built[sql] for name, sql in req.of_kind("tie").items()}
+
+
 def _length(req: Requirements, expr: str) -> str:
     """The `num_ret` column, if a measure reads it."""
     return f",\n        {expr} AS num_ret" if req.has("length") else ""
 
 
-def _with_rank_columns(req: Requirements) -> str:
-    """`windowed` with the values that need the rank: a second ordered window, the ideal
+def _with_rank_columns(req: Requirements, source: str = "windowed") -> str:
+    """`source` with the values that need the rank: a second ordered window, the ideal
     ranking's columns at each rank, and the columns over each row's subtopics."""
-    columns, joins = subtopic_tables.ranking_columns(req)
+    columns, joins = subtopic_tables.ranking_columns(req, source)
     columns |= req.of_kind("rank_window")
     if not columns and not req.ideal_lists:
-        return "\n    SELECT * FROM windowed"
+        return f"\n    SELECT * FROM {source}"
     for tag in req.ideal_lists:
         for part in IdealAtRank.PARTS:
             columns[f"ideal_{tag}_{part}"] = f"i_{tag}.{part}"
@@ -247,6 +296,6 @@ def _with_rank_columns(req: Requirements) -> str:
         ON i_{tag}.collection = w.collection AND i_{tag}.qid = w.qid AND i_{tag}.pos = w.rank"""
     return f"""
     SELECT w.*{select_list(columns)}
-    FROM windowed w{joins}
+    FROM {source} w{joins}
     WINDOW by_rank AS (PARTITION BY w.run, w.qid ORDER BY w.rank
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"""

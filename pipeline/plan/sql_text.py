@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.plan.inputs import INPUT_TABLES, Load, general_lines, insert_lines
+from pipeline.plan.inputs import Load, general_lines, insert_lines
 from pipeline.plan.qrels_formats import max_grades
 from pipeline.plan.ranking import PUT_BACK, SET_ASIDE, SLICE_ROWS, slice_rows
 from pipeline.plan.statement import Statement
@@ -20,7 +20,7 @@ __all__ = ["plan_text"]
 
 def plan_text(plan: SqlPlan) -> str:
     """The whole plan as SQL text, parameters shown in comments."""
-    parts = [_show(s) for s in INPUT_TABLES]
+    parts = [_show(s) for s in plan.input_tables]
     parts += [_show_load([load]) for load in plan.qrels]
     subtopics = [load.name for load in plan.qrels if load.table == "subtopic_qrels"]
     parts += [_show(max_grades(subtopics))] if subtopics else []

@@ -13,26 +13,31 @@ row into the columns declared, 0 for a row with no relevant subtopic.
 
 from __future__ import annotations
 
-from pipeline.contract.columns import Requirements
+from pipeline.contract.columns import Requirements, grade_literal
+from pipeline.contract.needs import level_tag
 from pipeline.contract.subtopics import SubtopicIdeal, SubtopicNeed, novelty_factor, relevant_table
 from pipeline.plan.statement import Statement
 
 __all__ = ["facts_with_subtopics", "ideal_sql", "ranking_columns", "ranking_ctes", "setup"]
 
 
-def _row_needs(req: Requirements) -> dict[int, list[SubtopicNeed]]:
-    """The per-row subtopic needs, by level."""
-    found: dict[int, list[SubtopicNeed]] = {}
+def _row_needs(req: Requirements) -> dict[str, list[SubtopicNeed]]:
+    """The per-row subtopic needs, by their level's tag (`level_tag`: the name the level's
+    tables and columns carry; 1 and 1.0 are two names, each built)."""
+    found: dict[str, list[SubtopicNeed]] = {}
     for need in req.needs:
         if isinstance(need, SubtopicNeed) and need.kind == "subtopic":
-            found.setdefault(need.level, []).append(need)
+            found.setdefault(level_tag(need.level), []).append(need)
     return found
 
 
-def _levels(req: Requirements) -> list[int]:
-    """Every level a subtopic need reads the relevant pairs at."""
-    found = [n.level for n in req.needs if isinstance(n, SubtopicNeed | SubtopicIdeal)]
-    return list(dict.fromkeys(found))
+def _levels(req: Requirements) -> list[int | float]:
+    """Every level a subtopic need reads the relevant pairs at, once per name."""
+    found: dict[str, int | float] = {}
+    for need in req.needs:
+        if isinstance(need, SubtopicNeed | SubtopicIdeal):
+            found.setdefault(level_tag(need.level), need.level)
+    return list(found.values())
 
 
 def setup(req: Requirements) -> list[Statement]:
@@ -58,13 +63,14 @@ def _reach(ideal: SubtopicIdeal) -> float:
     return float("inf") if ideal.depth is None else ideal.depth
 
 
-def _relevant_sql(level: int) -> str:
-    # ndeval reads every grade above 1 as 1: a pair counts once it reaches the level.
+def _relevant_sql(level: int | float) -> str:
+    # ndeval reads every grade above 1 as 1: a pair counts once it reaches the level (a decimal
+    # level, and decimal grades, under `grades: real`).
     return f"""
 CREATE TABLE {relevant_table(level)} AS
 SELECT collection, qid, subtopic, docno,
     count(*) OVER (PARTITION BY collection, qid, subtopic) AS nrel
-FROM subtopic_qrels WHERE rel >= {max(int(level), 0)}"""
+FROM subtopic_qrels WHERE rel >= {grade_literal(max(level, 0))}"""
 
 
 def ideal_sql(ideal: SubtopicIdeal) -> str:
@@ -142,39 +148,44 @@ LEFT JOIN (SELECT collection, qid, {aggregates} FROM {source} GROUP BY collectio
     USING (collection, qid)"""
 
 
-def ranking_ctes(req: Requirements) -> str:
-    """CTEs after `windowed`: per level, each ranked row's relevant subtopics with `seen` and
-    `nrel`, then the declared columns per row (`subtopic_rows_L`)."""
+def ranking_ctes(req: Requirements, source: str = "windowed") -> str:
+    """CTEs after `source` (`windowed`, or the condensed ranking's `condensed_windowed`): per
+    level, each ranked row's relevant subtopics with `seen` and `nrel`, then the declared
+    columns per row (`subtopic_rows_L`, prefixed by the ranking's name)."""
     ctes = ""
-    for level, needs in _row_needs(req).items():
+    for tag, needs in _row_needs(req).items():
         columns = "".join(f",\n        {n.sql} AS {n}" for n in needs)
+        novelty, rows = _cte(source, "novelty", tag), _cte(source, "subtopic_rows", tag)
         ctes += f""",
-novelty_{_suffix(level)} AS (
+{novelty} AS (
     SELECT w.run, w.qid, w.rank, s.nrel, count(*) OVER (
             PARTITION BY w.run, w.qid, s.subtopic ORDER BY w.rank
             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS seen
-    FROM windowed w JOIN {relevant_table(level)} s
+    FROM {source} w JOIN {relevant_table(needs[0].level)} s
         ON s.collection = w.collection AND s.qid = w.qid AND s.docno = w.docno
 ),
-subtopic_rows_{_suffix(level)} AS (
+{rows} AS (
     SELECT run, qid, rank{columns}
-    FROM novelty_{_suffix(level)} GROUP BY run, qid, rank
+    FROM {novelty} GROUP BY run, qid, rank
 )"""
     return ctes
 
 
-def ranking_columns(req: Requirements) -> tuple[dict[str, str], str]:
-    """The per-row subtopic columns of `ranked` ({name: SQL}, 0 for a row without relevant
-    subtopics) and the joins (to `windowed w`) that give them."""
+def ranking_columns(req: Requirements, source: str = "windowed") -> tuple[dict[str, str], str]:
+    """The per-row subtopic columns of the ranking over `source` ({name: SQL}, 0 for a row
+    without relevant subtopics) and the joins (to `source w`) that give them."""
     columns, joins = {}, ""
-    for level, needs in _row_needs(req).items():
-        alias = f"sr_{_suffix(level)}"
+    for tag, needs in _row_needs(req).items():
+        alias = f"sr_{tag}"
         columns |= {str(n): f"coalesce({alias}.{n}, 0)" for n in needs}
         joins += f"""
-    LEFT JOIN subtopic_rows_{_suffix(level)} {alias}
+    LEFT JOIN {_cte(source, "subtopic_rows", tag)} {alias}
         ON {alias}.run = w.run AND {alias}.qid = w.qid AND {alias}.rank = w.rank"""
     return columns, joins
 
 
-def _suffix(level: int) -> str:
-    return str(int(level)).replace("-", "m")
+def _cte(source: str, name: str, tag: str) -> str:
+    """The name of a subtopic CTE of the ranking over `source` at the level tagged `tag`: the
+    condensed ranking's (`condensed_windowed`) apart from the ranking's."""
+    prefix = "" if source == "windowed" else f"{source.removesuffix('_windowed')}_"
+    return f"{prefix}{name}_{tag}"

@@ -2,10 +2,11 @@
 over (pandas, polars, Arrow and the rest, as Arrow: `memory://` paths, registered on the
 connection by the engine). Pure, like the text readers: SQL with bound parameters.
 
-A table has the columns `qid`, `docno` and `rel` (qrels) or `qid`, `docno`, `score` and
-optionally `rank` (runs), the Spark engine's Parquet contract. Each is cast to its column's type
-(an integer id becomes its exact decimal text); a row is bad when an id or a value is missing or
-cannot be cast, or a score is not finite, as a bad line of a text file is. Rows are numbered from
+A table has the columns `qid`, `docno` and `rel` (qrels; and `subtopic`, subtopic qrels) or
+`qid`, `docno`, `score` and optionally `rank` (runs), the Spark engine's Parquet contract. Each is cast to its column's type
+(an integer id becomes its exact decimal text; a grade an integer, or a double under the `grades:
+real` setting); a row is bad when an id or a value is missing or cannot be cast, or a score (or a
+real grade) is not finite, as a bad line of a text file is. Rows are numbered from
 1 in the table's order in the reports of bad rows and duplicates.
 """
 
@@ -15,6 +16,7 @@ import re
 from pathlib import Path
 
 from pipeline.plan.inputs import Load, literal_path
+from pipeline.plan.number_fields import GRADE_TYPES, REAL_GRADES_HINT
 from pipeline.plan.statement import Statement
 from pipeline.sql import quote_identifier
 
@@ -32,13 +34,15 @@ __all__ = [
     "memory_view",
     "not_parquet_message",
     "problem_rows",
+    "table_columns",
 ]
 
 #: the scheme of an input held in memory (`memory://runs/bm25`), which the spec names
 MEMORY = "memory://"
 #: the prefix of an ir_datasets id (`pipeline.frames.irds`), read in Python and registered
 IRDS = "irds:"
-#: each table's columns and their types; a run's `rank` may be missing
+#: each table's columns and their types (grades integers: see `table_columns`); a run's `rank`
+#: may be missing
 TABLE_COLUMNS = {
     "qrels": {"qid": "VARCHAR", "docno": "VARCHAR", "rel": "INTEGER"},
     "subtopic_qrels": {
@@ -54,27 +58,31 @@ _ID_TYPES = {
     "varchar", "string", "tinyint", "smallint", "int", "integer", "bigint", "hugeint",
     "utinyint", "usmallint", "uinteger", "ubigint", "uhugeint",
 }  # fmt: skip
-#: why a row of qrels is bad, in the order the report names the first one that applies
-_QRELS_PROBLEMS = [
+_IDS = [
     ("qid IS NULL", "the qid is missing (or not text or an integer)"),
     ("docno IS NULL", "the docno is missing (or not text or an integer)"),
-    ("rel IS NULL", "the relevance grade is missing or not an integer"),
 ]
-#: why a row is bad, in the order the report names the first one that applies
-_PROBLEMS = {
-    "qrels": _QRELS_PROBLEMS,
-    "subtopic_qrels": [
-        *_QRELS_PROBLEMS,
-        ("subtopic IS NULL", "the subtopic is missing or not an integer"),
-        ("subtopic < 0", "the subtopic must be a non-negative integer"),
+#: why a row's grade is bad, under each `grades` setting
+_GRADES = {
+    "integer": [
+        ("rel IS NULL", f"the relevance grade is missing or not an integer{REAL_GRADES_HINT}"),
     ],
-    "run_rows": [
-        ("qid IS NULL", "the qid is missing (or not text or an integer)"),
-        ("docno IS NULL", "the docno is missing (or not text or an integer)"),
-        ("score IS NULL", "the score is missing or not a number"),
-        ("NOT isfinite(score)", "the score must be a finite number"),
+    "real": [
+        ("rel IS NULL", "the relevance grade is missing or not a number"),
+        ("NOT isfinite(rel)", "the relevance grade must be a finite number"),
     ],
 }
+#: why a row of subtopic qrels is bad beyond its ids and grade
+_SUBTOPIC = [
+    ("subtopic IS NULL", "the subtopic is missing or not an integer"),
+    ("subtopic < 0", "the subtopic must be a non-negative integer"),
+]
+#: why a run's row is bad, in the order the report names the first one that applies
+_RUN_PROBLEMS = [
+    *_IDS,
+    ("score IS NULL", "the score is missing or not a number"),
+    ("NOT isfinite(score)", "the score must be a finite number"),
+]
 
 
 def is_registered(path: Path | str) -> bool:
@@ -134,14 +142,32 @@ def id_type_problem(where: str, column: str, type_name: str) -> str | None:
     )
 
 
+def table_columns(load: Load) -> dict[str, str]:
+    """The columns of the load's table and their types: `TABLE_COLUMNS`, a grade typed by the
+    `grades` setting its format reads under."""
+    columns = dict(TABLE_COLUMNS[load.table])
+    if "rel" in columns:
+        columns["rel"] = GRADE_TYPES[load.format.grades]
+    return columns
+
+
+def _problems(load: Load) -> list[tuple[str, str]]:
+    """Why a row of the load's table is bad, in the order the report names the first one that
+    applies: a grade by the `grades` setting its format reads under."""
+    if load.table == "run_rows":
+        return _RUN_PROBLEMS
+    subtopic = _SUBTOPIC if load.table == "subtopic_qrels" else []
+    return [*_IDS, *_GRADES[load.format.grades], *subtopic]
+
+
 def cast_sql(column: str, kind: str, name: str | None = None) -> str:
     """SQL (DuckDB's and Spark's alike) casting the input's `column` (written `name`: quoted
-    where the dialect needs it) to `kind`, NULL where it cannot. A grade must be a whole
-    number (a subtopic too): a cast alone would round 2.5 to 2 (DuckDB) or truncate it (Spark),
-    a wrong number where a text file's 2.5 is a bad line."""
+    where the dialect needs it) to `kind`, NULL where it cannot. An integer grade must be a
+    whole number (a subtopic too): a cast alone would round 2.5 to 2 (DuckDB) or truncate it
+    (Spark), a wrong number where a text file's 2.5 is a bad line."""
     name = name or column
     cast = f"TRY_CAST({name} AS {kind})"
-    if column not in ("rel", "subtopic"):
+    if column not in ("rel", "subtopic") or kind.lower() == "double":
         return cast
     number = f"TRY_CAST({name} AS DOUBLE)"
     return f"CASE WHEN {number} = TRY_CAST({number} AS BIGINT) THEN {cast} END"
@@ -151,7 +177,7 @@ def _typed(load: Load, present: set[str]) -> str:
     """The columns of the load's table, cast from the input's (a missing rank is NULL)."""
     return ", ".join(
         f"{cast_sql(c, t, quote_identifier(c))} AS {c}" if c in present else f"NULL::{t} AS {c}"
-        for c, t in TABLE_COLUMNS[load.table].items()
+        for c, t in table_columns(load).items()
     )
 
 
@@ -162,11 +188,17 @@ def _rows(load: Load, present: set[str], numbered: bool = False) -> tuple[str, l
     if not numbered:
         return f"SELECT {_typed(load, present)} FROM {source}", params
     rows = f"SELECT *, row_number() OVER () AS row_no FROM {source}"
-    return f"SELECT row_no, {_typed(load, present)} FROM ({rows})", params
+    # A grade that is not read is shown as given (2.5, where an integer is wanted)
+    given = (
+        f", TRY_CAST({quote_identifier('rel')} AS VARCHAR) AS given_rel"
+        if load.format.kind == "qrels"
+        else ""
+    )
+    return f"SELECT row_no, {_typed(load, present)}{given} FROM ({rows})", params
 
 
 def _bad(load: Load) -> str:
-    return " OR ".join(f"({condition})" for condition, _ in _PROBLEMS[load.table])
+    return " OR ".join(f"({condition})" for condition, _ in _problems(load))
 
 
 def insert_rows(loads: list[Load], present: list[set[str]]) -> Statement:
@@ -187,8 +219,11 @@ def insert_rows(loads: list[Load], present: list[set[str]]) -> Statement:
 def problem_rows(load: Load, present: set[str], limit: int) -> Statement:
     """(row number, the row as text, problem) of a table input's first bad rows."""
     rows, params = _rows(load, present, numbered=True)
-    why = " ".join(f"WHEN {condition} THEN '{text}'" for condition, text in _PROBLEMS[load.table])
-    shown = " || ' ' || ".join(f"coalesce({c}::VARCHAR, 'NULL')" for c in TABLE_COLUMNS[load.table])
+    why = " ".join(f"WHEN {condition} THEN '{text}'" for condition, text in _problems(load))
+    shown = " || ' ' || ".join(
+        f"coalesce({c}::VARCHAR, {'given_rel, ' * (c == 'rel')}'NULL')"
+        for c in TABLE_COLUMNS[load.table]
+    )
     sql = f"""SELECT row_no, {shown}, CASE {why} END FROM ({rows})
         WHERE coalesce({_bad(load)}, true) ORDER BY row_no LIMIT {int(limit)}"""
     return Statement(sql, params)

@@ -96,10 +96,10 @@ def values_table(name: str, columns: str, rows: list[tuple]) -> list[Statement]:
     width = len(columns.split(","))
     placeholders = ", ".join("(" + ", ".join("?" * width) + ")" for _ in rows)
     params = [value for row in rows for value in row]
-    return [
-        Statement(f"CREATE TABLE {name} ({columns})"),
-        Statement(f"INSERT INTO {name} VALUES {placeholders}", params),
-    ]
+    create = Statement(f"CREATE TABLE {name} ({columns})")
+    if not rows:  # a spec that only compares judgment sets has no runs, nor metrics
+        return [create]
+    return [create, Statement(f"INSERT INTO {name} VALUES {placeholders}", params)]
 
 
 def _facts_sql(req: Requirements) -> str:
@@ -137,11 +137,35 @@ WINDOW later AS (PARTITION BY collection, qid ORDER BY pos DESC
 
 
 def wide_sql(measures: tuple[CompiledMeasure, ...], ranked: str, req: Requirements) -> str:
-    """Per (run, query) over `ranked`: one column per measure, and the lists of the Python path."""
-    columns = {f"m{i}": typed(m.value_sql, m.kind) for i, m in enumerate(measures)}
+    """Per (run, query) over `ranked`: one column per measure, and the lists of the Python path;
+    the measures over the condensed ranking (`judged_only=true`) from `ranked_condensed`."""
+    columns = {
+        f"m{i}": typed(m.value_sql, m.kind) for i, m in enumerate(measures) if not m.condensed
+    }
     columns |= req.of_kind("grades")  # lists for the Python path
-    return f"""
-WITH {ranked}
+    values = f"""
 SELECT run, collection, qid{select_list(columns)}
 FROM ranked
 GROUP BY run, collection, qid"""
+    if not any(m.condensed for m in measures):
+        return f"\nWITH {ranked}{values}"
+    return f"\nWITH {ranked}{_with_condensed(measures, values, req)}"
+
+
+def _with_condensed(measures: tuple[CompiledMeasure, ...], values: str, req: Requirements) -> str:
+    """`values` (per run and query, over the ranking) with the measures over the condensed
+    ranking in their places; a query whose ranking holds nothing judged gets their `empty_sql`,
+    over its facts and an empty ranking's length, as under -J."""
+    condensed = {f"m{i}": typed(m.value_sql, m.kind) for i, m in enumerate(measures) if m.condensed}
+    columns = {
+        f"m{i}": f"CASE WHEN c.qid IS NULL THEN {typed(m.empty_sql, m.kind)} ELSE c.m{i} END"
+        if m.condensed else f"v.m{i}"
+        for i, m in enumerate(measures)
+    }  # fmt: skip
+    columns |= {name: f"v.{name}" for name in req.of_kind("grades")}
+    return f"""
+SELECT v.run, v.collection, v.qid{select_list(columns)}
+FROM ({values}) v
+JOIN (SELECT *, 0 AS num_ret FROM facts) f ON f.collection = v.collection AND f.qid = v.qid
+LEFT JOIN (SELECT run, qid{select_list(condensed)}
+           FROM ranked_condensed GROUP BY run, qid) c ON c.run = v.run AND c.qid = v.qid"""

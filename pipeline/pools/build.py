@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from pipeline.errors import InputDataError
 from pipeline.plan.batches import batched
-from pipeline.plan.inputs import INPUT_TABLES, RUN_ROWS, Load, run_format
+from pipeline.plan.inputs import Load, run_format
+from pipeline.plan.loaded_tables import RUN_ROWS, input_tables
 from pipeline.plan.qrels_formats import format_of
 from pipeline.plan.ranking import ordering
 from pipeline.plan.statement import Statement
@@ -55,11 +56,11 @@ def pool_pass(loaded: LoadedSpec, plans: list[PoolPlan], sizes: dict[Path, int])
 
     settings = loaded.spec.settings
     con = connection(settings.memory_limit)
-    run_all(con, INPUT_TABLES)
+    run_all(con, input_tables(settings.grades))
     for name in dict.fromkeys(p.collection for p in plans):
         collection = loaded.spec.collections[name]
         if collection.qrels is not None:
-            fmt = format_of(collection.qrels, collection.format, settings.input)
+            fmt = format_of(collection.qrels, collection.format, settings.input, settings.grades)
             load_files(con, [Load(collection.qrels, name, fmt)])
     setup, per_batch = _statements(loaded, plans)
     run_all(con, setup)
@@ -96,7 +97,8 @@ def _exclude(con: duckdb.DuckDBPyConnection, loaded: LoadedSpec, plan: PoolPlan)
     if plan.exclude is None:
         return
     name = plan.excluded_as
-    fmt = format_of(plan.exclude, None, loaded.spec.settings.input)
+    settings = loaded.spec.settings
+    fmt = format_of(plan.exclude, None, settings.input, settings.grades)
     load_files(con, [Load(plan.exclude, name, fmt)])
     run_all(con, [
         Statement("INSERT INTO excluded SELECT ?, qid, docno FROM qrels WHERE collection = ?",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pipeline.contract.columns import grade_literal
 from pipeline.plan.statement import Statement
 from pipeline.plan.tables import values_table
 from pipeline.pools.plan import PoolPlan
@@ -110,7 +111,7 @@ WHERE q.collection = ? AND NOT EXISTS (SELECT 1 FROM removed_documents r
 
 
 def _table(
-    plan: PoolPlan, level: int, metrics: list[ResolvedMeasure], schema: str
+    plan: PoolPlan, level: int | float, metrics: list[ResolvedMeasure], schema: str
 ) -> list[Statement]:
     """leave_one_out_<i> from the spec's `aggregate` and the reduced one in `schema`."""
     by_label = {m.label: m for m in metrics}
@@ -145,7 +146,7 @@ taus AS (  -- Kendall's tau-b between the full and the reduced values of all run
     GROUP BY a.metric
 ),
 removed AS (
-    SELECT x.grp, count(*) AS removed, count(*) FILTER (WHERE q.rel >= {int(level)}) AS relevant
+    SELECT x.grp, count(*) AS removed, count(*) FILTER (WHERE q.rel >= {grade_literal(level)}) AS relevant
     FROM removed_{i} x JOIN qrels q ON q.collection = ? AND q.qid = x.qid AND q.docno = x.docno
     GROUP BY x.grp
 ),

@@ -15,6 +15,7 @@ the same on every machine and DuckDB version, whatever the order of the rows.
 
 from __future__ import annotations
 
+from pipeline.contract.columns import grade_literal
 from pipeline.plan.ranking import order_by
 from pipeline.plan.statement import Statement
 from pipeline.plan.tables import values_table
@@ -64,7 +65,7 @@ WINDOW q AS (PARTITION BY run, qid)
     return Statement(sql, [plan.index, list(plan.runs)])
 
 
-def pool_tables(plan: PoolPlan, relevance_level: int) -> list[Statement]:
+def pool_tables(plan: PoolPlan, relevance_level: int | float) -> list[Statement]:
     """Once every run is read: the pool's documents, and its tables."""
     return [
         Statement(_documents(plan), [plan.index]),
@@ -133,7 +134,7 @@ ORDER BY {QUERY_ORDER}, docno, ordinal"""
     return Statement(sql, [plan.name, plan.collection, plan.index])
 
 
-def _statistics(plan: PoolPlan, relevance_level: int) -> Statement:
+def _statistics(plan: PoolPlan, relevance_level: int | float) -> Statement:
     """pool_stats_<i>: per query, then per run: the documents (contributed), how many are judged
     and relevant, and how many of them no other run contributed. Judged and relevant are empty
     while the collection has no qrels."""
@@ -141,7 +142,7 @@ def _statistics(plan: PoolPlan, relevance_level: int) -> Statement:
     sql = f"""CREATE TABLE pool_stats_{i} AS
 WITH docs AS (
     SELECT c.qid, c.docno, c.run, count(*) OVER (PARTITION BY c.qid, c.docno) AS contributors,
-        q.rel IS NOT NULL AS judged, coalesce(q.rel >= {int(relevance_level)}, false) AS relevant
+        q.rel IS NOT NULL AS judged, coalesce(q.rel >= {grade_literal(relevance_level)}, false) AS relevant
     FROM contributions_{i} c
     LEFT JOIN qrels q ON q.collection = ? AND q.qid = c.qid AND q.docno = c.docno
 ),

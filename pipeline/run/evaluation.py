@@ -3,8 +3,8 @@
 `evaluate` validates (`pipeline.run.preflight`), then runs the stages `pipeline.run.stages`
 lists for the plan, in order: connect, describe the inputs (provenance), take what the history
 holds (unchanged runs, the previous values), tune fused runs, execute the SQL plan on the engine
-the spec names (pooling in the same pass), finish the pools, compare, check the expected values
-and gates, record all of it in the history in one transaction, write every output at once, and
+the spec names (pooling in the same pass), finish the pools, compare, compare the judgment sets
+and the orderings of the runs, check the expected values and gates, record all of it in the history in one transaction, write every output at once, and
 draw the dashboard. Both doors (`irpipe run`, `pipeline.evaluate`) run exactly these.
 """
 
@@ -27,6 +27,7 @@ from pipeline.run.preflight import compile_spec, validate
 from pipeline.run.provenance import inputs_of, now, record, versions
 from pipeline.run.stages import stages
 from pipeline.spec import LoadedSpec, load_spec
+from pipeline.sql import quote_identifier
 
 if TYPE_CHECKING:
     import duckdb
@@ -97,6 +98,10 @@ class Evaluation:
         else:
             reuse = f"{reused} of {runs} runs unchanged and reused; {runs - reused} evaluated"
         return f"History: evaluation {keeper.evaluation} recorded in {keeper.path}; {reuse}"
+
+    def rows(self, table: str) -> list[tuple]:
+        """Every row of a result table (`agreement`, `correlation`, ...), in its order."""
+        return self.con.execute(f"SELECT * FROM {quote_identifier(table)}").fetchall()
 
     def per_query(self) -> list[tuple]:
         """Rows (run, collection, qid, metric, value)."""
@@ -205,6 +210,12 @@ def _compare(state: _State) -> None:
     compare_runs(state.con, state.plan.comparing, state.plan.loaded.where("compare"))
 
 
+def _agree(state: _State) -> None:
+    from pipeline.judgments.tables import judge  # numpy: only to compare judgments
+
+    judge(state.con, state.plan.judging, state.plan.loaded.where)
+
+
 def _check(state: _State) -> None:
     """The expected values and gates; their warnings (a gate skipped) held for the caller."""
     with warnings.catch_warnings(record=True) as caught:
@@ -251,6 +262,7 @@ _STEPS = {
     "execute": _execute,
     "pool": _pool,
     "compare": _compare,
+    "agree": _agree,
     "check": _check,
     "record": _record,
     "write": _write,

@@ -20,6 +20,7 @@ from pipeline.run.stages import stages
 if TYPE_CHECKING:
     from pipeline.checks.plan import CheckPlan
     from pipeline.compare.plan import ComparePlan
+    from pipeline.judgments.plan import JudgmentsPlan
     from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.plan.compile import SqlPlan
     from pipeline.plan.tuning_trials import TuningPlan
@@ -36,7 +37,8 @@ class EvaluationPlan:
     executes), the resolved comparisons (None without a compare section), expected values and
     gates, pools, the files to write (the spec's outputs, then its pools'), the spec's
     history (None without one), and the trials that choose each tuned fused run's weights
-    (`tunings`, executed before `sql`)."""
+    (`tunings`, executed before `sql`), and the judgment sets and orderings of the runs to
+    compare (`judging`, None without agreement or correlation entries)."""
 
     loaded: LoadedSpec
     sql: SqlPlan
@@ -46,6 +48,7 @@ class EvaluationPlan:
     outputs: tuple[OutputJob, ...]
     history: History | None
     tunings: tuple[TuningPlan, ...] = ()
+    judging: JudgmentsPlan | None = None  # the agreement and correlation entries, resolved
 
     @property
     def metrics(self) -> list[ResolvedMeasure]:
@@ -85,6 +88,7 @@ class EvaluationPlan:
               f"against {g.against or 'the previous evaluation'}"
               f"{' (significantly)' if g.significant else ''}" for g in self.checks.gates),
             *(f"pool {_shown(pool.manifest())}" for pool in self.pools),
+            *(self.judging.text() if self.judging else []),
             *(f"output {job.path} ({job.level}) <- table {job.table}" for job in self.outputs),
             f"history: {self.history.path if self.history else None}",
             *([f"dashboard: {self.history.dashboard}"] if self.history and self.history.dashboard

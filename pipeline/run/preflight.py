@@ -14,6 +14,7 @@ from pipeline.checks.plan import check_checks
 from pipeline.compare.plan import check_compare
 from pipeline.errors import SpecError
 from pipeline.frames.irds import irds_table, is_irds
+from pipeline.judgments import judgments_plan
 from pipeline.measures.registry import Registry, get_registry
 from pipeline.measures.resolve import check_needs, resolve_metric, resolve_metrics
 from pipeline.measures.resolved import ResolvedMeasure
@@ -28,6 +29,7 @@ from pipeline.run.evaluation_plan import EvaluationPlan, OutputJob
 from pipeline.run.writes import check_writes
 from pipeline.spec import LoadedSpec, load_spec
 from pipeline.spec.models import is_uri
+from pipeline.spec.outputs import JUDGMENT_LEVELS
 
 __all__ = ["check_history_directory", "check_pool_inputs", "compile_spec", "validate"]
 
@@ -52,6 +54,7 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
     _check_judged(spec)
     comparing = check_compare(spec, metrics, data)
     checks = check_checks(spec, metrics, comparing, data)
+    judging = judgments_plan(spec, metrics, data)
     spec = with_qrels_formats(with_datasets(spec)) if data else spec
     sizes = _check_input_files(spec) if data else {}
     _check_outputs(spec)
@@ -62,9 +65,8 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
     pools = tuple(pool_plans(spec, metrics))
     sql = compile_plan(spec, metrics, sizes, curve_measures(spec, registry), diffs)
     tunings = tuple(tuning_plan(spec, run, metric, sizes) for run, metric in tuned.items())
-    return EvaluationPlan(
-        spec, sql, comparing, checks, pools, _output_jobs(spec, pools), spec.spec.history, tunings
-    )
+    return EvaluationPlan(spec, sql, comparing, checks, pools, _output_jobs(spec, pools),
+                          spec.spec.history, tunings, judging)  # fmt: skip
 
 
 def check_pool_inputs(loaded: LoadedSpec) -> dict[Path, int]:
@@ -287,6 +289,7 @@ _LEVEL_TABLES = {
     "aggregate": "aggregate",
     "comparison": "comparison",
     "report": "report",
+    **{level: level for level in JUDGMENT_LEVELS},  # each its table, of its name
 }
 
 

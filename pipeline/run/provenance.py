@@ -151,6 +151,8 @@ def record(
         recorded["pr_curve_metrics"] = definitions(plan.sql.curves)
     if plan.comparing is not None:
         recorded["compare"] = plan.comparing.manifest()
+    if plan.judging is not None:
+        recorded["judgments"] = plan.judging.manifest()
     # Each output writes it as JSON, which has no NaN: a parameter given as .nan is null there.
     return finite(recorded)
 

@@ -40,6 +40,11 @@ def stages(plan: EvaluationPlan, keeping: bool | None = None, writing: bool = Tr
         Stage("execute", "read, rank and measure every run" + (", and pool" if plan.pools else "")),
         *_when(bool(plan.pools), "pool", "finish the pools' tables"),
         *_when(plan.comparing is not None, "compare", "compare the runs"),
+        *_when(
+            plan.judging is not None,
+            "agree",
+            "compare the judgment sets' labels, and the orderings of the runs",
+        ),  # fmt: skip
         *_when(_checks(plan), "check", "decide the expected values and gates"),
         *_when(keeping, "record", "append the evaluation and its checks in one transaction"),
         *_when(writing and bool(plan.outputs), "write", "write every output, all or none"),

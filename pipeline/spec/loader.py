@@ -114,6 +114,7 @@ def _check_run_collections(loaded: LoadedSpec) -> None:
 def _warn_unused_collections(loaded: LoadedSpec) -> None:
     # Not an error: a spec may keep a collection for later; but it is worth a word in a nightly log.
     used = {run.collection for run in loaded.spec.runs.values()}
+    used |= {name for entry in loaded.spec.agreement for name in (entry.reference, entry.other)}
     for name in loaded.spec.collections:
         if name not in used:
             warnings.warn(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -21,18 +23,21 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from pipeline.spec.base import StrictModel, resolve_path, string_or_mapping
+from pipeline.spec.base import StrictModel, at_key, resolve_path, string_or_mapping
 from pipeline.spec.checks import Expect, Gate
 from pipeline.spec.compare import Compare
 from pipeline.spec.fusion import FusedRun, resolved_fusions
 from pipeline.spec.history import History
+from pipeline.spec.judgments import Agreement, Correlation
 from pipeline.spec.outputs import Output
 from pipeline.spec.pools import Pool
 
 __all__ = [
     "is_uri",
+    "Agreement",
     "Collection",
     "Compare",
+    "Correlation",
     "Expect",
     "FusedRun",
     "Gate",
@@ -120,6 +125,16 @@ class Run(StrictModel):
     collection: str = Field(description="name of a collection in `collections`")
 
 
+def _number(value: Any) -> Any:
+    """A relevance level is a finite number (a decimal one only under `grades: real`:
+    `Settings`)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise PydanticCustomError(
+            "level", "Input should be a finite number (an integer; a decimal under grades: real)"
+        )
+    return value
+
+
 _SIZE = re.compile(r"[0-9]+(\.[0-9]+)? ?([KMGT]i?B|B)")
 _SIZE_SCHEMA = {"pattern": f"^(?:{_SIZE.pattern})$"}  # the same rule for editors
 
@@ -127,7 +142,9 @@ _SIZE_SCHEMA = {"pattern": f"^(?:{_SIZE.pattern})$"}  # the same rule for editor
 class Settings(StrictModel):
     """Evaluation semantics. Every value is recorded in every output."""
 
-    relevance_level: int = Field(1, description="grade >= this is relevant (trec_eval -l)")
+    relevance_level: Annotated[int | float, BeforeValidator(_number)] = Field(
+        1, description="grade >= this is relevant (trec_eval -l); a decimal under grades: real"
+    )
     ordering: Literal["trec_eval", "rank"] = Field(
         "trec_eval", description="trec_eval: score desc, docno desc; rank: the file's rank column"
     )
@@ -156,6 +173,12 @@ class Settings(StrictModel):
         description="strict: reject scores and grades that are not plainly numbers; "
         "lenient: read them as trec_eval does (C atof/atol: '1,5' is 1)",
     )
+    grades: Literal["integer", "real"] = Field(
+        "integer",
+        description="integer: a relevance grade is an integer, and a decimal one an error; "
+        "real: grades are finite decimals (soft labels, an LLM's probability of relevance), read "
+        "as scores are, and relevance levels and gain mappings may be decimals too",
+    )
     memory_limit: str | None = Field(
         None,
         description="DuckDB's memory limit, e.g. 500MB or 2GiB; beyond it, work spills to "
@@ -167,6 +190,17 @@ class Settings(StrictModel):
         description="duckdb: evaluate on this machine; spark: on Apache Spark (the spark: "
         "section), with identical numbers; needs pip install 'irpipe[spark]'",
     )
+
+    @model_validator(mode="after")
+    def _integer_level(self) -> Settings:
+        # The level compares with grades: a decimal one only where grades are decimals.
+        if self.grades == "integer" and isinstance(self.relevance_level, float):
+            raise at_key(
+                ("settings", "relevance_level"),
+                f"{self.relevance_level!r} is a decimal, and grades are integers: give an "
+                "integer, or read decimal grades with settings: {grades: real}",
+            )
+        return self
 
     @field_validator("memory_limit")
     @classmethod
@@ -216,9 +250,21 @@ def _run_kind(value: Any) -> str:
     return "fused" if fused else "file"
 
 
+# What `_evaluated` checks, for editors: without agreement entries, runs and metrics are required.
+_EVALUATED_SCHEMA = {
+    "if": {"not": {"required": ["agreement"], "properties": {"agreement": {"minItems": 1}}}},
+    "then": {
+        "required": ["runs", "metrics"],
+        "properties": {"runs": {"minProperties": 1}, "metrics": {"minItems": 1}},
+    },
+}
+
+
 class Spec(StrictModel):
-    """The whole spec: collections, runs, settings, metrics, outputs, comparisons, checks and
-    pools."""
+    """The whole spec: collections, runs, settings, metrics, outputs, comparisons, checks,
+    pools, and judgment sets compared."""
+
+    model_config = ConfigDict(**StrictModel.model_config, json_schema_extra=_EVALUATED_SCHEMA)
 
     collections: dict[str, Collection] = Field(
         min_length=1, description="test collections by name: qrels and optional size"
@@ -230,13 +276,16 @@ class Spec(StrictModel):
             Discriminator(_run_kind),
         ],
     ] = Field(
-        min_length=1,
+        {},
         description="runs by name: a file (a path may be a glob pattern: one run per file, "
-        "<name>/<stem>), or a fusion of other runs (`fuse:`)",
+        "<name>/<stem>), or a fusion of other runs (`fuse:`); at least one, unless the spec "
+        "only compares judgment sets (agreement)",
     )
     settings: Settings = Field(Settings(), description="evaluation semantics (all optional)")
     metrics: list[MetricItem] = Field(
-        min_length=1, description="metric strings, or mappings of `metric` and its parameters"
+        [],
+        description="metric strings, or mappings of `metric` and its parameters; at least one, "
+        "unless the spec only compares judgment sets (agreement)",
     )
     outputs: list[Output] = Field([], description="result tables; the suffix picks the format")
     compare: Compare | None = Field(
@@ -258,6 +307,12 @@ class Spec(StrictModel):
     spark: SparkSection | None = Field(
         None, description="where the spark engine runs: master URL and Spark configuration"
     )
+    agreement: list[Agreement] = Field(
+        [], description="judgment sets compared label by label, and by how they order the runs"
+    )
+    correlation: list[Correlation] = Field(
+        [], description="two metrics compared by how they order the runs of a judgment set"
+    )
     _fused_inputs: dict[str, list[tuple[str, float]]] = PrivateAttr(default_factory=dict)
 
     @field_validator("compare", mode="before")
@@ -265,6 +320,15 @@ class Spec(StrictModel):
     def _bare_compare(cls, value: Any) -> Any:
         # A bare `compare:` line reads as null in YAML; it asks for comparisons with the defaults.
         return {} if value is None else value
+
+    @model_validator(mode="after")
+    def _evaluated(self) -> Spec:
+        # Runs and metrics may be left out only where judgment sets alone are compared.
+        for key in ("runs", "metrics"):
+            if not getattr(self, key) and not self.agreement:
+                raise at_key((key,), "give at least one; only a spec that compares judgment "
+                                     "sets alone (agreement:) may leave it out")  # fmt: skip
+        return self
 
     @model_validator(mode="after")
     def _fusions(self) -> Spec:

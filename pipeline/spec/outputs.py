@@ -18,6 +18,7 @@ from pipeline.spec.base import StrictModel, resolve_path
 __all__ = [
     "CURVE_LEVELS",
     "DIFF_LEVELS",
+    "JUDGMENT_LEVELS",
     "Output",
 ]
 
@@ -26,6 +27,9 @@ __all__ = [
 CURVE_LEVELS = ("pr_curve", "pr_plot")
 
 DIFF_LEVELS = ("diff_plot",)
+
+#: the levels of the judgment sets' comparisons (`agreement:`, `correlation:`), each its table
+JUDGMENT_LEVELS = ("agreement", "confusion", "correlation")
 
 
 class Output(StrictModel):
@@ -44,6 +48,9 @@ class Output(StrictModel):
         "comparison",
         "report",
         "run",
+        "agreement",
+        "confusion",
+        "correlation",
     ] = Field(
         "aggregate",
         description="query: one row per query; aggregate: one per run and metric; pr_curve: "
@@ -51,7 +58,9 @@ class Output(StrictModel):
         "diff_plot: per-query differences of `metric` against the `baseline` run, as a plot; "
         "comparison: one row per paired test (needs compare); report: the table for a paper "
         "(.md, .tex, .html): runs by metrics, best in bold, significance marks; run: the fused "
-        "run `run` as a TREC run file (.trec, .txt, .run)",
+        "run `run` as a TREC run file (.trec, .txt, .run); agreement: the statistics of each "
+        "agreement entry; confusion: its pairs by (reference grade, other grade); correlation: "
+        "the statistics of two orderings of the runs",
     )
     recall_levels: Literal[11, 101] | None = Field(
         None,

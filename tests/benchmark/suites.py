@@ -1,7 +1,7 @@
 """The suites: track, grid and run100k (everyday.py), five and official (compare.py), scale, runs10,
 spill, validate, python, significance, history (history_suite.py), pools (pools_suite.py), spark
 (spark_suite.py), notebook (notebook_suite.py), dashboard (dashboard_suite.py), fusion
-(fusion_suite.py) and diversity (diversity_suite.py).
+(fusion_suite.py), diversity (diversity_suite.py) and judgments (judgments_suite.py).
 
 Each suite measures its commands in turns, then adds a section (and its targets) to the report.
 """
@@ -19,6 +19,7 @@ from everyday import EVERYDAY_SUITES, everyday
 from fusion_suite import fusion
 from generate import SIZES
 from history_suite import history
+from judgments_suite import judgments
 from measure import ToolFailed, take_turns
 from notebook_suite import notebook
 from pools_suite import pools
@@ -228,6 +229,7 @@ SUITES = {
     "dashboard": dashboard,
     "fusion": fusion,
     "diversity": diversity,
+    "judgments": judgments,
 }
 SUITE_NAMES = list(SUITES)
 # Names that stand for several suites on the command line.

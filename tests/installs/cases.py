@@ -213,7 +213,7 @@ print(json.dumps([m.name for ep in eps for m in ep.load().register_metrics()
 
 
 def case_arrays(case: Case) -> None:
-    """irpipe[arrays] and plugins/irpipe-usermodels beside it: a spec naming ERR@10 and the
+    """irpipe[arrays] and plugins/irpipe-usermodels beside it: a spec naming usermodels.ERR@10 and the
     plugin's Python measures (numpy over Arrow) evaluates the quickstart's runs, each value in
     [0, 1]."""
     plugin = "irpipe-usermodels"
@@ -222,7 +222,7 @@ def case_arrays(case: Case) -> None:
     require(
         python_measures, f"{plugin} registers no Python measure: the arrays extra goes untested"
     )
-    labels = ["ERR@10", *python_measures]
+    labels = ["usermodels.ERR@10", *python_measures]
     check_plugin_metrics(case, labels, low=0, high=1)
 
 

@@ -11,7 +11,7 @@ end to end through the real `irpipe` command on a temporary copy of configs/:
     spark     irpipe[spark]: the quickstart on the Spark engine equals the base case's summary
     compare   irpipe[compare]: configs/compare.yaml's comparison table, with p-values
     plot      irpipe[plot]: configs/pr_curves.yaml's PNG and SVG files, opened and checked
-    arrays    irpipe[arrays] and plugins/irpipe-usermodels: ERR@10 and its Python measures
+    arrays    irpipe[arrays] and plugins/irpipe-usermodels: usermodels.ERR@10 and its Python measures
     notebook  irpipe[notebook]: the quickstart's files as pandas frames through the Python door
     irds      irpipe[irds]: an ir_datasets id, from its local cache, as the qrels
     dashboard irpipe[dashboard]: the history's site, opened in Chromium's headless mode

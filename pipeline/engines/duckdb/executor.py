@@ -20,14 +20,8 @@ from pipeline.errors import DuplicateError, InputDataError, PluginError, SpecErr
 from pipeline.plan import input_checks as check
 from pipeline.plan.batches import text_size
 from pipeline.plan.compile import SqlPlan
-from pipeline.plan.inputs import (
-    INPUT_TABLES,
-    RUN_TABLES,
-    Load,
-    general_lines,
-    insert_lines,
-    problem_lines,
-)
+from pipeline.plan.inputs import Load, general_lines, insert_lines, problem_lines
+from pipeline.plan.loaded_tables import RUN_TABLES
 from pipeline.plan.qrels_formats import max_grades
 from pipeline.plan.table_inputs import is_table_input
 from pipeline.progress import Progress, Step, current
@@ -100,7 +94,7 @@ def _everything(con: duckdb.DuckDBPyConnection, plan: SqlPlan, steps: _Steps) ->
 
 
 def _qrels(con: duckdb.DuckDBPyConnection, plan: SqlPlan, steps: _Steps) -> None:
-    run_all(con, INPUT_TABLES)
+    run_all(con, plan.input_tables)
     for load in plan.qrels:
         steps.report("loading", [load])
         load_files(con, [load])

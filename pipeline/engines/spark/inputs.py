@@ -4,7 +4,8 @@ An input is a file, a directory of part files or a glob, on any file system Hado
 path, `file://`, `hdfs://`, `s3a://`), of TREC text (plain or compressed) or Parquet. Text lines
 are split and checked on the workers by the DuckDB engine's own SQL (`readers.parsed_lines`), so
 a line is read, and rejected, exactly as `irpipe` reads it on one machine. Parquet has columns
-instead of fields: `qid`, `docno` and `rel` (qrels) or `score` and optionally `rank` (runs).
+instead of fields: `qid`, `docno` and `rel` (qrels: an integer, or a double under `grades: real`)
+or `score` and optionally `rank` (runs).
 """
 
 from __future__ import annotations
@@ -32,15 +33,27 @@ __all__ = [
     "input_rows",
     "is_parquet",
     "parse_lines",
+    "parquet_columns",
     "uri_of",
 ]
 
-#: The columns a Parquet input must have, and their types once read
+#: The columns a Parquet input must have, and their types once read (grades: see `parquet_columns`)
 PARQUET_COLUMNS = {
     "qrels": {"qid": "string", "docno": "string", "rel": "int"},
     "subtopic_qrels": {"qid": "string", "docno": "string", "rel": "int", "subtopic": "int"},
     "run_rows": {"qid": "string", "docno": "string", "score": "double"},
 }
+#: the type of a Parquet input's grades once read, under each `grades` setting
+_GRADES = {"integer": "int", "real": "double"}
+
+
+def parquet_columns(load: Load) -> dict[str, str]:
+    """The columns the load's Parquet input must have, and their types once read: a grade by
+    the `grades` setting its format reads under."""
+    columns = dict(PARQUET_COLUMNS[load.table])
+    if "rel" in columns:
+        columns["rel"] = _GRADES[load.format.grades]
+    return columns
 
 
 def uri_of(path: Path | str) -> str:
@@ -146,7 +159,7 @@ def parse_lines(
     import duckdb
 
     con = duckdb.connect(config={"threads": 1})
-    rel = "rel" if kind == "qrels" else "NULL::INTEGER"
+    rel = "rel" if kind == "qrels" else "NULL::DOUBLE"
     rank, score = ("NULL::BIGINT", "NULL::DOUBLE") if kind == "qrels" else ("rank", "score")
     subtopic = "subtopic" if fmt.table == "subtopic_qrels" else "NULL::INTEGER"
     source = "(SELECT ?::VARCHAR AS kind, n.name, l.line FROM lines l JOIN names n USING (file))"
@@ -183,7 +196,7 @@ def _parquet_frame(spark: SparkSession, load: Load) -> DataFrame:
         frame = spark.read.parquet(uri_of(load.path))
     except (Py4JJavaError, AnalysisException) as exc:
         raise InputDataError(not_parquet_message(load.path, _cause(exc))) from None
-    wanted = PARQUET_COLUMNS[load.table]
+    wanted = parquet_columns(load)
     missing = [c for c in wanted if c not in frame.columns]
     if missing:
         raise InputDataError(
@@ -212,22 +225,23 @@ def _parquet_rows(spark: SparkSession, load: Load) -> DataFrame:
     from pyspark.sql.functions import lit
 
     frame = _parquet_frame(spark, load)
-    wanted = PARQUET_COLUMNS[load.table]
+    wanted = parquet_columns(load)
     typed = {c: cast_sql(c, t) for c, t in wanted.items()}
     run = load.table == "run_rows"
     rank = "try_cast(rank AS BIGINT)" if "rank" in frame.columns else "CAST(NULL AS BIGINT)"
     columns = {
         "qid": typed["qid"],
         "docno": typed["docno"],
-        "rel": "CAST(NULL AS INT)" if run else typed["rel"],
+        "rel": "CAST(NULL AS DOUBLE)" if run else f"CAST({typed['rel']} AS DOUBLE)",
         "rank": rank if run else "CAST(NULL AS BIGINT)",
         "score": typed["score"] if run else "CAST(NULL AS DOUBLE)",
         "subtopic": typed.get("subtopic", "CAST(NULL AS INT)"),
     }
     frame = frame.selectExpr(*(f"{e} AS {c}" for c, e in columns.items()))
     ok = " AND ".join(f"{c} IS NOT NULL" for c in wanted)
-    if run:  # as the text reader: a score is a finite number
-        ok += " AND NOT isnan(score) AND abs(score) < double('inf')"
+    finite = "score" if run else "rel" if load.format.grades == "real" else None
+    if finite:  # as the text reader: a score (a real grade) is a finite number
+        ok += f" AND NOT isnan({finite}) AND abs({finite}) < double('inf')"
     if "subtopic" in wanted:  # as DuckDB's table reader: a subtopic is a natural number
         ok += " AND subtopic >= 0"
     ordered = [c for c in columns if c != "subtopic"]

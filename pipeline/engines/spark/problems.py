@@ -14,10 +14,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.engines.spark.inputs import PARQUET_COLUMNS, files_of, uri_of
+from pipeline.engines.spark.inputs import files_of, parquet_columns, uri_of
 from pipeline.engines.spark.shard import typed
 from pipeline.plan import input_checks as check
 from pipeline.plan.inputs import parsed_lines
+from pipeline.plan.number_fields import REAL_GRADES_HINT
 from pipeline.plan.table_inputs import cast_sql, identity
 
 if TYPE_CHECKING:
@@ -114,14 +115,20 @@ class Reporter:
 
     def _bad_rows(self, bad: int) -> str:
         frame = self.spark.read.parquet(uri_of(self.load.path))
-        wanted = PARQUET_COLUMNS[self.load.table]
+        wanted = parquet_columns(self.load)
         problems = [
-            f"WHEN {cast_sql(c, t)} IS NULL THEN '{c} must be {_TYPES[t]}, found ' || coalesce(CAST({c} AS STRING), 'null')"
+            f"WHEN {cast_sql(c, t)} IS NULL THEN '{c} must be {_TYPES[t]}, found ' || coalesce(CAST({c} AS STRING), 'null'){_hint(c, t)}"
             for c, t in wanted.items()
         ]
-        if self.load.table == "run_rows":
+        finite = "score" if self.load.table == "run_rows" else "rel"
+        if wanted[finite] == "double":
+            what = "the score" if finite == "score" else "the relevance grade"
             problems.append(
-                "WHEN isnan(score) OR abs(score) = double('inf') THEN 'the score must be a finite number, found ' || score"
+                f"WHEN isnan({finite}) OR abs({finite}) = double('inf') THEN '{what} must be a finite number, found ' || {finite}"
+            )
+        if "subtopic" in wanted:  # as the DuckDB engine's table reader
+            problems.append(
+                "WHEN subtopic < 0 THEN 'the subtopic must be a non-negative integer, found ' || subtopic"
             )
         explained = frame.selectExpr("*", f"CASE {' '.join(problems)} END AS problem")
         found = explained.filter("problem IS NOT NULL").limit(check.MAX_REPORTED).collect()
@@ -152,6 +159,11 @@ _TYPES = {"string": "text", "int": "an integer", "double": "a number"}
 
 def _subtopic(row: dict) -> str:
     return f" for subtopic {row['subtopic']}" if "subtopic" in row else ""
+
+
+def _hint(column: str, kind: str) -> str:
+    """SQL appending the setting that reads a decimal grade to the message of one not read."""
+    return f" || '{REAL_GRADES_HINT}'" if column == "rel" and kind == "int" else ""
 
 
 def _row(row, wanted: dict) -> str:

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from pipeline.engines.duckdb.steps import compute, rank
 from pipeline.plan.input_checks import record_queries
-from pipeline.plan.inputs import INPUT_TABLES
 from pipeline.plan.missing_rankings import missing_ranking_rows
 from pipeline.plan.qrels_formats import max_grades
 from pipeline.plan.statement import Statement
@@ -39,8 +38,10 @@ __all__ = [
 
 #: The rows a shard receives: qrels (`kind` 'qrels', `name` its collection) and runs (`kind`
 #: 'run', `name` the run), each read and checked by `parsed_lines` (`ok` false: a bad line).
+#: A grade travels as a double, exact for every integer grade; the shard's qrels table is typed
+#: by the `grades` setting (`SqlPlan.input_tables`).
 ROW_SCHEMA = (
-    "kind string, name string, qid string, docno string, rel int, rank bigint, score double, "
+    "kind string, name string, qid string, docno string, rel double, rank bigint, score double, "
     "ok boolean, subtopic int"
 )
 #: What a shard returns, one long table: `tbl` says what a row is (see `_RESULTS`).
@@ -123,7 +124,7 @@ def evaluate_shard(
 
     con = duckdb.connect(config=_config(plan, threads))
     try:
-        _load(con, batches, _subtopic_collections(plan))
+        _load(con, plan, batches)
         yield from typed(con.sql(_CHECKS).to_arrow_reader(), RESULT_SCHEMA)
         if _all_good(con):
             _evaluate(con, plan)
@@ -144,10 +145,11 @@ def _subtopic_collections(plan: SqlPlan) -> list[str]:
     return [load.name for load in plan.qrels if load.table == "subtopic_qrels"]
 
 
-def _load(
-    con: duckdb.DuckDBPyConnection, batches: Iterable[pa.RecordBatch], subtopics: list[str]
-) -> None:
-    for statement in INPUT_TABLES:
+def _load(con: duckdb.DuckDBPyConnection, plan: SqlPlan, batches: Iterable[pa.RecordBatch]) -> None:
+    """The plan's input tables made, then each batch of rows into its table: qrels, subtopic
+    qrels (the plan's subtopic collections) or runs."""
+    subtopics = _subtopic_collections(plan)
+    for statement in plan.input_tables:
         con.execute(statement.sql, statement.params)
     for batch in batches:
         con.register("rows", batch)

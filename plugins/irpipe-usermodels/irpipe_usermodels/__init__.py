@@ -1,7 +1,8 @@
 """irpipe-usermodels: ERR@k, Compat(p) and Judged@k, each equal to ir_measures' value.
 
 Built only on irpipe's plugin contract (`pipeline.api`). After `pip install plugins/irpipe-usermodels`,
-every spec can name `ERR@20`, `Compat(p=0.8)` and `Judged@10`. It installs beside the example
+every spec can name `usermodels.ERR@20` (under the plugin's name: irpipe has a built-in `ERR`),
+`Compat(p=0.8)` and `Judged@10`. It installs beside the example
 plugin irpipe-judged, whose `Assessed@k` counts only grades >= 0.
 """
 

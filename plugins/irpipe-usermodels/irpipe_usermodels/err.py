@@ -57,7 +57,7 @@ class ERR(Measure[ERRParams]):
     Equal to ir_measures' `ERR@k` (gdeval.pl) without its rounding to 5 decimals; see the README.
     """
 
-    name = "ERR"
+    name = "usermodels.ERR"  # irpipe's own ERR is built in: this one is under the plugin's name
     description = "expected reciprocal rank: where a cascade user stops, weighted by 1/rank"
     Params = ERRParams
     cutoff = "k"

@@ -15,7 +15,10 @@ TOLERANCE = 1e-12
 
 
 def test_err_passes_the_kit():
-    metrics = ["ERR", "ERR@1", "ERR@5", "ERR@20", "ERR(max_grade=2)@10", "ERR(max_grade=7)"]
+    metrics = [
+        f"usermodels.{m}"
+        for m in ("ERR", "ERR@1", "ERR@5", "ERR@20", "ERR(max_grade=2)@10", "ERR(max_grade=7)")
+    ]
     check_measure(ERR, _err, metrics, tolerance=TOLERANCE)
 
 

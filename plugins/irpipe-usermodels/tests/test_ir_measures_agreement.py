@@ -22,7 +22,7 @@ from ir_measures import ERR, Compat, Judged
 from pipeline import evaluate
 
 COLLECTIONS = 30
-ERR_METRICS = {f"ERR@{k}": ERR @ k for k in (1, 2, 3, 5, 10, 20, 1000)}
+ERR_METRICS = {f"usermodels.ERR@{k}": ERR @ k for k in (1, 2, 3, 5, 10, 20, 1000)}
 JUDGED_METRICS = {"Judged": Judged, **{f"Judged@{k}": Judged @ k for k in (1, 2, 5, 10, 1000)}}
 COMPAT_METRICS = {
     "Compat": Compat,

@@ -28,11 +28,11 @@ RUN = """
 
 CASES = [
     # R(2) = 3/16 at rank 2; R(4) = 15/16 at rank 3, reached with 1 - 3/16
-    ("ERR@20", {"1": 3 / 16 / 2 + 15 / 16 * 13 / 16 / 3, "2": 0, "3": 0}),
-    ("ERR@2", {"1": 3 / 16 / 2, "2": 0, "3": 0}),
-    ("ERR", {"1": 3 / 16 / 2 + 15 / 16 * 13 / 16 / 3, "2": 0, "3": 0}),
+    ("usermodels.ERR@20", {"1": 3 / 16 / 2 + 15 / 16 * 13 / 16 / 3, "2": 0, "3": 0}),
+    ("usermodels.ERR@2", {"1": 3 / 16 / 2, "2": 0, "3": 0}),
+    ("usermodels.ERR", {"1": 3 / 16 / 2 + 15 / 16 * 13 / 16 / 3, "2": 0, "3": 0}),
     # max_grade 2: R(2) = 3/4, and grade 4 counts as 2
-    ("ERR(max_grade=2)@20", {"1": 3 / 4 / 2 + 3 / 4 * 1 / 4 / 3, "2": 0, "3": 0}),
+    ("usermodels.ERR(max_grade=2)@20", {"1": 3 / 4 / 2 + 3 / 4 * 1 / 4 / 3, "2": 0, "3": 0}),
     # b, a and c (negative) are judged; 5 documents retrieved, 2 in the top 2, 1 for query 3
     ("Judged@10", {"1": 3 / 5, "2": 0, "3": 1}),
     ("Judged@2", {"1": 1 / 2, "2": 0, "3": 1}),
@@ -68,7 +68,13 @@ def test_an_ideal_ranking_has_compat_1(evaluate_trec):
 
 @pytest.mark.parametrize(
     "metric",
-    ["Compat(p=0)", "Compat(p=1.5)", "Compat(normalize=1)", "ERR(max_grade=0)", "Judged(rel=1)"],
+    [
+        "Compat(p=0)",
+        "Compat(p=1.5)",
+        "Compat(normalize=1)",
+        "usermodels.ERR(max_grade=0)",
+        "Judged(rel=1)",
+    ],
 )
 def test_bad_parameters_are_spec_errors(evaluate_trec, metric):
     with pytest.raises(SpecError, match=r"Compat|ERR|Judged"):
@@ -76,8 +82,12 @@ def test_bad_parameters_are_spec_errors(evaluate_trec, metric):
 
 
 def test_defaults_drop_out_of_the_names(evaluate_trec):
-    metrics = ["Compat(p=0.95,normalize=True)", "ERR(max_grade=4)@20", "Judged@10"]
-    assert {m for _, m in evaluate_trec(QRELS, RUN, metrics)} == {"Compat", "ERR@20", "Judged@10"}
+    metrics = ["Compat(p=0.95,normalize=True)", "usermodels.ERR(max_grade=4)@20", "Judged@10"]
+    assert {m for _, m in evaluate_trec(QRELS, RUN, metrics)} == {
+        "Compat",
+        "usermodels.ERR@20",
+        "Judged@10",
+    }
 
 
 def test_err_declares_its_window_column_under_the_plugins_name():

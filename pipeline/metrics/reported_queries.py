@@ -1,0 +1,38 @@
+"""Which queries a defining tool reports, for the variants that equal it (not a plugin: helpers).
+
+trec_eval's measures give every query a value, and the `queries` setting picks the ones averaged.
+gdeval.pl (`nDCG` and `ERR` with `variant='gdeval'`) prints a line only for a query the run answers
+and whose qrels hold a grade above 0, and averages those lines; rbp_eval (`RBP` with
+`variant='rbp_eval'`) prints one for every query the run answers that the qrels judge. A query the
+tool does not print has no value here (NULL): it is left out of the mean, whatever the `queries`
+setting, and `n_queries` counts the queries averaged, as the tool's mean does.
+"""
+
+from __future__ import annotations
+
+from ..api import Columns, Need
+
+__all__ = ["answered", "answered_needs", "judged_topic", "judged_topic_needs"]
+
+
+def answered_needs(c: Columns) -> tuple[Need, ...]:
+    """What `answered` reads: the ranking's length (0 when the run lacks the query)."""
+    return (c.num_ret(),)
+
+
+def answered(c: Columns, value: str) -> str:
+    """A `missing` value: `value` for a query the run answered without retrieving a judged
+    document, no value for a query the run lacks."""
+    return f"(CASE WHEN {c.num_ret()} > 0 THEN {value} END)"
+
+
+def judged_topic_needs(c: Columns) -> tuple[Need, ...]:
+    """What `judged_topic` reads: the number of judgments with a grade above 0."""
+    return (c.num_rel(1),)
+
+
+def judged_topic(c: Columns, value: str, aggregate: bool = True) -> str:
+    """`value` for a query whose qrels hold a grade above 0, else no value (gdeval.pl's `seen`);
+    `aggregate`: `value` is a per-query aggregate (else an expression over the query's facts)."""
+    positive = f"any_value({c.num_rel(1)})" if aggregate else c.num_rel(1)
+    return f"(CASE WHEN {positive} > 0 THEN {value} END)"
