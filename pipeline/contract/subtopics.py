@@ -6,18 +6,28 @@ column below counts those (document, subtopic) pairs only, as ndeval does, which
 above 1 as 1. Three kinds, each built once by the compiler (`pipeline.plan.subtopic_tables`):
 
 subtopic        per ranked row, an aggregate over the row's relevant subtopics, each with `seen`
-                (how many documents ranked above it cover that subtopic) and `nrel` (how many
-                documents the qrels judge relevant to it)
+                (how many documents ranked above it cover that subtopic), `nrel` (how many
+                documents the qrels judge relevant to it) and `subtopic`; a sum of decimals is
+                taken in subtopic order (`summed_in_order`), as ndeval sums, so that its value
+                is the same bits on every run however the rows arrive
 subtopic_ideal  the greedy ideal ranking (ndeval's) of a query's documents, as rows (pos, gain)
 subtopic_fact   per query, an aggregate over the relevant pairs (`subtopic`) or over an ideal
-                ranking's rows (`pos`, `gain`): the number of subtopics, the ideal's DCG, ...
+                ranking's rows (`pos`, `gain`, summed in `pos` order): the number of subtopics,
+                the ideal's DCG, ...
 """
 
 from __future__ import annotations
 
 from pipeline.contract.needs import Need, level_tag
 
-__all__ = ["SubtopicColumns", "SubtopicIdeal", "SubtopicNeed", "discounted", "novelty_factor"]
+__all__ = [
+    "SubtopicColumns",
+    "SubtopicIdeal",
+    "SubtopicNeed",
+    "discounted",
+    "novelty_factor",
+    "summed_in_order",
+]
 
 
 class SubtopicNeed(Need):
@@ -65,6 +75,14 @@ def relevant_table(level: int | float) -> str:
     return f"subtopic_relevant_{level_tag(level)}"
 
 
+def summed_in_order(term: str, order: str) -> str:
+    """SQL aggregate: the sum of `term` over the group's rows, added one by one in `order` (a
+    column), as ndeval adds: DuckDB's sum adds in the order rows arrive, which threads change
+    (and it drops an ORDER BY as irrelevant to a sum), so its last bits could change between
+    two runs of the same spec."""
+    return f"list_reduce(list({term} ORDER BY {order}), lambda a, b: a + b)"
+
+
 def novelty_factor(alpha: float) -> str:
     """SQL DOUBLE 1 - alpha: a subtopic's gain is (1 - alpha)^(documents above covering it)."""
     return f"CAST({1.0 - float(alpha)!r} AS DOUBLE)"
@@ -90,7 +108,7 @@ class SubtopicColumns:
     def novelty_gain(self, level: int | float, alpha: float) -> Need:
         """Row: the sum over the document's relevant subtopics of (1 - alpha)^seen: alpha-DCG's
         and ERR-IA's gain (ndeval's `score`)."""
-        sql = f"sum(pow({novelty_factor(alpha)}, seen))"
+        sql = summed_in_order(f"pow({novelty_factor(alpha)}, seen)", "subtopic")
         need = SubtopicNeed(
             f"div_gain_{level_tag(level)}_{_alpha_tag(alpha)}", "subtopic", sql, level
         )
@@ -110,7 +128,7 @@ class SubtopicColumns:
     def subtopic_precision(self, level: int | float) -> Need:
         """Row: the sum over the document's subtopics of (seen + 1) / nrel, its subtopics'
         precision at this rank each divided by the subtopic's relevant documents (AP-IA)."""
-        sql = "sum((seen + 1) / nrel)"
+        sql = summed_in_order("(seen + 1) / nrel", "subtopic")
         need = SubtopicNeed(f"div_prec_{level_tag(level)}", "subtopic", sql, level)
         return self._use(need, f"subtopic_precision({level})")
 
@@ -129,7 +147,8 @@ class SubtopicColumns:
         term = discounted("gain", "pos", discount)
         tag = discount if isinstance(discount, str) else f"p{_alpha_tag(discount)}"
         name = f"div_ideal_{tag}_{level_tag(level)}_{_alpha_tag(alpha)}_{k or 'all'}"
-        need = SubtopicNeed(name, "subtopic_fact", f"sum({term})", level, str(ideal), (ideal,))
+        summed = summed_in_order(term, "pos")
+        need = SubtopicNeed(name, "subtopic_fact", summed, level, str(ideal), (ideal,))
         return self._use(need, f"ideal_novelty({level}, {alpha}, {discount!r}, {k})")
 
 

@@ -91,10 +91,14 @@ def subtopics_format(mode: str = "strict", grades: str = "integer") -> Format:
 
 def max_grades(names: list[str]) -> Statement:
     """`qrels` of the subtopic collections `names`: each judged document once, with its
-    highest grade over its subtopics (ndeval's document is relevant when it is to any)."""
+    highest grade over its subtopics (ndeval's document is relevant when it is to any). In
+    (collection, qid, docno) order: the rankings' joins then meet the qrels in one order on
+    every run, and the measures' sums add their terms in one order, to the same bits (a
+    grouping alone leaves the order to the threads)."""
     return Statement(
         """INSERT INTO qrels SELECT collection, qid, docno, max(rel), bool_and(ok)
-        FROM subtopic_qrels WHERE list_contains(?, collection) GROUP BY collection, qid, docno""",
+        FROM subtopic_qrels WHERE list_contains(?, collection) GROUP BY collection, qid, docno
+        ORDER BY collection, qid, docno""",
         [names],
     )
 

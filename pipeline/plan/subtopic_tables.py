@@ -158,7 +158,7 @@ def ranking_ctes(req: Requirements, source: str = "windowed") -> str:
         novelty, rows = _cte(source, "novelty", tag), _cte(source, "subtopic_rows", tag)
         ctes += f""",
 {novelty} AS (
-    SELECT w.run, w.qid, w.rank, s.nrel, count(*) OVER (
+    SELECT w.run, w.qid, w.rank, s.subtopic, s.nrel, count(*) OVER (
             PARTITION BY w.run, w.qid, s.subtopic ORDER BY w.rank
             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS seen
     FROM {source} w JOIN {relevant_table(needs[0].level)} s
@@ -173,11 +173,15 @@ def ranking_ctes(req: Requirements, source: str = "windowed") -> str:
 
 def ranking_columns(req: Requirements, source: str = "windowed") -> tuple[dict[str, str], str]:
     """The per-row subtopic columns of the ranking over `source` ({name: SQL}, 0 for a row
-    without relevant subtopics) and the joins (to `source w`) that give them."""
+    without relevant subtopics) and the joins (to `source w`) that give them. Each is read
+    through the ranking's window `by_rank` (the row's own value): a join's rows come out in an
+    order the threads decide, and the measures' sums over them would differ in their last bits
+    from one run to the next; a window gives each query's rows in rank order, as `windowed`'s
+    does for every other measure."""
     columns, joins = {}, ""
     for tag, needs in _row_needs(req).items():
         alias = f"sr_{tag}"
-        columns |= {str(n): f"coalesce({alias}.{n}, 0)" for n in needs}
+        columns |= {str(n): f"last_value(coalesce({alias}.{n}, 0)) OVER by_rank" for n in needs}
         joins += f"""
     LEFT JOIN {_cte(source, "subtopic_rows", tag)} {alias}
         ON {alias}.run = w.run AND {alias}.qid = w.qid AND {alias}.rank = w.rank"""
