@@ -305,6 +305,59 @@ def test_ordinary_measures_see_each_documents_highest_grade(collection):
     assert len(ours) == 3 * 24 * len(ORDINARY)
 
 
+# -- decimal grades (grades: real) and judged_only ------------------------------------------------
+
+#: the relevance level of soft labels: a probability of relevance of at least one half
+SOFT_LEVEL = 0.5
+
+
+def _binarised(qrels: dict, level: float) -> dict:
+    """Subtopic qrels whose grades reach `level` as 1, the others as 0 (negative ones kept)."""
+    return {q: {d: {s: g if g < 0 else int(g >= level) for s, g in subs.items()}
+                for d, subs in docs.items()} for q, docs in qrels.items()}  # fmt: skip
+
+
+def test_decimal_subtopic_grades_under_real_grades(collection):
+    """Under `grades: real` a subtopic grade is a decimal, read as the qrels' grades are: whole
+    grades written as decimals (`2.0`) give every diversity measure, and the ordinary ones on
+    the highest grades, the integers' values bit for bit; soft labels at a decimal level give
+    the values of their grades binarised at that level, read as integers at level 1, since a
+    diversity measure compares a grade with the level and nothing else."""
+    where, data, runs = collection
+    metrics = [*NDEVAL, *ORDINARY]
+    write_subtopic_qrels(data.soft_labels(5, whole=True), where / "whole.txt")
+    integer = _values(_spec(where, runs, metrics))
+    assert _values(_spec(where, runs, metrics, qrels="whole.txt", grades="real")) == integer
+    assert len(integer) == 3 * 24 * len(metrics)
+    soft = data.soft_labels(5)
+    grades = [g for docs in soft.values() for subs in docs.values() for g in subs.values()]
+    assert any(0 < g < SOFT_LEVEL for g in grades) and any(g % 1 and g > SOFT_LEVEL for g in grades)
+    write_subtopic_qrels(soft, where / "soft.txt")
+    write_subtopic_qrels(_binarised(soft, SOFT_LEVEL), where / "binary.txt")
+    real = _spec(where, runs, list(NDEVAL), qrels="soft.txt", grades="real",
+                 relevance_level=SOFT_LEVEL)  # fmt: skip
+    assert _values(real) == _values(_spec(where, runs, list(NDEVAL), qrels="binary.txt"))
+
+
+def test_judged_only_ranks_the_judged_documents_again(collection, tmp_path):
+    """`judged_only=true` on a diversity measure gives its value over the run without the
+    documents the qrels do not judge (or judge negatively for every subtopic), ranked again."""
+    where, data, runs = collection
+    judged = data.max_grades()
+    write_subtopic_qrels(data.qrels, tmp_path / "qrels.txt")
+    for name, rows in runs.items():
+        kept = [f"{q} Q0 {d} {r} {s!r} {name}" for q, docs in rows.items() for d, r, s in docs
+                if judged.get(q, {}).get(d, -1) >= 0]  # fmt: skip
+        (tmp_path / f"{name}.trec").write_text("\n".join(kept) + "\n")
+    metrics = ["alpha_nDCG@10", "nERR_IA@20", "NRBP", "P_IA@5", "AP_IA", "StRecall@5"]
+    condensed = [m.replace("@", "(judged_only=true)@") if "@" in m else f"{m}(judged_only=true)"
+                 for m in metrics]  # fmt: skip
+    ours = _values(_spec(where, runs, condensed))
+    renamed = {(r, q, m.replace("(judged_only=True)", "")): v for (r, q, m), v in ours.items()}
+    assert len(renamed) == len(ours) == 3 * 24 * len(metrics)
+    _same(renamed, _values(_spec(tmp_path, runs, metrics)))
+
+
 def _frames(data, runs):
     import pandas as pd
 
