@@ -413,6 +413,37 @@ def test_the_spark_engine_gives_the_same_tables(spark, tmp_path):
         assert messages[1] == messages[0] and "qrels.txt:" in messages[0]
 
 
+def test_the_spark_engine_reads_decimal_subtopic_grades_alike(spark, tmp_path):
+    """Soft labels in subtopic qrels under `grades: real` at the level 0.5, as text read on the
+    workers and as Parquet of doubles: the same tables as on DuckDB; a decimal subtopic grade
+    under integer grades is refused in the same words, naming the setting."""
+    import duckdb
+    from test_engine_spark import same_tables
+
+    data = generate_subtopics(5, queries=20, runs=2)
+    soft = data.soft_labels(5)
+    write_subtopic_qrels(soft, tmp_path / "qrels.txt")
+    runs = _write_runs(data, tmp_path, 5)
+    metrics = [*NDEVAL, "AP", "nDCG@10"]
+    real = _spec(tmp_path, runs, metrics, grades="real", relevance_level=SOFT_LEVEL)
+    spec = yaml.safe_load(real.read_text())
+    same_tables(spec, tmp_path)
+    rows = [(q, s, d, float(g)) for q, docs in soft.items() for d, subs in docs.items()
+            for s, g in subs.items()]  # fmt: skip
+    duckdb.sql(f"COPY (SELECT * FROM (VALUES {', '.join(map(repr, rows))}) "
+               f"t(qid, subtopic, docno, rel)) TO '{tmp_path / 'q.parquet'}' (FORMAT parquet)")  # fmt: skip
+    spec["collections"]["web"]["qrels"] = "q.parquet"
+    same_tables(spec, tmp_path)
+    (tmp_path / "qrels.txt").write_text("1 1 a 1\n1 2 b 0.5\n")
+    messages = []
+    for engine in ("duckdb", "spark"):
+        with pytest.raises(InputDataError) as raised:
+            run_evaluation(_spec(tmp_path, runs, metrics), write=False, engine=engine)
+        messages.append(str(raised.value))
+    assert messages[1] == messages[0] and "qrels.txt:2:" in messages[0]
+    assert "grades: real" in messages[0]
+
+
 # -- mistakes: one message naming the key, or the file and line; nothing written ---------------
 
 SUBTOPIC_QRELS = "1 1 a 1\n1 2 a 0\n1 2 b 2\n2 4 c 1\n"
