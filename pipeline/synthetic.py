@@ -19,12 +19,15 @@ from pathlib import Path
 __all__ = [
     "EXTREMES",
     "Collection",
+    "SubtopicCollection",
     "generate",
+    "generate_subtopics",
     "llm_judgments",
     "soft_labels",
     "write_beir_qrels",
     "write_qrels",
     "write_run",
+    "write_subtopic_qrels",
 ]
 
 #: The queries `generate(..., extremes=True)` adds: qid -> what makes it hard.
@@ -146,6 +149,69 @@ def _scored(rng: random.Random, docs: list[str], ties: bool) -> dict[str, float]
         d: shared if ties and rng.random() < 0.5 else round(20 - i - rng.random() / 2, 6)
         for i, d in enumerate(docs)
     }
+
+
+@dataclass
+class SubtopicCollection:
+    """qrels[qid][docno][subtopic] = grade (ndeval's qrels) and runs[name][qid][docno] = score."""
+
+    qrels: dict[str, dict[str, dict[int, int]]] = field(default_factory=dict)
+    runs: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+
+    def max_grades(self) -> dict[str, dict[str, int]]:
+        """Each judged document's highest grade over its subtopics: ordinary qrels."""
+        return {q: {d: max(s.values()) for d, s in docs.items()} for q, docs in self.qrels.items()}
+
+    def soft_labels(self, seed: int, whole: bool = False) -> dict[str, dict[str, dict[int, float]]]:
+        """The subtopic qrels' grades as decimals, each (document, subtopic) pair's grade as
+        `soft_labels` makes a document's: whole grades as floats (`whole`), else soft labels."""
+        pairs = {q: {(d, s): g for d, st in docs.items() for s, g in st.items()}
+                 for q, docs in self.qrels.items()}  # fmt: skip
+        soft: dict[str, dict[str, dict[int, float]]] = {}
+        for q, graded in soft_labels(pairs, seed, whole).items():
+            for (d, s), g in graded.items():
+                soft.setdefault(q, {}).setdefault(d, {})[s] = g
+        return soft
+
+
+def generate_subtopics(seed: int, queries: int = 12, runs: int = 2) -> SubtopicCollection:
+    """A random collection of subtopic qrels (the TREC Web track's diversity qrels) with every
+    hard case: graded and zero grades (and a few negative ones), documents relevant to several
+    subtopics, subtopics numbered with gaps and no relevant document, a query with no relevant
+    document at all, queries a run lacks, unjudged documents retrieved, and score ties."""
+    rng = random.Random(f"subtopics {seed}")
+    collection = SubtopicCollection()
+    for i in range(queries):
+        collection.qrels[_qid(i)] = _subtopic_judgments(rng, nothing_relevant=i == 1)
+    for r in range(runs):
+        answered = [q for q in collection.qrels if rng.random() > 0.15]
+        answered.append(f"run_only_{r}")
+        qrels = collection.max_grades()
+        collection.runs[f"run{r}"] = {
+            q: _ranking(rng, False, qrels.get(q, {}), rng.choice([0.0, 3.0])) for q in answered
+        }
+    return collection
+
+
+def _subtopic_judgments(rng: random.Random, nothing_relevant: bool) -> dict[str, dict[int, int]]:
+    subtopics = sorted(rng.sample(range(1, 13), rng.randint(1, 6)))  # gaps: 1, 4, 11
+    judged: dict[str, dict[int, int]] = {}
+    for d in rng.sample(range(60), rng.randint(1, 40)):
+        covered = rng.sample(subtopics, rng.randint(1, len(subtopics)))
+        grades = [0, 0, 1, 1, 2, 3, -2] if not nothing_relevant else [0, 0, -2]
+        judged[f"d{d}"] = {s: rng.choice(grades) for s in covered}
+    return judged
+
+
+def write_subtopic_qrels(qrels: dict[str, dict[str, dict[int, int | float]]], path: Path) -> None:
+    """ndeval's qrels: qid subtopic docno grade (a decimal grade as Python writes it: `2.0`)."""
+    lines = [
+        f"{q} {s} {d} {g}"
+        for q, docs in qrels.items()
+        for d, subtopics in docs.items()
+        for s, g in subtopics.items()
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def llm_judgments(

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from pipeline import InputDataError
 from pipeline.plan.batches import BATCH_BYTES, batched
-from pipeline.plan.inputs import INPUT_TABLES, Load, general_lines, insert_lines, run_format
+from pipeline.plan.inputs import Load, general_lines, insert_lines, run_format
+from pipeline.plan.loaded_tables import INPUT_TABLES
 from pipeline.run.evaluation import evaluate
 
 FIELDS = ["7", "Q0", "doc-1", "3", "2.5e-1", "tag"]

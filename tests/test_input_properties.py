@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from pipeline import InputDataError, synthetic
 from pipeline.cli import main
 from pipeline.engines.duckdb.executor import load_files
-from pipeline.plan.inputs import INPUT_TABLES, Load, qrels_format, run_format
+from pipeline.plan.inputs import Load, qrels_format, run_format
+from pipeline.plan.loaded_tables import INPUT_TABLES
 
 # Bytes that matter to a TREC reader: separators, line ends, comments, signs, number syntax, NUL,
 # and bytes that are not UTF-8.

@@ -83,7 +83,7 @@ def _run(**columns) -> pd.DataFrame:
          r"^columns=\['qid', 'docno'\]: give a mapping of irpipe's column names to the table's"),
         ({"columns": {"passage_id": "docno"}}, SpecError,
          r"^columns: 'passage_id' is not one of irpipe's columns \(qid, docno, rel, score, "
-         r"rank\); .* did you mean \{'docno': 'passage_id'\}\?$"),
+         r"rank, subtopic\); .* did you mean \{'docno': 'passage_id'\}\?$"),
         ({"compare": "bm25"}, SpecError,
          r"^compare='bm25': give a mapping, .* e\.g\. compare=\{'baseline': 'bm25'\}$"),
         ({"metrics": "nDCG@10"}, SpecError,

@@ -16,7 +16,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from pipeline.contract.needs import IdealAtRank, IdealTotals, Need, NeedKind, Requirements, flatten
+from pipeline.contract.needs import (
+    IdealAtRank,
+    IdealTotals,
+    Need,
+    NeedKind,
+    Requirements,
+    flatten,
+    level_tag,
+)
+from pipeline.contract.subtopics import SubtopicColumns
 from pipeline.errors import PluginError
 
 __all__ = [
@@ -65,8 +74,9 @@ def dcg(c: Columns, gain: Gain, discount: Discount = "standard", k: int | None =
 
 
 @dataclass(frozen=True)
-class Columns:
-    """The canonical columns of the ranking, and the derived columns measures may declare.
+class Columns(SubtopicColumns):
+    """The canonical columns of the ranking, and the derived columns measures may declare
+    (those over subtopic judgments: `SubtopicColumns`).
 
     Row columns of the ranking: `rank` (1-based, after ordering) and `relv`, the judged grade of the
     document, or -1 if the qrels do not have it and -2 if its judgment is negative (trec_eval's
@@ -148,18 +158,18 @@ class Columns:
     # -- running counts over the ranking ---------------------------------------------------------
     def relevant_so_far(self, level: int | float) -> Need:
         """Column: relevant rows at or above this rank."""
-        need = _window(f"cum_rel_{_tag(level)}", self.relevant(level))
+        need = _window(f"cum_rel_{level_tag(level)}", self.relevant(level))
         return self._use(need, f"relevant_so_far({level})")
 
     def nonrelevant_so_far(self, level: int | float) -> Need:
         """Column: judged non-relevant rows (0 <= grade < level) at or above this rank."""
         below = f"(relv >= 0 AND relv < {grade_literal(max(level, 0))})"
-        need = _window(f"cum_nonrel_{_tag(level)}", below)
+        need = _window(f"cum_nonrel_{level_tag(level)}", below)
         return self._use(need, f"nonrelevant_so_far({level})")
 
     def grade_so_far(self, grade: int) -> Need:
         """Column: rows with exactly this relv (-1 unjudged, -2 negatively judged) so far."""
-        need = _window(f"cum_grade_{_tag(grade)}", f"(relv = {int(grade)})")
+        need = _window(f"cum_grade_{level_tag(grade)}", f"(relv = {int(grade)})")
         return self._use(need, f"grade_so_far({grade})")
 
     def gain_so_far(self, gain: Gain) -> Need:
@@ -182,13 +192,13 @@ class Columns:
     def num_rel(self, level: int | float) -> Need:
         """Fact: judged documents with grade >= level (negative judgments never count)."""
         expr = f"count(*) FILTER (WHERE rel >= {grade_literal(max(level, 0))})"
-        need = _fact(f"R_{_tag(level)}", expr)
+        need = _fact(f"R_{level_tag(level)}", expr)
         return self._use(need, f"num_rel({level})")
 
     def num_nonrel(self, level: int | float) -> Need:
         """Fact: judged documents with 0 <= grade < level."""
         expr = f"count(*) FILTER (WHERE rel >= 0 AND rel < {grade_literal(max(level, 0))})"
-        return self._use(_fact(f"NR_{_tag(level)}", expr), f"num_nonrel({level})")
+        return self._use(_fact(f"NR_{level_tag(level)}", expr), f"num_nonrel({level})")
 
     def max_grade(self) -> Need:
         """Fact: the highest non-negative grade judged for the query (-1 if none)."""
@@ -288,12 +298,6 @@ def _window(name: str, predicate: str) -> Need:
 
 def _fact(name: str, expr: str) -> Need:
     return Need(name, "fact", expr)
-
-
-def _tag(level: int | float) -> str:
-    # A decimal level (grades: real) keeps its digits: 0.5 is `0p5`, never the level 0's `0`.
-    text = str(int(level)) if isinstance(level, int) else repr(float(level)).replace(".", "p")
-    return text.replace("-", "m").replace("+", "")
 
 
 def _gain_tag(gain: Gain) -> str:

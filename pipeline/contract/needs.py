@@ -9,16 +9,20 @@ from typing import Any, Literal, NamedTuple
 
 from pipeline.errors import PluginError
 
-__all__ = ["IdealAtRank", "IdealTotals", "Need", "NeedKind", "Requirements", "flatten"]
+__all__ = [
+    "IdealAtRank", "IdealTotals", "Need", "NeedKind", "Requirements", "flatten", "level_tag",
+]  # fmt: skip
 
 #: window: a running value over the ranking (one ordered window for all); rank_window: a running
 #: value ordered by `rank` (a second pass); judged_window: a per-judgment value over the qrels;
 #: fact: a per-query aggregate over the qrels; ideal: the ideal ranking's columns at each rank;
 #: length: the ranking's length; grades: the query's ranked grades as a list (Python measures);
-#: tie: the row's tie (the rows the ordering's first key cannot tell apart): its first rank and size
+#: tie: the row's tie (the rows the ordering's first key cannot tell apart): its first rank and size;
+#: subtopic, subtopic_ideal, subtopic_fact: over subtopic judgments (`pipeline.contract.subtopics`)
 NeedKind = Literal[
-    "window", "rank_window", "judged_window", "fact", "ideal", "length", "grades", "tie"
-]
+    "window", "rank_window", "judged_window", "fact", "ideal", "length", "grades", "tie",
+    "subtopic", "subtopic_ideal", "subtopic_fact",
+]  # fmt: skip
 
 
 class Need(str):
@@ -121,3 +125,10 @@ class Requirements:
     def fields(self) -> tuple[str, ...]:
         """Collection fields read (each must be set in the spec's collection)."""
         return tuple(dict.fromkeys(n.field for n in self.needs if n.field))
+
+
+def level_tag(level: int | float) -> str:
+    """A relevance level (or grade) as part of a need's name: `2`, `m1` for -1; a decimal one
+    (`grades: real`) keeps its digits, 0.5 is `0p5`, never the level 0's `0`."""
+    text = str(int(level)) if isinstance(level, int) else repr(float(level)).replace(".", "p")
+    return text.replace("-", "m").replace("+", "")

@@ -32,6 +32,7 @@ RULES = {
     "rel": "grades are integers",
     "score": "scores are numbers",
     "rank": "ranks are whole numbers",
+    "subtopic": "subtopics are integers",
 }
 #: how decimal grades are read, where a grade must be whole
 REAL_GRADES = " (decimal grades are read with settings={'grades': 'real'})"
@@ -42,6 +43,7 @@ _CONVERT = {
     "rel": "pandas: .astype(int); polars: .cast(pl.Int64)",
     "score": "pandas: pd.to_numeric(...); polars: .cast(pl.Float64)",
     "rank": "pandas: .astype(int); polars: .cast(pl.Int64)",
+    "subtopic": "pandas: .astype(int); polars: .cast(pl.Int64)",
 }
 
 
@@ -166,11 +168,15 @@ def _numbers(array: Any, column: str, place: Place, ranked: bool) -> Any:
     if is_text(kind):
         raise _text(array, column, place)
     numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)
-    if not (numeric or pa.types.is_null(kind) or (pa.types.is_boolean(kind) and column != "rank")):
+    if not (
+        numeric
+        or pa.types.is_null(kind)
+        or (pa.types.is_boolean(kind) and column not in ("rank", "subtopic"))
+    ):
         raise SpecError(f"{place} holds {kind}; {place.rule(column)}")
     if column == "score":  # a NaN stays: the engine says the score must be a finite number
         return array.cast(pa.float64())
-    if column == "rel" and pa.types.is_integer(kind):
+    if column in ("rel", "subtopic") and pa.types.is_integer(kind):
         return array  # as it always was, and the digest of its data with it
     if place.real(column):  # a NaN is a missing grade, as for whole ones
         return _nan_as_null(array.cast(pa.float64()))
@@ -309,4 +315,4 @@ def _target(column: str) -> Any:
     import pyarrow as pa
 
     return {"qid": pa.string(), "docno": pa.string(), "rel": pa.int64(), "score": pa.float64(),
-            "rank": pa.int64()}[column]  # fmt: skip
+            "rank": pa.int64(), "subtopic": pa.int64()}[column]  # fmt: skip

@@ -4,7 +4,8 @@ A path stays a path (read as a file is). A pandas or polars frame (a LazyFrame i
 pyarrow table, an Arrow stream, a DuckDB relation, a dict by query (`{qid: {docno: score}}`,
 pytrec_eval's and ranx's shape, or `{qid: [(docno, score), ...]}`) and an iterable of named tuples
 (ir_measures' and ir_datasets' shape, read once) all become one Arrow table with the columns
-`qid`, `docno` and `rel` (qrels) or `qid`, `docno`, `score` and `rank` (runs). Columns are found by
+`qid`, `docno`, `rel` and, for subtopic qrels, `subtopic` (qrels) or `qid`, `docno`, `score` and
+`rank` (runs). Columns are found by
 the names the field uses, or mapped with `columns=`; only those are read, so the others (a
 PyTerrier frame's query text) may hold anything. Each is typed by `column_types`: ids as their
 exact text, floats in an id column refused (a NaN made them floats, or 1.0 would be read as
@@ -34,8 +35,11 @@ ALIASES = {
     "rel": ("rel", "relevance", "label", "grade", "judgment"),
     "score": ("score", "sim", "similarity"),
     "rank": ("rank",),
+    "subtopic": ("subtopic", "subtopic_id"),
 }
-_WANTED = {"qrels": ("qid", "docno", "rel"), "run": ("qid", "docno", "score", "rank")}
+_WANTED = {"qrels": ("qid", "docno", "rel", "subtopic"), "run": ("qid", "docno", "score", "rank")}
+#: columns an input may lack: a run's rank, and the subtopic, which only subtopic qrels have
+_OPTIONAL = ("rank", "subtopic")
 
 
 def is_path(value: Any) -> bool:
@@ -84,7 +88,7 @@ def table_of(
     found = {c: _column(names, c, mapped) for c in _WANTED[kind]}
     rank_only = ranked and kind == "run" and found["score"] is None and found["rank"] is not None
     for column, name in found.items():
-        if name is None and column != "rank" and not (column == "score" and rank_only):
+        if name is None and column not in _OPTIONAL and not (column == "score" and rank_only):
             raise _missing(names, column, where, mapped, kind == "run")
     arrays = _read(_collected(source, found, where), found, where, ranked, grades)
     if rank_only:  # ordered by rank alone, whose ties the docno breaks as trec_eval does

@@ -20,6 +20,7 @@ DEFAULT_PLUGINS = (
     "pipeline.metrics.expected_reciprocal_rank",
     "pipeline.metrics.relstring",
     "pipeline.metrics.cwl",
+    "pipeline.metrics.diversity",
     "pipeline.outputs",
     "pipeline.outputs.trec_eval",
     "pipeline.outputs.report",

@@ -100,7 +100,7 @@ class Namespace:
         prefixes = [folded[:i] for i in range(len(folded) - 1, 0, -1) if folded[i] == "_"]
         for prefix in prefixes:  # longest first, as trec_eval's names are read
             claim = self._trec.get(prefix)
-            if claim is not None and BY_NAME[claim.name].kind != "plain":
+            if claim is not None and _takes(BY_NAME[claim.name].kind, folded[len(prefix) + 1 :]):
                 return claim
         return None
 
@@ -112,6 +112,14 @@ class Namespace:
             "of every distribution share one namespace and built-in names cannot be taken: "
             f"rename the {new.kind}"
         )
+
+
+def _takes(kind: str, text: str) -> bool:
+    """Whether trec_eval reads `text` as the parameters of a measure of `kind`: a cutoff is a
+    number (`P_10`; `P_IA` is no cutoff, and ir_measures' intent-aware precision)."""
+    if kind == "plain":
+        return False
+    return kind not in ("long_cut", "double_cut") or text[:1] in "0123456789+-."
 
 
 def _reason(name: str, other: str) -> str:

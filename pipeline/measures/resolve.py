@@ -92,13 +92,32 @@ def check_needs(loaded: LoadedSpec, resolved: list[ResolvedMeasure], collections
     naming the collection's key and the field to add."""
     c = columns_of(loaded.spec.settings)
     for m in resolved:
-        for need in Requirements(declared_needs(m, c)).fields:
+        required = Requirements(declared_needs(m, c))
+        for need in required.fields:
             for name in sorted(collections):
                 if getattr(loaded.spec.collections[name], need) is None:
                     raise SpecError(
                         f"{loaded.where('collections', name)}: {m.label} needs '{need}' "
                         f"for collection '{name}'; add {need}: <value> to it"
                     )
+        if any(n.kind.startswith("subtopic") for n in required.needs):
+            _check_subtopics(loaded, m, collections)
+
+
+def _check_subtopics(loaded: LoadedSpec, m: ResolvedMeasure, collections: set[str]) -> None:
+    """A measure over subtopic judgments (a diversity measure) reads collections whose qrels
+    are subtopic qrels: a SpecError naming the format setting for any other (only a format
+    says so: a subtopic file's lines look like TREC's)."""
+    for name in sorted(collections):
+        collection = loaded.spec.collections[name]
+        if collection.qrels is not None and collection.format != "subtopics":
+            given = f"format: {collection.format}" if collection.format else "no format given"
+            raise SpecError(
+                f"{loaded.where('collections', name)}: {m.label} reads subtopic judgments, but "
+                f"collection '{name}' has ordinary qrels ({given}); if its qrels are subtopic "
+                f"qrels (qid subtopic docno grade, as ndeval reads them), set "
+                f"collections.{name}.format: subtopics"
+            )
 
 
 def columns_of(settings: Settings) -> Columns:

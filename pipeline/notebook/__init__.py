@@ -190,9 +190,9 @@ def _loaded(qrels, runs, metrics, settings, sections, columns) -> tuple[LoadedSp
     collections = qrels if named else {"default": qrels}
     data: dict[str, Any] = {
         "collections": {
-            name: {
-                "qrels": value if _overlay(value) else _input(value, "qrels", name, tables, read)
-            }
+            name: {"qrels": value}
+            if _overlay(value)
+            else _collection(_input(value, "qrels", name, tables, read), tables)
             for name, value in collections.items()
         },
         "runs": _runs(runs, list(collections), tables, read),
@@ -210,6 +210,14 @@ def _loaded(qrels, runs, metrics, settings, sections, columns) -> tuple[LoadedSp
 def _overlay(value: Any) -> bool:
     """A judgment set built from others, as in a spec: `{"overlay": ["llm", "human"]}`."""
     return isinstance(value, Mapping) and list(value) == ["overlay"]
+
+
+def _collection(path: str, tables: dict) -> dict[str, Any]:
+    """A collection of the spec: its qrels, whose format is subtopics when the table given has
+    a subtopic column (ndeval's qrels)."""
+    table = tables.get(memory_view(path, "qrels"))
+    subtopics = table is not None and "subtopic" in table.column_names
+    return {"qrels": path, "format": "subtopics"} if subtopics else {"qrels": path}
 
 
 def _runs(runs, collections: list[str], tables: dict, read) -> dict[str, Any]:

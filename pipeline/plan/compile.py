@@ -23,7 +23,8 @@ from pipeline.measures.resolve import columns_of
 from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.plan.batches import batched
 from pipeline.plan.fusion import Fusion, fusion_statement, kept_rows, with_fusions
-from pipeline.plan.inputs import RUN_ROWS, Load, input_tables, run_format
+from pipeline.plan.inputs import Load, run_format
+from pipeline.plan.loaded_tables import RUN_ROWS, input_tables
 from pipeline.plan.measure_sql import CompiledMeasures, compile_measures
 from pipeline.plan.missing_rankings import MISSING_RANKING_ROWS
 from pipeline.plan.output_tables import curve_names, output_table, output_tables
@@ -80,7 +81,7 @@ class SqlPlan:
     names, the other `names`, the overlays' qrels and the qrels' tables (`statements`) and the
     empty tables that the runs' rankings fill (`run_tables`). A session that evaluates one run
     after another against the same qrels makes `run_names` and `run_tables` anew for each, beside
-    `inputs.RUN_TABLES` (`pipeline.engines.duckdb.session`).
+    `loaded_tables.RUN_TABLES` (`pipeline.engines.duckdb.session`).
 
     The runs' part, one batch of runs at a time: its loads, its fused runs (`fusing`), then
     `per_batch` and its `ranking` (rank it into `wide`, then drop its rows, so memory holds one
@@ -308,8 +309,9 @@ def _ranking(
 
 def _ranked(compiled: CompiledMeasures, settings: Settings, judged_rows: bool = False) -> str:
     """The ranking's CTEs (`ranking.ranked_sql`): every row's, or only the judged rows' when
-    they suffice; and the condensed ranking when a metric reads it."""
-    facts = tuple(compiled.req.of_kind("fact"))
+    they suffice; and the condensed ranking when a metric reads it, its rows carrying the
+    columns of `facts` (the qrels' facts, and the subtopic judgments')."""
+    facts = (*compiled.req.of_kind("fact"), *compiled.req.of_kind("subtopic_fact"))
     return ranked_sql(compiled.ranked, settings, judged_rows, compiled.condensed, facts)
 
 

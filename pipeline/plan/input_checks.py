@@ -10,10 +10,10 @@ statement over the loaded table for the whole batch. The reports with line numbe
 
 from __future__ import annotations
 
-from pipeline.plan.inputs import Load, literal_path, numbered_lines
+from pipeline.plan.inputs import SUBTOPIC_FIELDS, Load, literal_path, numbered_lines
 from pipeline.plan.number_fields import REAL_GRADES_HINT
 from pipeline.plan.statement import Statement
-from pipeline.plan.table_inputs import MEMORY, is_table_input
+from pipeline.plan.table_inputs import MEMORY, identity, is_table_input
 from pipeline.sql import quote_identifier
 
 __all__ = [
@@ -54,10 +54,11 @@ def summary(loads: list[Load]) -> Statement:
     return Statement(sql, [[load.name for load in loads]])
 
 
-def _hash(key: str) -> str:
-    """A 32-bit hash of a row's (name, qid, docno): half the memory of DuckDB's 64-bit one to
-    sort, and no weaker here, where every collision is checked exactly anyway."""
-    return f"(hash({key}, qid, docno) >> 32)::UINTEGER"
+def _hash(key: str, table: str) -> str:
+    """A 32-bit hash of a row's (name, qid, docno) (and subtopic: `identity`): half the memory
+    of DuckDB's 64-bit one to sort, and no weaker here, where every collision is checked exactly
+    anyway."""
+    return f"(hash({key}, {identity(table)}) >> 32)::UINTEGER"
 
 
 def colliding_hashes(loads: list[Load]) -> Statement:
@@ -71,7 +72,7 @@ def colliding_hashes(loads: list[Load]) -> Statement:
     """
     key, rows = _of_batch(loads)
     sql = f"""SELECT coalesce(list(DISTINCT h), []) FROM (
-        SELECT h, lag(h) OVER (ORDER BY h) AS previous FROM (SELECT {_hash(key)} AS h {rows}))
+        SELECT h, lag(h) OVER (ORDER BY h) AS previous FROM (SELECT {_hash(key, loads[0].table)} AS h {rows}))
         WHERE h = previous"""
     return Statement(sql, [[load.name for load in loads]])
 
@@ -80,8 +81,9 @@ def duplicated_files(loads: list[Load], hashes: list[int]) -> Statement:
     """The names of a batch's files that hold a (qid, docno) twice, comparing the triples exactly,
     but only those of rows whose hash is one of `hashes` (`colliding_hashes`)."""
     key, rows = _of_batch(loads)
+    table = loads[0].table
     sql = f"""SELECT DISTINCT {key} FROM (
-        SELECT {key}, qid, docno {rows} AND {_hash(key)} IN (SELECT unnest(?::UINTEGER[]))
+        SELECT {key}, {identity(table)} {rows} AND {_hash(key, table)} IN (SELECT unnest(?::UINTEGER[]))
         GROUP BY ALL HAVING count(*) > 1)"""
     return Statement(sql, [[load.name for load in loads], hashes])
 
@@ -92,12 +94,20 @@ def discard(load: Load) -> Statement:
 
 
 def duplicates(load: Load) -> Statement:
-    """The first duplicate (qid, docno) pairs, each with its line numbers, and how many there are."""
+    """The first duplicate (qid, docno) pairs (subtopic qrels: (qid, subtopic, docno)), each
+    with its line numbers, how many there are, and a detail: the subtopic (subtopic qrels), or
+    how many second fields the lines have (qrels: more than one, and they are subtopics)."""
+    key, fmt = identity(load.table), load.format
+    subtopic = "subtopic" in key
+    on = " AND TRY_CAST(n.f[2] AS INTEGER) = d.subtopic" if subtopic else ""
+    detail = (
+        "d.subtopic" if subtopic else "count(DISTINCT n.f[2])" if fmt.kind == "qrels" else "NULL"
+    )
     sql = f"""
-WITH dup AS (SELECT qid, docno {_where(load)} GROUP BY qid, docno HAVING count(*) > 1)
-SELECT d.qid, d.docno, list(n.line_no ORDER BY n.line_no), (SELECT count(*) FROM dup)
-FROM dup d JOIN ({numbered_lines(load.format)}) n ON n.f[1] = d.qid AND n.{load.format.docno} = d.docno
-GROUP BY d.qid, d.docno
+WITH dup AS (SELECT {key} {_where(load)} GROUP BY {key} HAVING count(*) > 1)
+SELECT d.qid, d.docno, list(n.line_no ORDER BY n.line_no), (SELECT count(*) FROM dup), {detail}
+FROM dup d JOIN ({numbered_lines(fmt)}) n ON n.f[1] = d.qid AND n.{fmt.docno} = d.docno{on}
+GROUP BY {", ".join(f"d.{c}" for c in key.split(", "))}
 ORDER BY min(n.line_no)
 LIMIT {MAX_REPORTED}"""
     return Statement(sql, [load.name, literal_path(load.path)])
@@ -151,7 +161,7 @@ def problems_message(load: Load, rows: list[tuple], bad_lines: int) -> str:
         lines.append(f"{load.path}: {more} more bad line{'s' * (more != 1)}")
     if any(_unread_number(p) for _, _, p in rows):
         lines.append(_LENIENT_HINT)
-    if load.table == "qrels" and any(text.split() == _BEIR_HEADER for _, text, _ in rows):
+    if load.format.kind == "qrels" and any(text.split() == _BEIR_HEADER for _, text, _ in rows):
         lines.append("hint: a line is BEIR's qrels header: set the collection's `format: beir`")
     swapped = _swapped(load, [p for _, _, p in rows])
     if swapped:
@@ -173,7 +183,7 @@ def _swapped(load: Load, problems: list[str]) -> str | None:
     if not found or len(found) != len(problems) or not all(f.isdigit() for f in found):
         return None
     counts = {int(f) for f in found}
-    if load.table == "qrels" and min(counts) >= 6:
+    if load.format.kind == "qrels" and min(counts) >= 6:
         return "run"
     return "qrels" if load.table == "run_rows" and counts == {4} else None
 
@@ -208,21 +218,42 @@ def _printable(text: str) -> str:
 
 
 def duplicates_message(load: Load, rows: list[tuple]) -> str:
-    """Each duplicate pair at its first line, with the lines that repeat it."""
+    """Each duplicate pair at its first line, with the lines that repeat it (`duplicates`' rows:
+    qid, docno, line numbers, total, and maybe its detail); or, when TREC qrels repeat a pair
+    with other second fields, the one fix: they are subtopic qrels."""
+    if load.table == "qrels" and any(len(row) > 4 and (row[4] or 0) > 1 for row in rows):
+        return _subtopics_message(load, rows)
     table = is_table_input(load.path)
     where, unit = (input_name(load), "row") if table else (str(load.path), "line")
     at = (lambda n: f"{where}: row {n}") if table else (lambda n: f"{where}:{n}")
+    subtopics = load.table == "subtopic_qrels"
     lines = [
-        f"{at(numbers[0])}: query {qid!r} has document {docno!r} again on "
-        f"{unit}{'s' * (len(numbers) > 2)} {_numbers(numbers[1:])}"
-        for qid, docno, numbers, _ in rows
+        f"{at(row[2][0])}: query {row[0]!r} has document {row[1]!r}"
+        f"{f' for subtopic {row[4]}' if subtopics else ''} again on "
+        f"{unit}{'s' * (len(row[2]) > 2)} {_numbers(row[2][1:])}"
+        for row in rows
     ]
     total = rows[0][3]
+    pairs = "(qid, subtopic, docno) triple" if subtopics else "(qid, docno) pair"
+    once = (
+        "once per query and subtopic"
+        if subtopics
+        else "once per query (trec_eval stops on duplicates too)"
+    )
     lines.append(
-        f"{where}: {total} duplicate (qid, docno) pair{'s' * (total != 1)}; "
-        "a document may appear once per query (trec_eval stops on duplicates too)"
+        f"{where}: {total} duplicate {pairs}{'s' * (total != 1)}; a document may appear {once}"
     )
     return "\n".join(lines)
+
+
+def _subtopics_message(load: Load, rows: list[tuple]) -> str:
+    """TREC qrels whose repeated (qid, docno) pairs differ in the second field: ndeval's."""
+    qid, docno, numbers, *_ = next(row for row in rows if (row[4] or 0) > 1)
+    return (
+        f"{load.path}:{numbers[0]}: query {qid!r} has document {docno!r} again on line "
+        f"{numbers[1]} with another second field: these look like subtopic qrels (ndeval's "
+        f"{SUBTOPIC_FIELDS}); set collections.{load.name}.format: subtopics"
+    )
 
 
 def _numbers(numbers: list[int]) -> str:

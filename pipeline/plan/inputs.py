@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.plan.number_fields import (
-    GRADE_TYPES,
     Rule,
     atol,
     grade_field,
@@ -36,10 +35,7 @@ __all__ = [
     "Format",
     "Load",
     "Rule",
-    "INPUT_TABLES",
-    "QRELS_TABLE",
-    "RUN_ROWS",
-    "RUN_TABLES",
+    "SUBTOPIC_FIELDS",
     "general_lines",
     "insert_lines",
     "problem_lines",
@@ -48,9 +44,7 @@ __all__ = [
     "numbered_lines",
     "parsed_lines",
     "field_count",
-    "input_tables",
     "integer_rules",
-    "qrels_table",
     "text_format",
     "atol",
     "quoted",
@@ -74,6 +68,11 @@ class Format:
     skip: str = "false"
     #: the `grades` setting a qrels format reads its grades under (`GRADE_TYPES`)
     grades: str = "integer"
+
+    @property
+    def kind(self) -> str:
+        """What the file is, as messages and registered tables name it: "qrels" or "run"."""
+        return "run" if self.table == "run_rows" else "qrels"
 
     @property
     def skipped(self) -> str:
@@ -110,43 +109,9 @@ class Load:
         return self.format.key
 
 
-#: the table a batch of runs is loaded into (made again after each batch is ranked and dropped)
-RUN_ROWS = Statement(
-    "CREATE TABLE run_rows (run VARCHAR, qid VARCHAR, docno VARCHAR, rank BIGINT, "
-    "score DOUBLE, ok BOOLEAN)"
-)
-
-
-def qrels_table(grades: str = "integer") -> Statement:
-    """The table the qrels are loaded into, made before anything is read: `rel` typed by the
-    `grades` setting."""
-    return Statement(
-        "CREATE TABLE qrels (collection VARCHAR, qid VARCHAR, docno VARCHAR, "
-        f"rel {GRADE_TYPES[grades]}, ok BOOLEAN)"
-    )
-
-
-#: the qrels' table under the default, integer grades
-QRELS_TABLE = qrels_table()
-#: the tables the runs are loaded into, made once the qrels are read: the rows of a batch, and
-#: the queries each run answers with how many documents each ranks, recorded as the run is loaded
-#: (its rows are dropped once ranked)
-RUN_TABLES = [
-    RUN_ROWS,
-    Statement("CREATE TABLE present (run VARCHAR, qid VARCHAR, retrieved BIGINT)"),
-]
-
-
-def input_tables(grades: str = "integer") -> list[Statement]:
-    """Every table the inputs are loaded into, the qrels' grades typed by `grades`."""
-    return [qrels_table(grades), *RUN_TABLES]
-
-
-#: every table the inputs are loaded into, under the default, integer grades
-INPUT_TABLES = input_tables()
-
 QRELS_FIELDS = "qid iter docno rel"
 RUN_FIELDS = "qid Q0 docno rank score tag"
+SUBTOPIC_FIELDS = "qid subtopic docno grade"  # ndeval's qrels
 
 # A line is everything up to its end: the delimiter is the control character 0x1F, which text never
 # holds. In the loading passes a line that does hold it has a second column, `cut`, and is reported
@@ -233,7 +198,7 @@ def parsed_lines(source: str, fmt: Format, columns: str, explain: bool = False) 
     `fmt`'s columns (`qid, docno, rel` or `qid, docno, rank, score`), `ok`, and with `explain`
     the `problem` of a bad line. The Spark engine reads lines this way on its workers, so that
     a line means and fails exactly as in `insert_lines` and `problem_lines`."""
-    names = "qid, docno, rel" if fmt.table == "qrels" else "qid, docno, rank, score"
+    names = _COLUMN_NAMES[fmt.table]
     why = " ".join(f"WHEN {r.bad} THEN {r.problem}" for r in fmt.rules)
     problem = (
         f", CASE WHEN NOT ({fmt.bad}) THEN NULL {why} ELSE 'unreadable' END" if explain else ""
@@ -246,6 +211,13 @@ def parsed_lines(source: str, fmt: Format, columns: str, explain: bool = False) 
     lines = f"SELECT *, CASE WHEN list_contains(fast, '') THEN {_ALL_FIELDS} ELSE fast END AS f FROM ({fast})"
     return f"""SELECT * FROM (SELECT {columns}, {fmt.select}, NOT {fmt.bad}{problem} FROM ({lines}))
         AS t({columns}, {names}, ok{", problem" if explain else ""})"""
+
+
+_COLUMN_NAMES = {
+    "qrels": "qid, docno, rel",
+    "subtopic_qrels": "qid, docno, rel, subtopic",
+    "run_rows": "qid, docno, rank, score",
+}
 
 
 def numbered_lines(fmt: Format) -> str:

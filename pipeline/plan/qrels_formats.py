@@ -1,11 +1,15 @@
-"""The formats a collection's qrels file may have: TREC's (`qid iter docno rel`, the default) and
-BEIR's (`query-id corpus-id score` under a header line, as BEIR and MTEB distribute their qrels).
+"""The formats a collection's qrels file may have: TREC's (`qid iter docno rel`, the default),
+BEIR's (`query-id corpus-id score` under a header line, as BEIR and MTEB distribute their qrels)
+and ndeval's subtopic qrels (`qid subtopic docno grade`, the TREC Web track's diversity qrels).
 
 A collection names its format (`format: beir`), or its file's first line says: a first line whose
 fields are BEIR's column names is a BEIR header. A TREC line has four fields and BEIR's header
 three, so a TREC file is never taken for a BEIR one. Both formats are read by the same passes
 (`pipeline.plan.inputs`), split and checked alike; a BEIR file's header (wherever it repeats, as
-it does in each part file a Spark job writes) is skipped, and still counts as line 1.
+it does in each part file a Spark job writes) is skipped, and still counts as line 1. Subtopic
+qrels, which only their `format: subtopics` names (their lines look like TREC's), are read into
+`subtopic_qrels`, one row per (qid, subtopic, docno); `qrels` then holds each document's highest
+grade over its subtopics (`max_grades`), which every measure but the diversity ones reads.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ import re
 import zlib
 from pathlib import Path
 
-from pipeline.plan.inputs import Format, field_count, qrels_format, text_format
-from pipeline.plan.number_fields import Rule, grade_field
+from pipeline.plan.inputs import SUBTOPIC_FIELDS, Format, field_count, qrels_format, text_format
+from pipeline.plan.number_fields import Rule, grade_field, quoted
+from pipeline.plan.statement import Statement
 from pipeline.plan.table_inputs import is_table_input
 
 __all__ = [
@@ -24,12 +29,14 @@ __all__ = [
     "QRELS_FORMATS",
     "beir_format",
     "format_of",
+    "max_grades",
     "named_format",
     "recognised",
+    "subtopics_format",
 ]
 
 #: the formats a collection's `format` may name
-QRELS_FORMATS = ("trec", "beir")
+QRELS_FORMATS = ("trec", "beir", "subtopics")
 #: BEIR's header, in its order: the columns of its qrels' TSV files
 BEIR_COLUMNS = ("query-id", "corpus-id", "score")
 
@@ -60,10 +67,48 @@ def beir_format(mode: str = "strict", grades: str = "integer") -> Format:
     return text_format("qrels", "collection", select, rules, "f[2]", _HEADER, grades)
 
 
+# ndeval reads a subtopic as a natural number (digits only): so does irpipe, in either mode.
+_SUBTOPIC = "TRY_CAST(f[2] AS INTEGER)"
+_SUBTOPIC_RULES = [
+    Rule(
+        "NOT regexp_full_match(f[2], '[0-9]+')",
+        f"""'the subtopic must be a non-negative integer (subtopic qrels: {SUBTOPIC_FIELDS}), '
+        || 'found ' || {quoted("f[2]")}""",
+    ),
+    Rule(f"{_SUBTOPIC} IS NULL", f"'the subtopic ' || {quoted('f[2]')} || ' is out of range'"),
+]
+
+
+def subtopics_format(mode: str = "strict", grades: str = "integer") -> Format:
+    """How ndeval's subtopic qrels (`qid subtopic docno grade`) are read into `subtopic_qrels`,
+    under the collection's name: the grade as TREC's is under the `grades` setting, and a
+    subtopic of plain digits."""
+    rel, rel_rules = grade_field("f[4]", mode, grades)
+    rules = [field_count("<>", 4, SUBTOPIC_FIELDS), *_SUBTOPIC_RULES, *rel_rules]
+    select = f"f[1], f[3], {rel}, {_SUBTOPIC}"
+    return text_format("subtopic_qrels", "collection", select, rules, grades=grades)
+
+
+def max_grades(names: list[str]) -> Statement:
+    """`qrels` of the subtopic collections `names`: each judged document once, with its
+    highest grade over its subtopics (ndeval's document is relevant when it is to any). In
+    (collection, qid, docno) order: the rankings' joins then meet the qrels in one order on
+    every run, and the measures' sums add their terms in one order, to the same bits (a
+    grouping alone leaves the order to the threads)."""
+    return Statement(
+        """INSERT INTO qrels SELECT collection, qid, docno, max(rel), bool_and(ok)
+        FROM subtopic_qrels WHERE list_contains(?, collection) GROUP BY collection, qid, docno
+        ORDER BY collection, qid, docno""",
+        [names],
+    )
+
+
 def named_format(given: str | None, mode: str = "strict", grades: str = "integer") -> Format:
     """How qrels of the format `given` are read (TREC's when none is) under the `input` `mode`
     and the `grades` setting: what the plan compiles, reading no file (validation gives a
     collection whose file shows a BEIR header its format)."""
+    if given == "subtopics":
+        return subtopics_format(mode, grades)
     return beir_format(mode, grades) if given == "beir" else qrels_format(mode, grades)
 
 

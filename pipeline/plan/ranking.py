@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.contract.columns import IdealAtRank, Requirements
+from pipeline.plan import subtopic_tables
 from pipeline.spec import Settings
 
 __all__ = [
@@ -122,7 +123,8 @@ def ranked_sql(
     body = (
         _judged_ranking(req, settings, keys) if judged_rows else _full_ranking(req, settings, keys)
     )
-    ranked = f"{body},\nranked AS ({_with_rank_columns(req)}\n)"
+    subtopics = subtopic_tables.ranking_ctes(req)
+    ranked = f"{body}{subtopics},\nranked AS ({_with_rank_columns(req)}\n)"
     if condensed is None:
         return ranked
     return f"{ranked},\n{condensed_sql(condensed, facts, keys)}"
@@ -135,13 +137,14 @@ def condensed_sql(req: Requirements, facts: tuple[str, ...], keys: tuple[SortKey
     kept = ", ".join(("run", "collection", "qid", "docno", "score", "file_rank", "relv", *facts))
     length = _length(req, "count(*) OVER (PARTITION BY run, collection, qid)")
     columns = _ties(req, keys, "full_rank ASC") | req.of_kind("window")
+    subtopics = subtopic_tables.ranking_ctes(req, "condensed_windowed")
     return f"""condensed_rows AS (SELECT {kept}, rank AS full_rank FROM windowed WHERE relv >= 0),
 condensed_windowed AS (
     SELECT *, row_number() OVER ranking AS rank{length}{select_list(columns)}
     FROM condensed_rows
     WINDOW ranking AS (PARTITION BY run, collection, qid ORDER BY full_rank
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-),
+){subtopics},
 ranked_condensed AS ({_with_rank_columns(req, "condensed_windowed")}
 )"""
 
@@ -294,12 +297,12 @@ def _length(req: Requirements, expr: str) -> str:
 
 
 def _with_rank_columns(req: Requirements, source: str = "windowed") -> str:
-    """`source` with the values that need the rank: a second ordered window, and the ideal
-    ranking's columns at each rank."""
-    columns = req.of_kind("rank_window")
+    """`source` with the values that need the rank: a second ordered window, the ideal
+    ranking's columns at each rank, and the columns over each row's subtopics."""
+    columns, joins = subtopic_tables.ranking_columns(req, source)
+    columns |= req.of_kind("rank_window")
     if not columns and not req.ideal_lists:
         return f"\n    SELECT * FROM {source}"
-    joins = ""
     for tag in req.ideal_lists:
         for part in IdealAtRank.PARTS:
             columns[f"ideal_{tag}_{part}"] = f"i_{tag}.{part}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pipeline.plan.inputs import Load, general_lines, insert_lines
+from pipeline.plan.qrels_formats import max_grades
 from pipeline.plan.ranking import (
     ONE_COLLECTION,
     PUT_BACK,
@@ -29,6 +30,8 @@ def plan_text(plan: SqlPlan) -> str:
     """The whole plan as SQL text, parameters shown in comments."""
     parts = [_show(s) for s in plan.input_tables]
     parts += [_show_load([load]) for load in plan.qrels]
+    subtopics = [load.name for load in plan.qrels if load.table == "subtopic_qrels"]
+    parts += [_show(max_grades(subtopics))] if subtopics else []
     parts += [_show(s) for s in plan.setup]
     for batch in plan.batches:
         parts += [_show_load(batch), *(_show(s) for s in plan.fusing(batch))]

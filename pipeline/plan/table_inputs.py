@@ -2,8 +2,8 @@
 over (pandas, polars, Arrow and the rest, as Arrow: `memory://` paths, registered on the
 connection by the engine). Pure, like the text readers: SQL with bound parameters.
 
-A table has the columns `qid`, `docno` and `rel` (qrels) or `qid`, `docno`, `score` and
-optionally `rank` (runs), the Spark engine's Parquet contract. Each is cast to its column's type
+A table has the columns `qid`, `docno` and `rel` (qrels; and `subtopic`, subtopic qrels) or
+`qid`, `docno`, `score` and optionally `rank` (runs), the Spark engine's Parquet contract. Each is cast to its column's type
 (an integer id becomes its exact decimal text; a grade an integer, or a double under the `grades:
 real` setting); a row is bad when an id or a value is missing or cannot be cast, or a score (or a
 real grade) is not finite, as a bad line of a text file is. Rows are numbered from
@@ -27,6 +27,7 @@ __all__ = [
     "column_types",
     "duplicate_rows",
     "id_type_problem",
+    "identity",
     "insert_rows",
     "is_registered",
     "is_table_input",
@@ -44,6 +45,12 @@ IRDS = "irds:"
 #: may be missing
 TABLE_COLUMNS = {
     "qrels": {"qid": "VARCHAR", "docno": "VARCHAR", "rel": "INTEGER"},
+    "subtopic_qrels": {
+        "qid": "VARCHAR",
+        "docno": "VARCHAR",
+        "rel": "INTEGER",
+        "subtopic": "INTEGER",
+    },
     "run_rows": {"qid": "VARCHAR", "docno": "VARCHAR", "rank": "BIGINT", "score": "DOUBLE"},
 }
 #: the types an id column may have, as DuckDB and Spark name them: text and integers
@@ -55,24 +62,27 @@ _IDS = [
     ("qid IS NULL", "the qid is missing (or not text or an integer)"),
     ("docno IS NULL", "the docno is missing (or not text or an integer)"),
 ]
-#: why a row is bad, in the order the report names the first one that applies (qrels: under each
-#: `grades` setting)
-_PROBLEMS = {
+#: why a row's grade is bad, under each `grades` setting
+_GRADES = {
     "integer": [
-        *_IDS,
         ("rel IS NULL", f"the relevance grade is missing or not an integer{REAL_GRADES_HINT}"),
     ],
     "real": [
-        *_IDS,
         ("rel IS NULL", "the relevance grade is missing or not a number"),
         ("NOT isfinite(rel)", "the relevance grade must be a finite number"),
     ],
-    "run_rows": [
-        *_IDS,
-        ("score IS NULL", "the score is missing or not a number"),
-        ("NOT isfinite(score)", "the score must be a finite number"),
-    ],
 }
+#: why a row of subtopic qrels is bad beyond its ids and grade
+_SUBTOPIC = [
+    ("subtopic IS NULL", "the subtopic is missing or not an integer"),
+    ("subtopic < 0", "the subtopic must be a non-negative integer"),
+]
+#: why a run's row is bad, in the order the report names the first one that applies
+_RUN_PROBLEMS = [
+    *_IDS,
+    ("score IS NULL", "the score is missing or not a number"),
+    ("NOT isfinite(score)", "the score must be a finite number"),
+]
 
 
 def is_registered(path: Path | str) -> bool:
@@ -104,8 +114,7 @@ def not_parquet_message(path: Path | str, detail: str) -> str:
 def _source(load: Load) -> tuple[str, list]:
     """The relation a table input is read from, and its parameters."""
     if is_registered(load.path):
-        kind = "qrels" if load.table == "qrels" else "run"
-        return quote_identifier(memory_view(load.path, kind)), []
+        return quote_identifier(memory_view(load.path, load.format.kind)), []
     return "read_parquet(?)", [literal_path(load.path)]
 
 
@@ -143,17 +152,22 @@ def table_columns(load: Load) -> dict[str, str]:
 
 
 def _problems(load: Load) -> list[tuple[str, str]]:
-    return _PROBLEMS[load.format.grades if load.table == "qrels" else load.table]
+    """Why a row of the load's table is bad, in the order the report names the first one that
+    applies: a grade by the `grades` setting its format reads under."""
+    if load.table == "run_rows":
+        return _RUN_PROBLEMS
+    subtopic = _SUBTOPIC if load.table == "subtopic_qrels" else []
+    return [*_IDS, *_GRADES[load.format.grades], *subtopic]
 
 
 def cast_sql(column: str, kind: str, name: str | None = None) -> str:
     """SQL (DuckDB's and Spark's alike) casting the input's `column` (written `name`: quoted
     where the dialect needs it) to `kind`, NULL where it cannot. An integer grade must be a
-    whole number: a cast alone would round 2.5 to 2 (DuckDB) or truncate it (Spark), a wrong
-    number where a text file's 2.5 is a bad line."""
+    whole number (a subtopic too): a cast alone would round 2.5 to 2 (DuckDB) or truncate it
+    (Spark), a wrong number where a text file's 2.5 is a bad line."""
     name = name or column
     cast = f"TRY_CAST({name} AS {kind})"
-    if column != "rel" or kind.lower() == "double":
+    if column not in ("rel", "subtopic") or kind.lower() == "double":
         return cast
     number = f"TRY_CAST({name} AS DOUBLE)"
     return f"CASE WHEN {number} = TRY_CAST({number} AS BIGINT) THEN {cast} END"
@@ -177,7 +191,7 @@ def _rows(load: Load, present: set[str], numbered: bool = False) -> tuple[str, l
     # A grade that is not read is shown as given (2.5, where an integer is wanted)
     given = (
         f", TRY_CAST({quote_identifier('rel')} AS VARCHAR) AS given_rel"
-        if load.table == "qrels"
+        if load.format.kind == "qrels"
         else ""
     )
     return f"SELECT row_no, {_typed(load, present)}{given} FROM ({rows})", params
@@ -216,15 +230,24 @@ def problem_rows(load: Load, present: set[str], limit: int) -> Statement:
 
 
 def duplicate_rows(load: Load, present: set[str], limit: int) -> Statement:
-    """The first (qid, docno) pairs a table input holds twice, each with its row numbers, and
-    how many such pairs there are (the text files' `duplicates`, by row)."""
+    """The first (qid, docno) pairs (with subtopic qrels, (qid, subtopic, docno) triples) a
+    table input holds twice, each with its row numbers, how many there are, and the subtopic
+    (the text files' `duplicates`, by row)."""
     rows, params = _rows(load, present, numbered=True)
+    key = identity(load.table)
+    subtopic = "d.subtopic" if "subtopic" in key else "NULL"
     sql = f"""
 WITH numbered AS ({rows}),
-dup AS (SELECT qid, docno FROM numbered GROUP BY qid, docno HAVING count(*) > 1)
-SELECT d.qid, d.docno, list(n.row_no ORDER BY n.row_no), (SELECT count(*) FROM dup)
-FROM dup d JOIN numbered n USING (qid, docno)
-GROUP BY d.qid, d.docno
+dup AS (SELECT {key} FROM numbered GROUP BY {key} HAVING count(*) > 1)
+SELECT d.qid, d.docno, list(n.row_no ORDER BY n.row_no), (SELECT count(*) FROM dup), {subtopic}
+FROM dup d JOIN numbered n USING ({key})
+GROUP BY {", ".join(f"d.{c}" for c in key.split(", "))}
 ORDER BY min(n.row_no)
 LIMIT {int(limit)}"""
     return Statement(sql, params)
+
+
+def identity(table: str) -> str:
+    """The columns that a row of `table` may not repeat: a document once per query (once per
+    query and subtopic in subtopic qrels)."""
+    return "qid, subtopic, docno" if table == "subtopic_qrels" else "qid, docno"

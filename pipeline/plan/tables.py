@@ -2,7 +2,8 @@
 aggregate tables after it are `per_query.py`'s. Pure, no I/O.
 
 runs, collections, metrics   names from the spec, as bound values
-facts      per (collection, query): counts and ideal DCGs from the qrels, one GROUP BY
+facts      per (collection, query): counts and ideal DCGs from the qrels, one GROUP BY (and the
+           subtopic judgments' facts: `subtopic_tables.py`)
 ideal_*    the ideal ranking of each query, for the measures that walk it
 wide       per (run, query): one column per measure (filled batch by batch by the ranking)
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pipeline.contract.columns import Requirements
+from pipeline.plan import subtopic_tables
 from pipeline.plan.measure_sql import typed
 from pipeline.plan.missing_rankings import MISSING_RANKINGS_TABLE, POSITIVE_JUDGMENTS
 from pipeline.plan.ranking import select_list
@@ -34,8 +36,10 @@ __all__ = [
 
 
 def setup_tables(req: Requirements, missing_rankings: bool) -> list[Statement]:
-    """The qrels' tables, made before any run is read: facts, ideal rankings."""
+    """The qrels' tables, made before any run is read: the subtopic judgments' tables, facts,
+    ideal rankings."""
     return [
+        *subtopic_tables.setup(req),
         Statement(_facts_sql(req)),
         *([POSITIVE_JUDGMENTS] if missing_rankings else []),
         *(Statement(_ideal_sql(tag, gain)) for tag, gain in req.ideal_lists.items()),
@@ -101,8 +105,7 @@ def values_table(name: str, columns: str, rows: list[tuple]) -> list[Statement]:
 
 
 def _facts_sql(req: Requirements) -> str:
-    return f"""
-CREATE TABLE facts AS
+    facts = f"""
 WITH judged AS (
     SELECT q.*, col.num_docs{select_list(req.of_kind("judged_window"))}
     FROM qrels q JOIN collections col USING (collection)
@@ -110,6 +113,7 @@ WITH judged AS (
 SELECT collection, qid{select_list(req.of_kind("fact"))}
 FROM judged
 GROUP BY collection, qid"""
+    return f"CREATE TABLE facts AS {subtopic_tables.facts_with_subtopics(facts, req)}"
 
 
 def _ideal_sql(tag: str, gain: str) -> str:

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from pipeline.errors import InputDataError
 from pipeline.plan.batches import batched
-from pipeline.plan.inputs import RUN_ROWS, Load, input_tables, run_format
+from pipeline.plan.inputs import Load, run_format
+from pipeline.plan.loaded_tables import RUN_ROWS, input_tables
 from pipeline.plan.overlays import needed_collections, overlay_statements
 from pipeline.plan.qrels_formats import format_of
 from pipeline.plan.ranking import ordering

@@ -99,11 +99,12 @@ class Collection(StrictModel):
         "[NAME, ...]}, other collections' qrels overlaid (the first set's label where it has "
         "one); absent before judging: its runs can be pooled (`pools`), not evaluated",
     )
-    format: Literal["trec", "beir"] | None = Field(
+    format: Literal["trec", "beir", "subtopics"] | None = Field(
         None,
-        description="how the qrels file is read: trec (qid iter docno rel) or beir (BEIR's and "
-        "MTEB's TSV: a header line query-id corpus-id score, then one judgment a line); by "
-        "default beir when the file's first line is a BEIR header, else trec",
+        description="how the qrels file is read: trec (qid iter docno rel), beir (BEIR's and "
+        "MTEB's TSV: a header line query-id corpus-id score, then one judgment a line) or "
+        "subtopics (ndeval's diversity qrels: qid subtopic docno grade; a table: a subtopic "
+        "column); by default beir when the file's first line is a BEIR header, else trec",
     )
     num_docs: int | None = Field(None, ge=0, description="documents in the collection")
 

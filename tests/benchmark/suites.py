@@ -1,7 +1,7 @@
 """The suites: track, grid and run100k (everyday.py), five and official (compare.py), scale, runs10,
 spill, validate, python, significance, history (history_suite.py), pools (pools_suite.py), spark
 (spark_suite.py), notebook (notebook_suite.py), dashboard (dashboard_suite.py), fusion (fusion_suite.py),
-judgments (judgments_suite.py) and cwl (cwl_suite.py).
+judgments (judgments_suite.py), cwl (cwl_suite.py) and diversity (diversity_suite.py).
 
 Each suite measures its commands in turns, then adds a section (and its targets) to the report.
 """
@@ -15,6 +15,7 @@ from compare import compare
 from context import FIVE_IRPIPE, TIMING_HEADERS, Context, measured, progress, show, timing_row
 from cwl_suite import cwl
 from dashboard_suite import dashboard
+from diversity_suite import diversity
 from everyday import EVERYDAY_SUITES, everyday
 from fusion_suite import fusion
 from generate import SIZES
@@ -228,6 +229,7 @@ SUITES = {
     "notebook": notebook,
     "dashboard": dashboard,
     "fusion": fusion,
+    "diversity": diversity,
     "judgments": judgments,
     "cwl": cwl,
 }

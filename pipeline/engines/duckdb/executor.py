@@ -20,13 +20,9 @@ from pipeline.errors import DuplicateError, InputDataError, PluginError, SpecErr
 from pipeline.plan import input_checks as check
 from pipeline.plan.batches import text_size
 from pipeline.plan.compile import SqlPlan
-from pipeline.plan.inputs import (
-    RUN_TABLES,
-    Load,
-    general_lines,
-    insert_lines,
-    problem_lines,
-)
+from pipeline.plan.inputs import Load, general_lines, insert_lines, problem_lines
+from pipeline.plan.loaded_tables import RUN_TABLES
+from pipeline.plan.qrels_formats import max_grades
 from pipeline.plan.table_inputs import is_table_input
 from pipeline.progress import Progress, Step, current
 
@@ -228,11 +224,15 @@ def _out_of_memory(plan: SqlPlan, message: str) -> str:
 
 def load_files(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
     """The fast pass over every file at once; the general pass for a file it flagged a line of;
-    then the file-level checks. A problem is reported for the first file (in spec order) that has
-    one, as if the files had been loaded one by one."""
+    then the file-level checks; subtopic qrels then give `qrels` their documents' highest
+    grades. A problem is reported for the first file (in spec order) that has one, as if the
+    files had been loaded one by one."""
     _insert_lines(con, loads)
     _check_lines(con, loads)
     _check_duplicates(con, loads)
+    subtopics = [load.name for load in loads if load.table == "subtopic_qrels"]
+    if subtopics:  # every measure but the diversity ones reads each document's highest grade
+        run_all(con, [max_grades(subtopics)])
 
 
 def _check_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 __all__ = ["insert_tables", "report_bad_rows", "report_duplicates"]
 
 
+#: how messages name a table input of subtopic qrels
+_KINDS = {"subtopic_qrels": "subtopic qrels (format: subtopics)"}
+
+
 def _columns(con: duckdb.DuckDBPyConnection, load: Load) -> set[str]:
     """The input's columns; InputDataError naming the ones its table needs and lacks, or an id
     column of a type that is neither text nor integers."""
@@ -33,7 +37,7 @@ def _columns(con: duckdb.DuckDBPyConnection, load: Load) -> set[str]:
     wanted = [c for c in TABLE_COLUMNS[load.table] if c != "rank"]
     missing = [c for c in wanted if c not in found]
     if missing:
-        kind = "qrels" if load.table == "qrels" else "run"
+        kind = _KINDS.get(load.table, load.format.kind)
         raise InputDataError(
             f"{check.input_name(load)}: a {kind} table needs the columns {', '.join(wanted)}; "
             f"missing: {', '.join(missing)} (found: {', '.join(found)})"
@@ -64,5 +68,12 @@ def report_bad_rows(con: duckdb.DuckDBPyConnection, load: Load, bad: int) -> Non
 
 def report_duplicates(con: duckdb.DuckDBPyConnection, load: Load) -> None:
     """DuplicateError naming the pairs a table input holds twice, by row."""
-    found = fetch_all(con, duplicate_rows(load, _columns(con, load), check.MAX_REPORTED))
-    raise DuplicateError(check.duplicates_message(load, found))
+    columns = _columns(con, load)
+    found = fetch_all(con, duplicate_rows(load, columns, check.MAX_REPORTED))
+    message = check.duplicates_message(load, found)
+    if load.table == "qrels" and "subtopic" in columns:
+        message += (
+            f"\nhint: the table has a subtopic column: for subtopic qrels, set "
+            f"collections.{load.name}.format: subtopics"
+        )
+    raise DuplicateError(message)

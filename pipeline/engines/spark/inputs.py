@@ -40,6 +40,7 @@ __all__ = [
 #: The columns a Parquet input must have, and their types once read (grades: see `parquet_columns`)
 PARQUET_COLUMNS = {
     "qrels": {"qid": "string", "docno": "string", "rel": "int"},
+    "subtopic_qrels": {"qid": "string", "docno": "string", "rel": "int", "subtopic": "int"},
     "run_rows": {"qid": "string", "docno": "string", "score": "double"},
 }
 #: the type of a Parquet input's grades once read, under each `grades` setting
@@ -160,8 +161,10 @@ def parse_lines(
     con = duckdb.connect(config={"threads": 1})
     rel = "rel" if kind == "qrels" else "NULL::DOUBLE"
     rank, score = ("NULL::BIGINT", "NULL::DOUBLE") if kind == "qrels" else ("rank", "score")
+    subtopic = "subtopic" if fmt.table == "subtopic_qrels" else "NULL::INTEGER"
     source = "(SELECT ?::VARCHAR AS kind, n.name, l.line FROM lines l JOIN names n USING (file))"
-    sql = f"""SELECT kind, name, qid, docno, {rel} AS rel, {rank} AS rank, {score} AS score, ok
+    sql = f"""SELECT kind, name, qid, docno, {rel} AS rel, {rank} AS rank, {score} AS score, ok,
+            {subtopic} AS subtopic
         FROM ({parsed_lines(source, fmt, "kind, name")})"""
     try:
         for batch in batches:
@@ -232,16 +235,20 @@ def _parquet_rows(spark: SparkSession, load: Load) -> DataFrame:
         "rel": "CAST(NULL AS DOUBLE)" if run else f"CAST({typed['rel']} AS DOUBLE)",
         "rank": rank if run else "CAST(NULL AS BIGINT)",
         "score": typed["score"] if run else "CAST(NULL AS DOUBLE)",
+        "subtopic": typed.get("subtopic", "CAST(NULL AS INT)"),
     }
     frame = frame.selectExpr(*(f"{e} AS {c}" for c, e in columns.items()))
     ok = " AND ".join(f"{c} IS NOT NULL" for c in wanted)
     finite = "score" if run else "rel" if load.format.grades == "real" else None
     if finite:  # as the text reader: a score (a real grade) is a finite number
         ok += f" AND NOT isnan({finite}) AND abs({finite}) < double('inf')"
+    if "subtopic" in wanted:  # as DuckDB's table reader: a subtopic is a natural number
+        ok += " AND subtopic >= 0"
+    ordered = [c for c in columns if c != "subtopic"]
     return frame.selectExpr("*", f"coalesce({ok}, false) AS ok").select(
-        lit(_kind(load)).alias("kind"), lit(load.name).alias("name"), *columns, "ok"
+        lit(_kind(load)).alias("kind"), lit(load.name).alias("name"), *ordered, "ok", "subtopic"
     )
 
 
 def _kind(load: Load) -> str:
-    return "qrels" if load.table == "qrels" else "run"
+    return load.format.kind

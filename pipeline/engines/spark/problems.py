@@ -19,7 +19,7 @@ from pipeline.engines.spark.shard import typed
 from pipeline.plan import input_checks as check
 from pipeline.plan.inputs import parsed_lines
 from pipeline.plan.number_fields import REAL_GRADES_HINT
-from pipeline.plan.table_inputs import cast_sql
+from pipeline.plan.table_inputs import cast_sql, identity
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Reporter"]
 
-_NUMBERED = "line_no bigint, qid string, docno string, ok boolean, problem string"
+_NUMBERED = "line_no bigint, qid string, docno string, subtopic int, ok boolean, problem string"
 
 
 class Reporter:
@@ -72,7 +72,7 @@ class Reporter:
             part = self._numbered(uri).filter("ok").withColumn("file", F.lit(uri))
             numbered = part if numbered is None else numbered.unionByName(part)
         pairs = (
-            numbered.groupBy("qid", "docno")
+            numbered.groupBy("qid", "subtopic", "docno")
             .agg(F.sort_array(F.collect_list(F.struct("file", "line_no"))).alias("at"))
             .filter(F.size("at") > 1)
         )
@@ -88,6 +88,7 @@ class Reporter:
                 p.docno,
                 [a.line_no if single else f"{_local(a.file)}:{a.line_no}" for a in p.at],
                 total,
+                p.subtopic,
             )
             for p in pairs
         ]
@@ -119,11 +120,15 @@ class Reporter:
             f"WHEN {cast_sql(c, t)} IS NULL THEN '{c} must be {_TYPES[t]}, found ' || coalesce(CAST({c} AS STRING), 'null'){_hint(c, t)}"
             for c, t in wanted.items()
         ]
-        finite = {"run_rows": "score", "qrels": "rel"}[self.load.table]
-        if finite in wanted and wanted[finite] == "double":
+        finite = "score" if self.load.table == "run_rows" else "rel"
+        if wanted[finite] == "double":
             what = "the score" if finite == "score" else "the relevance grade"
             problems.append(
                 f"WHEN isnan({finite}) OR abs({finite}) = double('inf') THEN '{what} must be a finite number, found ' || {finite}"
+            )
+        if "subtopic" in wanted:  # as the DuckDB engine's table reader
+            problems.append(
+                "WHEN subtopic < 0 THEN 'the subtopic must be a non-negative integer, found ' || subtopic"
             )
         explained = frame.selectExpr("*", f"CASE {' '.join(problems)} END AS problem")
         found = explained.filter("problem IS NOT NULL").limit(check.MAX_REPORTED).collect()
@@ -135,10 +140,11 @@ class Reporter:
 
     def _duplicate_rows(self, total: int) -> str:
         frame = self.spark.read.parquet(uri_of(self.load.path))
-        pairs = frame.groupBy("qid", "docno").count().filter("count > 1")
+        pairs = frame.groupBy(*identity(self.load.table).split(", ")).count().filter("count > 1")
         found = pairs.orderBy("qid", "docno").limit(check.MAX_REPORTED).collect()
         lines = [
-            f"{self.load.path}: query {r.qid!r} has document {r.docno!r} {r['count']} times"
+            f"{self.load.path}: query {r.qid!r} has document {r.docno!r}"
+            f"{_subtopic(r.asDict())} {r['count']} times"
             for r in found
         ]
         lines.append(
@@ -149,6 +155,10 @@ class Reporter:
 
 
 _TYPES = {"string": "text", "int": "an integer", "double": "a number"}
+
+
+def _subtopic(row: dict) -> str:
+    return f" for subtopic {row['subtopic']}" if "subtopic" in row else ""
 
 
 def _hint(column: str, kind: str) -> str:
@@ -171,7 +181,8 @@ def _explain(batches: Iterator[pa.RecordBatch], fmt: Format) -> Iterator[pa.Reco
     import duckdb
 
     con = duckdb.connect(config={"threads": 1})
-    sql = f"SELECT line, line_no, qid, docno, ok, problem FROM ({parsed_lines('lines', fmt, 'line, line_no', explain=True)})"
+    subtopic = "subtopic" if fmt.table == "subtopic_qrels" else "NULL::INTEGER AS subtopic"
+    sql = f"SELECT line, line_no, qid, docno, {subtopic}, ok, problem FROM ({parsed_lines('lines', fmt, 'line, line_no', explain=True)})"
     try:
         for batch in batches:
             con.register("lines", batch)

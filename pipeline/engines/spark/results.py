@@ -138,7 +138,7 @@ def _check(
 
 
 def _key(load: Load) -> tuple[str, str]:
-    return ("qrels" if load.table == "qrels" else "run", load.name)
+    return (load.format.kind, load.name)
 
 
 def _check_lines(load: Load, lines: dict, reporter: Callable[[Load], Reporter]) -> None:

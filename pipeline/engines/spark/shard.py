@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from pipeline.engines.duckdb.steps import compute, rank
 from pipeline.plan.input_checks import record_queries
 from pipeline.plan.missing_rankings import missing_ranking_rows
+from pipeline.plan.qrels_formats import max_grades
 from pipeline.plan.statement import Statement
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ __all__ = [
 #: by the `grades` setting (`SqlPlan.input_tables`).
 ROW_SCHEMA = (
     "kind string, name string, qid string, docno string, rel double, rank bigint, score double, "
-    "ok boolean"
+    "ok boolean, subtopic int"
 )
 #: What a shard returns, one long table: `tbl` says what a row is (see `_RESULTS`).
 RESULT_SCHEMA = (
@@ -73,23 +74,29 @@ def typed(reader: Iterable[pa.RecordBatch], schema: str) -> Iterator[pa.RecordBa
         )
 
 
-_LOAD = {
-    "qrels": "INSERT INTO qrels SELECT name, qid, docno, rel, ok FROM rows WHERE kind = 'qrels'",
-    "run": "INSERT INTO run_rows SELECT name, qid, docno, rank, score, ok FROM rows "
-    "WHERE kind = 'run'",
-}
-# Per file: its lines and bad lines; per (file, qid): documents listed twice. Read before the bad
-# rows are dropped, so that the driver can report them as the DuckDB engine would.
-_CHECKS = """
+# Qrels rows go to `qrels`, or to `subtopic_qrels` for the collections bound (subtopic qrels).
+_LOAD = [
+    "INSERT INTO qrels SELECT name, qid, docno, rel, ok FROM rows "
+    "WHERE kind = 'qrels' AND NOT list_contains(?, name)",
+    "INSERT INTO subtopic_qrels SELECT name, qid, docno, rel, subtopic, ok FROM rows "
+    "WHERE kind = 'qrels' AND list_contains(?, name)",
+    "INSERT INTO run_rows SELECT name, qid, docno, rank, score, ok FROM rows WHERE kind = 'run'",
+]
+_QRELS_ROWS = """(SELECT collection, qid, docno, NULL AS subtopic, ok FROM qrels
+      UNION ALL SELECT collection, qid, docno, subtopic, ok FROM subtopic_qrels)"""
+# Per file: its lines and bad lines; per (file, qid): documents listed twice (once per subtopic in
+# subtopic qrels). Read before the bad rows are dropped, so that the driver can report them as
+# the DuckDB engine would.
+_CHECKS = f"""
 SELECT 'lines' AS tbl, name AS run, NULL AS collection, NULL AS qid, kind AS metric,
     count(*)::DOUBLE AS value, count(*) FILTER (WHERE NOT ok)::VARCHAR AS text
-FROM (SELECT 'qrels' AS kind, collection AS name, ok FROM qrels
+FROM (SELECT 'qrels' AS kind, collection AS name, ok FROM {_QRELS_ROWS}
       UNION ALL SELECT 'run', run, ok FROM run_rows)
 GROUP BY kind, name
 UNION ALL
 SELECT 'duplicates', name, NULL, NULL, kind, count(*)::DOUBLE, NULL FROM (
-    SELECT 'qrels' AS kind, collection AS name FROM qrels WHERE ok
-    GROUP BY collection, qid, docno HAVING count(*) > 1
+    SELECT 'qrels' AS kind, collection AS name FROM {_QRELS_ROWS} WHERE ok
+    GROUP BY collection, qid, subtopic, docno HAVING count(*) > 1
     UNION ALL
     SELECT 'run', run FROM run_rows WHERE ok GROUP BY run, qid, docno HAVING count(*) > 1)
 GROUP BY kind, name"""
@@ -136,20 +143,28 @@ def _config(plan: SqlPlan, threads: int) -> dict:
     return config
 
 
+def _subtopic_collections(plan: SqlPlan) -> list[str]:
+    return [load.name for load in plan.qrels if load.table == "subtopic_qrels"]
+
+
 def _load(con: duckdb.DuckDBPyConnection, plan: SqlPlan, batches: Iterable[pa.RecordBatch]) -> None:
+    """The plan's input tables made, then each batch of rows into its table: qrels, subtopic
+    qrels (the plan's subtopic collections) or runs."""
+    subtopics = _subtopic_collections(plan)
     for statement in plan.input_tables:
         con.execute(statement.sql, statement.params)
     for batch in batches:
         con.register("rows", batch)
-        for sql in _LOAD.values():
-            con.execute(sql)
+        for sql in _LOAD:
+            con.execute(sql, [subtopics] if "?" in sql else [])
         con.unregister("rows")
 
 
 def _all_good(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether every row read well; otherwise the evaluation is not worth it: the driver stops."""
     [(bad,)] = con.execute(
-        "SELECT count(*) FROM (SELECT ok FROM qrels UNION ALL SELECT ok FROM run_rows) WHERE NOT ok"
+        f"SELECT count(*) FROM (SELECT ok FROM {_QRELS_ROWS} UNION ALL SELECT ok FROM run_rows) "
+        "WHERE NOT ok"
     ).fetchall()
     return bad == 0
 
@@ -157,7 +172,10 @@ def _all_good(con: duckdb.DuckDBPyConnection) -> bool:
 def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
     """The DuckDB engine's steps (`pipeline.engines.duckdb.steps`), for one batch holding every
     run; trec_eval -c's missing rankings for what each run lacks of the shard's queries, rows
-    or not (a run may have no row in a shard)."""
+    or not (a run may have no row in a shard). Subtopic qrels first give `qrels` their
+    documents' highest grades, as the DuckDB engine's loading does."""
+    subtopics = _subtopic_collections(plan)
+    _run(con, [max_grades(subtopics)] if subtopics else [])
     _run(con, plan.setup)
     _run(con, [record_queries(), Statement(_PRESENCE)])
     missing = (
