@@ -359,11 +359,6 @@ JUDGMENT_MISTAKES = {
         r"correlation\.0\.other: 'NumRet' orders no runs: they are not better or worse by it "
         r"\(a count or a diagnostic\); order the runs by a metric of quality, such as AP$",
     ),
-    "the spark engine": (
-        {"agreement": [{"reference": "c", "other": "d"}], "settings": {"engine": "spark"}},
-        r"spec\.yaml:\d+: agreement: judgment sets and orderings are compared by the duckdb "
-        r"engine \(it holds the qrels' labels\); evaluate this spec with settings\.engine: duckdb$",
-    ),
     "a level without entries": (
         {"outputs": [{"path": "out/summary.csv"}, {"path": "out/c.csv", "level": "confusion"}]},
         r"outputs\.1\.level: level confusion needs an agreement entry in the spec",

@@ -333,5 +333,6 @@ class SparkSection(StrictModel):
         None,
         description="a directory or URI where Spark writes the per-query table as Parquet, "
         "partitioned by collection and run; the driver then collects it only if the spec needs "
-        "it there (query-level outputs, compare, history, expect, gates)",
+        "it there (query-level outputs, compare, history, expect, gates, a bootstrap of "
+        "orderings)",
     )
