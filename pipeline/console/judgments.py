@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from pipeline.formatting import format_value
 
-__all__ = ["JudgmentTable", "agreement_tables", "correlation_tables"]
+__all__ = ["JudgmentTable", "agreement_tables", "confusion_tables", "correlation_tables"]
 
 COUNTS = ("pairs_shared", "pairs_reference_only", "pairs_other_only", "queries_shared")
 THRESHOLD_ONLY = ("precision", "recall", "f1")
@@ -53,6 +53,35 @@ def _agreement_table(reference: str, other: str, values: dict) -> JudgmentTable:
 def _cell(values: dict, base: str, suffix: str) -> str:
     name = f"{base}@{suffix}" if suffix else base
     return format_value(values[name]) if name in values and values[name] is not None else "-"
+
+
+def confusion_tables(rows: list[tuple]) -> list[JudgmentTable]:
+    """One table per entry, from the `confusion` table's rows (reference, other,
+    reference_grade, other_grade, pairs): the reference's grades by rows, the other's by
+    columns, `none` where a set does not judge the pair."""
+    entries: dict[tuple[str, str], dict[tuple, int]] = {}
+    for reference, other, reference_grade, other_grade, pairs in rows:
+        entries.setdefault((reference, other), {})[reference_grade, other_grade] = pairs
+    return [_confusion_table(*names, cells) for names, cells in entries.items()]
+
+
+def _confusion_table(reference: str, other: str, cells: dict[tuple, int]) -> JudgmentTable:
+    down = _grades(g for g, _ in cells)
+    across = _grades(g for _, g in cells)
+    table = [[_grade(r), *(str(cells.get((r, o), 0)) for o in across)] for r in down]
+    headers = [f"{reference} \\ {other}", *map(_grade, across)]
+    title = f"Pairs by grade: {reference}'s (rows) and {other}'s (columns)"
+    return JudgmentTable(title, headers, table, set(range(1, len(headers))))
+
+
+def _grades(found) -> list:
+    """The grades in order, no grade (a pair the set does not judge) last."""
+    grades = set(found)
+    return sorted(g for g in grades if g is not None) + ([None] if None in grades else [])
+
+
+def _grade(grade) -> str:
+    return "none" if grade is None else f"{grade:g}"
 
 
 def correlation_tables(rows: list[tuple]) -> list[JudgmentTable]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pipeline.errors import HistoryError, SpecError
 from pipeline.formatting import json_text
 from pipeline.history import queries, store
+from pipeline.history.judgments import as_records, judgment_rows
 
 if TYPE_CHECKING:
     import duckdb
@@ -113,13 +114,15 @@ def history_document(source: Source, last: int | None = None) -> dict[str, Any]:
 
 
 def show_document(source: Source, evaluation_id: int) -> dict[str, Any]:
-    """`irpipe show`: one evaluation, what it was made of, and its aggregate table."""
+    """`irpipe show`: one evaluation, what it was made of, its aggregate table, and its
+    judgment sets' comparisons (`agreement`, `confusion`, `correlation`: empty without)."""
     with reading(source) as con:
         require(con, source.path, [evaluation_id])
         found = queries.evaluation(con, evaluation_id)
         runs = queries.runs(con, evaluation_id)
         metrics = queries.metrics(con, evaluation_id)
         aggregates = queries.aggregates(con, evaluation_id)
+        judged = as_records(judgment_rows(con, [evaluation_id]))
     provenance = found.pop("provenance")
     recorded = {key: provenance.get(key) for key in ("versions", "settings", "inputs")}
     evaluation = {**found, **recorded, "metrics": metrics, "runs": runs, "provenance": provenance}
@@ -127,6 +130,7 @@ def show_document(source: Source, evaluation_id: int) -> dict[str, Any]:
         "history": str(source.path.resolve()),
         "evaluation": evaluation,
         "aggregates": aggregates,
+        **judged,
     }
 
 

@@ -21,6 +21,7 @@ from pipeline.errors import SpecError
 from pipeline.judgments import sql
 from pipeline.judgments.bootstrap import Sides, intervals
 from pipeline.judgments.labels import Labels, binary_statistics, label_statistics
+from pipeline.judgments.names import threshold_name
 from pipeline.judgments.orderings import ordering_statistics
 from pipeline.judgments.plan import (
     MIN_RUNS,
@@ -68,11 +69,6 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> No
     if rows:
         marks = ", ".join("?" * len(rows[0]))
         con.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
-
-
-def threshold_name(threshold: float) -> str:
-    """A threshold as statistics' names end: `@2`, `@0.5`."""
-    return f"@{threshold:g}" if float(threshold).is_integer() else f"@{threshold!r}"
 
 
 # -- labels ----------------------------------------------------------------------------------

@@ -1,0 +1,39 @@
+"""The statistics' names, as the `statistic` column of the tables `agreement` and `correlation`
+holds them, without numpy: validation reads them (a gate on a statistic names one).
+
+An agreement entry's rows: the counts, the label statistics on the grades, and at each threshold
+t the label statistics and the binary ones on the labels binarised at grade >= t, suffixed `@t`
+(`threshold_name`). A correlation row: the statistics of two orderings of the runs.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BINARY_STATISTICS",
+    "COUNT_STATISTICS",
+    "LABEL_STATISTICS",
+    "ORDERING_STATISTICS",
+    "threshold_name",
+]
+
+#: how many pairs and queries the two sets judge (never at a threshold)
+COUNT_STATISTICS = ("pairs_shared", "pairs_reference_only", "pairs_other_only", "queries_shared")
+#: the statistics of two label sets, in the order of the table `agreement`
+LABEL_STATISTICS = (
+    "agreement",
+    "cohen_kappa",
+    "cohen_kappa_linear",
+    "cohen_kappa_quadratic",
+    "krippendorff_alpha_nominal",
+    "krippendorff_alpha_ordinal",
+    "krippendorff_alpha_interval",
+)
+#: the other set's relevant labels against the reference's (only at a threshold)
+BINARY_STATISTICS = ("precision", "recall", "f1")
+#: the statistics of two orderings, in the order of the table `correlation`
+ORDERING_STATISTICS = ("kendall_tau_b", "tau_ap", "spearman", "pearson", "rbo", "max_rank_drop")
+
+
+def threshold_name(threshold: float) -> str:
+    """A threshold as statistics' names end: `@2`, `@0.5`."""
+    return f"@{threshold:g}" if float(threshold).is_integer() else f"@{threshold!r}"
