@@ -8,10 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pipeline.formatting import format_value
+from pipeline.judgments.names import COUNT_STATISTICS as COUNTS
+from pipeline.judgments.names import by_threshold
 
 __all__ = ["JudgmentTable", "agreement_tables", "confusion_tables", "correlation_tables"]
 
-COUNTS = ("pairs_shared", "pairs_reference_only", "pairs_other_only", "queries_shared")
 THRESHOLD_ONLY = ("precision", "recall", "f1")
 
 
@@ -41,10 +42,8 @@ def _agreement_table(reference: str, other: str, values: dict) -> JudgmentTable:
     title = (f"Agreement of {other} with {reference}: {counts[0]} pairs judged by both "
              f"({counts[1]} by {reference} only, {counts[2]} by {other} only), "
              f"{counts[3]} queries")  # fmt: skip
-    names = [name for name in values if name not in COUNTS]
-    suffixes = list(dict.fromkeys(name.partition("@")[2] for name in names if "@" in name))
+    bases, suffixes = by_threshold(name for name in values if name not in COUNTS)
     columns = ["", *suffixes]
-    bases = list(dict.fromkeys(name.partition("@")[0] for name in names))
     table = [[base, *(_cell(values, base, suffix) for suffix in columns)] for base in bases]
     headers = ["statistic", "grades", *(f">= {suffix}" for suffix in suffixes)]
     return JudgmentTable(title, headers, table, set(range(1, len(headers))))

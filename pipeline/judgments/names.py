@@ -8,8 +8,11 @@ t the label statistics and the binary ones on the labels binarised at grade >= t
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 __all__ = [
     "BINARY_STATISTICS",
+    "by_threshold",
     "COUNT_STATISTICS",
     "LABEL_STATISTICS",
     "ORDERING_STATISTICS",
@@ -37,3 +40,11 @@ ORDERING_STATISTICS = ("kendall_tau_b", "tau_ap", "spearman", "pearson", "rbo", 
 def threshold_name(threshold: float) -> str:
     """A threshold as statistics' names end: `@2`, `@0.5`."""
     return f"@{threshold:g}" if float(threshold).is_integer() else f"@{threshold!r}"
+
+
+def by_threshold(names: Iterable[str]) -> tuple[list[str], list[str]]:
+    """Statistics' names apart, as a table lays them out: their bases (`cohen_kappa`) and the
+    thresholds they are taken at (`2` of `cohen_kappa@2`), each once, in order."""
+    names = list(names)
+    bases = list(dict.fromkeys(name.partition("@")[0] for name in names))
+    return bases, list(dict.fromkeys(name.partition("@")[2] for name in names if "@" in name))
