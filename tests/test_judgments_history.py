@@ -124,6 +124,29 @@ def test_irpipe_show_prints_and_documents_the_recorded_tables(tmp_path):
     assert "Orderings of the runs of human: by P@10 against AP" in text
 
 
+def test_irpipe_diff_names_the_statistics_that_changed(tmp_path):
+    path = judged(tmp_path)
+    first = evaluate(path, write=False)
+    evaluate(path, write=False)  # the same: no statistic changes
+    data = generate(5, queries=20, runs=4, max_grade=3, extremes=True)
+    write_qrels(llm_judgments(data.qrels, 6, max_grade=3), tmp_path / "llm.txt")  # relabelled
+    third = evaluate(path, write=False)
+    same = json.loads(irpipe("diff", 1, 2, path, "--json", cwd=tmp_path).stdout)
+    assert same["statistics"] == []
+    done = irpipe("diff", 1, 3, path, "--json", cwd=tmp_path)
+    changed = json.loads(done.stdout)["statistics"]
+    before = {r[3]: r[4] for r in first.rows("agreement")}
+    after = {r[3]: r[4] for r in third.rows("agreement")}
+    expected = [name for name in before if before[name] != after[name]]
+    assert [c["statistic"] for c in changed if c["table"] == "agreement"] == expected
+    kappa = next(c for c in changed if c["statistic"] == "cohen_kappa")
+    assert (kappa["a"], kappa["b"]) == (before["cohen_kappa"], after["cohen_kappa"])
+    assert kappa["difference"] == pytest.approx(after["cohen_kappa"] - before["cohen_kappa"])
+    assert all(c["table"] == "agreement" for c in changed)  # the runs' orderings did not change
+    text = irpipe("diff", 1, 3, path, cwd=tmp_path).stdout
+    assert f"Changed statistics of the judgment sets' comparisons ({len(changed)})" in text
+
+
 def version_1(history: Path) -> None:
     """Turn a history into one that irpipe's schema version 1 wrote: without the tables
     version 2 added."""

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pipeline.errors import HistoryError, SpecError
 from pipeline.formatting import json_text
 from pipeline.history import queries, store
-from pipeline.history.judgments import as_records, judgment_rows
+from pipeline.history.judgments import as_records, judgment_rows, statistic_changes
 
 if TYPE_CHECKING:
     import duckdb
@@ -136,7 +136,7 @@ def show_document(source: Source, evaluation_id: int) -> dict[str, Any]:
 
 def diff_document(source: Source, a: int, b: int) -> dict[str, Any]:
     """`irpipe diff`: what differs from evaluation `a` to `b` that can change numbers (the
-    reasons), and which values changed."""
+    reasons), which values changed, and which statistics of the judgment sets' comparisons."""
     with reading(source) as con:
         require(con, source.path, [a, b])
         heads = [_head(queries.evaluation(con, i)) for i in (a, b)]
@@ -145,6 +145,7 @@ def diff_document(source: Source, a: int, b: int) -> dict[str, Any]:
             del change["evaluation"]
         values, unchanged = queries.value_changes(con, a, b, any(map(_can_change, changes)))
         same = queries.same_results(con, a, b)
+        statistics = statistic_changes(con, a, b)
     return {
         "history": str(source.path.resolve()),
         "a": heads[0],
@@ -154,6 +155,7 @@ def diff_document(source: Source, a: int, b: int) -> dict[str, Any]:
         "values": values,
         "unchanged_values": unchanged,
         "unexplained_values": sum(not v["explained"] for v in values),
+        "statistics": statistics,
     }
 
 

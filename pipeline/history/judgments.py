@@ -16,7 +16,14 @@ from pipeline.history.store import ALIAS, tables_of
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["COLUMNS", "TABLES", "append_judgments", "as_records", "judgment_rows"]
+__all__ = [
+    "COLUMNS",
+    "TABLES",
+    "append_judgments",
+    "as_records",
+    "judgment_rows",
+    "statistic_changes",
+]
 
 H = ALIAS
 
@@ -70,3 +77,38 @@ def as_records(rows: dict[str, list[tuple]]) -> dict[str, list[dict[str, Any]]]:
         table: [dict(zip(COLUMNS[table], row[1:], strict=True)) for row in found]
         for table, found in rows.items()
     }
+
+
+# The statistics of both evaluations side by side, by what names one (a pair of judgment sets,
+# or of metrics, a collection, a metric, the statistic), kept where they differ; a row's first
+# place in its table orders them (an entry listed twice is read once).
+_STATISTICS = """
+SELECT '{table}' AS tbl, reference, other, {collection} AS collection, {metric} AS metric,
+    statistic, arg_min(value, ordinal) FILTER (WHERE evaluation_id = $a) AS a,
+    arg_min(value, ordinal) FILTER (WHERE evaluation_id = $b) AS b,
+    count(*) FILTER (WHERE evaluation_id = $a) > 0 AS in_a,
+    count(*) FILTER (WHERE evaluation_id = $b) > 0 AS in_b, min(ordinal) AS ordinal
+FROM {history}.{table} WHERE evaluation_id IN ($a, $b)
+GROUP BY ALL"""
+
+
+def statistic_changes(con: duckdb.DuckDBPyConnection, a: int, b: int) -> list[dict[str, Any]]:
+    """The statistics of the judgment sets' comparisons that differ from evaluation `a` to `b`
+    (or that one of them lacks): table (agreement or correlation), reference, other,
+    collection, metric, statistic, a, b, difference (b - a); none from a history without the
+    tables."""
+    if "agreement" not in tables_of(con, ALIAS):
+        return []
+    parts = [
+        _STATISTICS.format(table="agreement", collection="collection", metric="NULL", history=H),
+        _STATISTICS.format(table="correlation", collection="collection", metric="metric",
+                           history=H),
+    ]  # fmt: skip
+    found = con.execute(
+        f'SELECT tbl AS "table", reference, other, collection, metric, statistic, a, b, '
+        f"b - a AS difference FROM ({' UNION ALL '.join(parts)}) "
+        "WHERE a IS DISTINCT FROM b OR in_a <> in_b ORDER BY tbl, ordinal",
+        {"a": a, "b": b},
+    )
+    names = [column[0] for column in found.description]
+    return [dict(zip(names, row, strict=True)) for row in found.fetchall()]
