@@ -24,7 +24,7 @@ from conftest import collection_spec, snapshot
 from pipeline.api import Measure, PythonMeasure
 from pipeline.errors import DuplicateError, InputDataError, SpecError
 from pipeline.run.evaluation import evaluate
-from pipeline.synthetic import generate, llm_judgments, write_beir_qrels
+from pipeline.synthetic import generate, write_beir_qrels
 from pipeline.testing import installed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -158,6 +158,8 @@ def test_judgment_sets_and_orderings_give_the_duckdb_engine_s_tables(spark, tmp_
     DuckDB, to the last bit. A spec of the judgment sets alone runs on Spark too."""
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from pipeline.synthetic import llm_judgments
 
     data = generate(seed=11, queries=25, runs=4, max_grade=3, extremes=True)
     spec = collection_spec(tmp_path, data, ["AP", "P@10", "nDCG@10"])
