@@ -94,7 +94,9 @@ def _execute(spark, plan: SqlPlan, loaded: LoadedSpec, con: duckdb.DuckDBPyConne
     if pairs:  # once the inputs are checked: the judgment sets' labels compared
         from pipeline.engines.spark.cells import count_cells
 
-        count_cells(spark, plan, (files, parquet), pairs, con)
+        # `grades` where the spec has the setting (soft labels: decimal grades), else integers
+        grades = getattr(loaded.spec.settings, "grades", "integer")
+        count_cells(spark, plan, (files, parquet), pairs, con, grades)
 
 
 def _partitions(spark, loaded: LoadedSpec, files: dict) -> int:

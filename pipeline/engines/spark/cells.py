@@ -24,6 +24,9 @@ __all__ = ["count_cells"]
 
 #: the judgment sets' rows, as the statement reads them: a temporary view of the session
 VIEW = "irpipe_judgment_sets"
+#: a grade's type on one machine, by the qrels' `grades` setting: the cells take it, whatever
+#: type Spark read the grades as (a double holds both)
+GRADE_TYPES = {"integer": "INTEGER", "real": "DOUBLE"}
 
 
 def count_cells(
@@ -32,10 +35,12 @@ def count_cells(
     inputs: tuple[dict, set],
     pairs: tuple[tuple[str, str], ...],
     con: duckdb.DuckDBPyConnection,
+    grades: str = "integer",
 ) -> None:
-    """Leave the cells of each (reference, other) of `pairs` in `con`'s `judgment_cells`;
-    `inputs`: each load's files and the loads read as Parquet (as the evaluation found them).
-    The inputs were checked by the evaluation: their rows are all good."""
+    """Leave the cells of each (reference, other) of `pairs` in `con`'s `judgment_cells`, each
+    grade of the type the `grades` setting gives it on one machine; `inputs`: each load's
+    files and the loads read as Parquet (as the evaluation found them). The inputs were
+    checked by the evaluation: their rows are all good."""
     files, parquet = inputs
     named = {name for pair in pairs for name in pair}
     loads = [load for load in plan.qrels if load.name in named]
@@ -48,8 +53,13 @@ def count_cells(
     finally:
         spark.catalog.dropTempView(VIEW)
         sets.unpersist()
+    typed = GRADE_TYPES[grades]
     con.register("spark_cells", cells)
     try:
-        con.execute(f"CREATE TABLE {CELLS_TABLE} AS SELECT * FROM spark_cells")
+        con.execute(
+            f"CREATE TABLE {CELLS_TABLE} AS SELECT reference, other, "
+            f"CAST(reference_grade AS {typed}) AS reference_grade, "
+            f"CAST(other_grade AS {typed}) AS other_grade, pairs, queries, total FROM spark_cells"
+        )
     finally:
         con.unregister("spark_cells")
