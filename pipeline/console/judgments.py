@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from pipeline.formatting import format_value
 from pipeline.judgments.names import COUNT_STATISTICS as COUNTS
-from pipeline.judgments.names import by_threshold
+from pipeline.judgments.names import by_threshold, grade_name, grades_in_order
 
 __all__ = ["JudgmentTable", "agreement_tables", "confusion_tables", "correlation_tables"]
 
@@ -65,22 +65,12 @@ def confusion_tables(rows: list[tuple]) -> list[JudgmentTable]:
 
 
 def _confusion_table(reference: str, other: str, cells: dict[tuple, int]) -> JudgmentTable:
-    down = _grades(g for g, _ in cells)
-    across = _grades(g for _, g in cells)
-    table = [[_grade(r), *(str(cells.get((r, o), 0)) for o in across)] for r in down]
-    headers = [f"{reference} \\ {other}", *map(_grade, across)]
+    down = grades_in_order(g for g, _ in cells)
+    across = grades_in_order(g for _, g in cells)
+    table = [[grade_name(r), *(str(cells.get((r, o), 0)) for o in across)] for r in down]
+    headers = [f"{reference} \\ {other}", *map(grade_name, across)]
     title = f"Pairs by grade: {reference}'s (rows) and {other}'s (columns)"
     return JudgmentTable(title, headers, table, set(range(1, len(headers))))
-
-
-def _grades(found) -> list:
-    """The grades in order, no grade (a pair the set does not judge) last."""
-    grades = set(found)
-    return sorted(g for g in grades if g is not None) + ([None] if None in grades else [])
-
-
-def _grade(grade) -> str:
-    return "none" if grade is None else f"{grade:g}"
 
 
 def correlation_tables(rows: list[tuple]) -> list[JudgmentTable]:

@@ -18,7 +18,7 @@ from pipeline.dashboard.data import HistoryData
 from pipeline.dashboard.page import Page, rows
 from pipeline.dashboard.tables import Cell, number, table, text
 from pipeline.formatting import format_value
-from pipeline.judgments.names import COUNT_STATISTICS, by_threshold
+from pipeline.judgments.names import COUNT_STATISTICS, by_threshold, grade_name, grades_in_order
 
 __all__ = ["judgments_section"]
 
@@ -71,11 +71,11 @@ def _statistics_table(values: dict) -> str:
 def _heat_map(reference: str, other: str, cells: dict[tuple, int]) -> str:
     """The confusion matrix: the reference's grades by rows, the other's by columns (`none`: a
     pair that set does not judge); each cell's pairs shown, and shaded by them."""
-    down, across = _grades(g for g, _ in cells), _grades(g for _, g in cells)
+    down, across = grades_in_order(g for g, _ in cells), grades_in_order(g for _, g in cells)
     most = max(cells.values(), default=0) or 1
-    head = "".join(f"<th scope='col'>{_grade(g)}</th>" for g in across)
+    head = "".join(f"<th scope='col'>{grade_name(g)}</th>" for g in across)
     body = "".join(
-        f"<tr><th scope='row'>{_grade(r)}</th>"
+        f"<tr><th scope='row'>{grade_name(r)}</th>"
         + "".join(_heat_cell(cells.get((r, o), 0), most, r == o and r is not None) for o in across)
         + "</tr>"
         for r in down
@@ -94,16 +94,6 @@ def _heat_cell(pairs: int, most: int, same: bool) -> str:
     outline = " class='same'" if same else ""
     style = f"background: rgba({_HEAT}, {shade});{ink}"
     return f"<td{outline} style='{style}' data-sort='{pairs}'>{pairs:,}</td>"
-
-
-def _grades(found) -> list:
-    """The grades in order, no grade (a pair the set does not judge) last."""
-    grades = set(found)
-    return sorted(g for g in grades if g is not None) + ([None] if None in grades else [])
-
-
-def _grade(grade) -> str:
-    return "none" if grade is None else f"{grade:g}"
 
 
 # -- two orderings of the runs --------------------------------------------------------------------

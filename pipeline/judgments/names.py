@@ -1,5 +1,6 @@
 """The statistics' names, as the `statistic` column of the tables `agreement` and `correlation`
-holds them, without numpy: validation reads them (a gate on a statistic names one).
+holds them, without numpy: validation reads them (a gate on a statistic names one); and how the
+tables that show them name grades.
 
 An agreement entry's rows: the counts, the label statistics on the grades, and at each threshold
 t the label statistics and the binary ones on the labels binarised at grade >= t, suffixed `@t`
@@ -13,6 +14,8 @@ from collections.abc import Iterable
 __all__ = [
     "BINARY_STATISTICS",
     "by_threshold",
+    "grade_name",
+    "grades_in_order",
     "COUNT_STATISTICS",
     "LABEL_STATISTICS",
     "ORDERING_STATISTICS",
@@ -48,3 +51,15 @@ def by_threshold(names: Iterable[str]) -> tuple[list[str], list[str]]:
     names = list(names)
     bases = list(dict.fromkeys(name.partition("@")[0] for name in names))
     return bases, list(dict.fromkeys(name.partition("@")[2] for name in names if "@" in name))
+
+
+def grades_in_order(found: Iterable) -> list:
+    """The grades of a confusion table's cells, in order, no grade (None: a pair the set does
+    not judge) last."""
+    grades = set(found)
+    return sorted(g for g in grades if g is not None) + ([None] if None in grades else [])
+
+
+def grade_name(grade) -> str:
+    """A grade as a table shows it: `2`, `0.5`, or `none`."""
+    return "none" if grade is None else f"{grade:g}"
