@@ -149,9 +149,9 @@ def database(name: str, *statements: str) -> Callable[[Path], None]:
     return change
 
 
-HISTORY_OF_VERSION_2 = (
+HISTORY_OF_VERSION_3 = (
     "CREATE TABLE irpipe_history (key VARCHAR PRIMARY KEY, value VARCHAR)",
-    "INSERT INTO irpipe_history VALUES ('schema_version', '2'), ('created_by', '9.0')",
+    "INSERT INTO irpipe_history VALUES ('schema_version', '3'), ('created_by', '9.0')",
 )
 
 
@@ -506,8 +506,8 @@ CASES = [
     # the history: not a history, one of another irpipe, held by another job, nowhere to go
     Case("history_not_duckdb", history("hist.duckdb", write("hist.duckdb", "not a database\n" * 500)), HISTORY_ERROR, r"/hist\.duckdb: not a DuckDB database, so not an irpipe history; give another path"),
     Case("history_not_a_history", history("hist.duckdb", database("hist.duckdb", "CREATE TABLE sales (amount INTEGER)")), HISTORY_ERROR, r"/hist\.duckdb: a DuckDB database but not an irpipe history \(its tables: sales\); give another path"),
-    Case("history_newer_schema", history("hist.duckdb", database("hist.duckdb", *HISTORY_OF_VERSION_2)), HISTORY_ERROR, r"/hist\.duckdb: history schema version 2 \(made by irpipe 9\.0\), this irpipe reads version 1; upgrade irpipe to read it"),
-    Case("history_unknown_schema", history("hist.duckdb", database("hist.duckdb", *HISTORY_OF_VERSION_2[:1], "INSERT INTO irpipe_history VALUES ('schema_version', 'beta')")), HISTORY_ERROR, r"history schema version unknown, this irpipe reads version 1; it cannot be migrated; start a new history"),
+    Case("history_newer_schema", history("hist.duckdb", database("hist.duckdb", *HISTORY_OF_VERSION_3)), HISTORY_ERROR, r"/hist\.duckdb: history schema version 3 \(made by irpipe 9\.0\), this irpipe reads version 2; upgrade irpipe to read it"),
+    Case("history_unknown_schema", history("hist.duckdb", database("hist.duckdb", *HISTORY_OF_VERSION_3[:1], "INSERT INTO irpipe_history VALUES ('schema_version', 'beta')")), HISTORY_ERROR, r"history schema version unknown, this irpipe reads version 2; it cannot be migrated; start a new history"),
     Case("history_locked", history({"path": "hist.duckdb", "lock_timeout": 0.5}, database("hist.duckdb"), hold_database("hist.duckdb")), HISTORY_ERROR, r"/hist\.duckdb: the history is in use by process \d+ \(.*\), still after 0\.5 s; wait for it to finish, or raise history\.lock_timeout"),
     Case("history_under_a_file", history("results/hist.duckdb", write("results", "a file\n")), SPEC_ERROR, r"/spec\.yaml:\d+: history: \S+/results is a file, not a directory, so the history \S+ cannot be made; give another path"),
     Case("history_cli_under_a_file", write("results", "a file\n"), SPEC_ERROR, r"--history: \S+/results is a file, not a directory, so the history \S+ cannot be made; give another path", command=("run", "--quiet", "--history", "{d}/results/h.duckdb")),

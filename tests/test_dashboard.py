@@ -20,7 +20,7 @@ import yaml
 from conftest import collection_spec
 
 from pipeline.formatting import format_value
-from pipeline.synthetic import generate, write_run
+from pipeline.synthetic import generate, llm_judgments, write_qrels, write_run
 
 CHROMIUM = Path("/usr/bin/chromium")
 METRICS = ["AP", "nDCG@10", "P@10", "RR"]
@@ -403,3 +403,80 @@ def test_without_the_extra_each_door_says_what_to_install(tmp_path, command):
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "pip install 'irpipe[dashboard]'" in done.stderr
     assert not (tmp_path / "site").exists() and not (tmp_path / "h.duckdb").exists()
+
+
+# -- judgment sets and orderings -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def judged_site(tmp_path_factory) -> Path:
+    """A history of one evaluation comparing a generated LLM-like label set with the qrels
+    (thresholds 1 and 2), ordering four runs by AP and by P@10 with intervals, and gating
+    Cohen's kappa (written by `history: {dashboard: ...}`)."""
+    root = tmp_path_factory.mktemp("judged")
+    data = generate(21, queries=25, runs=4, max_grade=3, skill=(1.5, 0.5, 0.0, 1.0))
+    spec = collection_spec(root, data, ["AP", "P@10"],
+                           history={"path": "h.duckdb", "dashboard": "site"})  # fmt: skip
+    write_qrels(llm_judgments(data.qrels, 21, max_grade=3), root / "llm.txt")
+    spec["collections"]["llm"] = {"qrels": "llm.txt"}
+    spec["agreement"] = [{"reference": "c", "other": "llm", "thresholds": [1, 2]}]
+    spec["correlation"] = [{"reference": "AP", "other": "P@10", "collection": "c",
+                            "bootstrap": 40}]  # fmt: skip
+    spec["gates"] = [{"statistic": "cohen_kappa", "reference": "c", "other": "llm", "min": 0.1}]
+    (root / "spec.yaml").write_text(yaml.safe_dump(spec))
+    done = irpipe("run", "spec.yaml", "--quiet", cwd=root)
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+def _judgment_rows(history: Path, table: str) -> list[tuple]:
+    with duckdb.connect(str(history), read_only=True) as con:
+        return con.execute(f"SELECT * EXCLUDE (evaluation_id, ordinal) FROM {table} "
+                           "ORDER BY ordinal").fetchall()  # fmt: skip
+
+
+def test_an_evaluation_shows_its_agreement_confusion_and_orderings(judged_site, browser):
+    history, page = judged_site / "h.duckdb", judged_site / "site" / "evaluations" / "1.html"
+    opened = Opened(browser, page)
+    opened.draw_all()
+    assert opened.problems == [] and all(u.startswith("file://") for u in opened.requests)
+    statistics = {r[3]: r[4] for r in _judgment_rows(history, "agreement")}
+    shown = {row[0]: row[1:] for row in opened.cells("table.agreement")}
+    assert shown["cohen_kappa"] == [format_value(statistics[f"cohen_kappa{s}"])
+                                    for s in ("", "@1", "@2")]  # fmt: skip
+    assert shown["recall"][0] == "–" and shown["recall"][2] == format_value(statistics["recall@2"])
+    # The confusion matrix: every cell the history holds, by grade, its pairs shown and shaded.
+    pairs = {(r, o): n for _, _, r, o, n in _judgment_rows(history, "confusion")}
+    grades = opened.page.eval_on_selector_all(
+        "table.confusion thead th", "hs => hs.slice(1).map(h => h.textContent)"
+    )
+    for row in opened.page.eval_on_selector_all(
+        "table.confusion tbody tr",
+        "rs => rs.map(r => Array.from(r.children).map(c => c.textContent))",
+    ):
+        for column, count in zip(grades, row[1:], strict=True):
+            key = tuple(None if g == "none" else float(g) for g in (row[0], column))
+            assert int(count.replace(",", "")) == pairs.get(key, 0)
+    assert sum(pairs.values()) == sum(
+        int(c.replace(",", "")) for c in opened.page.locator("table.confusion td").all_inner_texts()
+    )
+    assert opened.page.locator("table.confusion td.same").count() == 4  # grades 0 to 3 agreeing
+    # The orderings side by side: the aggregates' ranks, and the recorded statistics.
+    aggregates = _aggregates(history, 1)
+    ranks = opened.cells("table.ranks")
+    by_ap = sorted(ranks, key=lambda row: int(row[1]))
+    ap = [value for (_, metric), value in aggregates.items() if metric == "AP"]
+    assert [row[2] for row in by_ap] == sorted(ap, key=float, reverse=True)
+    for run, ap_rank, ap, p_rank, p10, places in ranks:
+        assert (ap, p10) == (aggregates[run, "AP"], aggregates[run, "P@10"])
+        assert int(places.strip("▲▼ ")) == abs(int(p_rank) - int(ap_rank))
+    correlation = {r[4]: r for r in _judgment_rows(history, "correlation")}
+    cells = dict(zip(
+        opened.page.eval_on_selector_all("table.correlation th", "hs => hs.map(h => h.textContent)"),
+        opened.cells("table.correlation")[0], strict=True))  # fmt: skip
+    tau = correlation["kendall_tau_b"]
+    assert cells["kendall_tau_b"] == f"{format_value(tau[5])}[{tau[6]:.4f}, {tau[7]:.4f}]"
+    assert opened.page.locator(".ordering .chart svg").count() == 1
+    checks = opened.cells("table.checks")
+    assert checks[0][:5] == ["passed", "gates.0", "c~llm", "cohen_kappa", "bounds"]
+    opened.close()

@@ -171,6 +171,45 @@ def test_comparisons_come_from_the_same_per_query_values(spark, tmp_path):
     same_tables(tmp_path / "compare.yaml", tables=(*TABLES, "comparison"))
 
 
+JUDGMENT_TABLES = ("agreement", "confusion", "correlation")
+
+
+def test_judgment_sets_and_orderings_give_the_duckdb_engine_s_tables(spark, tmp_path):
+    """Two generated judgment sets (every grade, negative ones, pairs missing on both sides),
+    one of them Parquet, compared label by label (their cells counted by Spark
+    SQL), and two metrics' orderings of the runs with bootstrap intervals: the same rows as on
+    DuckDB, to the last bit. A spec of the judgment sets alone runs on Spark too."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pipeline.synthetic import llm_judgments
+
+    data = generate(seed=11, queries=25, runs=4, max_grade=3, extremes=True)
+    spec = collection_spec(tmp_path, data, ["AP", "P@10", "nDCG@10"])
+    llm = llm_judgments(data.qrels, seed=11, max_grade=3)
+    rows = [(q, d, g) for q, docs in llm.items() for d, g in docs.items()]
+    columns = dict(zip(("qid", "docno", "rel"), map(list, zip(*rows, strict=True)), strict=True))
+    pq.write_table(pa.table(columns), tmp_path / "llm.parquet")
+    spec["collections"]["llm"] = {"qrels": "llm.parquet"}
+    spec["agreement"] = [{"reference": "c", "other": "llm", "thresholds": [1, 2, 3]},
+                         {"reference": "llm", "other": "c"}]  # fmt: skip
+    spec["correlation"] = [{"reference": "AP", "other": "P@10", "collection": "c",
+                            "bootstrap": 50, "seed": 3}]  # fmt: skip
+    for judged in (spec, {k: spec[k] for k in ("collections", "agreement")}):
+        path = _written(tmp_path / "spec.yaml", judged)
+        on_duckdb = evaluate(path, write=False, engine="duckdb").con
+        on_spark = evaluate(path, write=False, engine="spark").con
+        for table in JUDGMENT_TABLES[: 3 if "runs" in judged else 2]:
+            expected = on_duckdb.execute(f"SELECT * FROM {table}").fetchall()
+            assert expected, f"{table} is empty: nothing was compared"
+            assert on_spark.execute(f"SELECT * FROM {table}").fetchall() == expected, table
+            types = "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ?"
+            assert (
+                on_spark.execute(types, [table]).fetchall()
+                == on_duckdb.execute(types, [table]).fetchall()
+            )
+
+
 def test_parquet_part_files_and_uris_are_read_where_they_live(spark, tmp_path):
     import duckdb
 

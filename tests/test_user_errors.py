@@ -408,14 +408,90 @@ JUDGMENT_MISTAKES = {
         r"correlation\.0\.other: 'NumRet' orders no runs: they are not better or worse by it "
         r"\(a count or a diagnostic\); order the runs by a metric of quality, such as AP$",
     ),
-    "the spark engine": (
-        {"agreement": [{"reference": "c", "other": "d"}], "settings": {"engine": "spark"}},
-        r"spec\.yaml:\d+: agreement: judgment sets and orderings are compared by the duckdb "
-        r"engine \(it holds the qrels' labels\); evaluate this spec with settings\.engine: duckdb$",
-    ),
     "a level without entries": (
         {"outputs": [{"path": "out/summary.csv"}, {"path": "out/c.csv", "level": "confusion"}]},
         r"outputs\.1\.level: level confusion needs an agreement entry in the spec",
+    ),
+}
+
+# Gates on statistics: a label agreement of c and d (threshold 1), and AP ~ P@10 over c's runs.
+COMPARED = {
+    "agreement": [{"reference": "c", "other": "d", "thresholds": [1]}],
+    "correlation": [{"reference": "AP", "other": "P@10", "collection": "c"}],
+}
+
+
+def bound(**gate) -> dict:
+    """The compared spec with one gate on a statistic: cohen_kappa of d against c, unless
+    `gate` says otherwise."""
+    found = {"statistic": "cohen_kappa", "reference": "c", "other": "d", "min": 0.4, **gate}
+    return {**COMPARED, "gates": [{k: v for k, v in found.items() if v != "-"}]}
+
+
+JUDGMENT_MISTAKES |= {
+    "gate: unknown statistic": (
+        bound(statistic="cohen_kapa"),
+        r"spec\.yaml:\d+: gates\.0\.statistic: unknown statistic 'cohen_kapa'; did you mean "
+        r"'cohen_kappa'\? the statistics: pairs_shared, ",
+    ),
+    "gate: a pair no entry compares": (
+        bound(other="e"),
+        r"gates\.0\.other: cohen_kappa compares the labels of an agreement entry, and none "
+        r"compares 'c' \(reference\) with 'e' \(other\); the agreement entries: c ~ d; add "
+        r"agreement: \[\{reference: c, other: e\}\]$",
+    ),
+    "gate: the pair the other way round": (
+        bound(reference="d", other="c"),
+        r"gates\.0\.other: agreement\.0 compares 'd' and 'c' the other way round \(reference: "
+        r"c\);.* swap reference and other in the gate",
+    ),
+    "gate: a threshold the entry lacks": (
+        bound(statistic="cohen_kappa@2"),
+        r"gates\.0\.statistic: the agreement entry of 'c' and 'd' has no threshold 2 \(its "
+        r"thresholds: 1\); add it to agreement\.0\.thresholds$",
+    ),
+    "gate: a binary statistic without threshold": (
+        bound(statistic="f1"),
+        r"gates\.0\.statistic: f1 is of binarised labels: name a threshold of the entry, as "
+        r"f1@1$",
+    ),
+    "gate: a count at a threshold": (
+        bound(statistic="pairs_shared@1"),
+        r"gates\.0\.statistic: pairs_shared counts pairs or queries; it has no threshold",
+    ),
+    "gate: a metric for labels": (
+        bound(metric="AP"),
+        r"gates\.0\.metric: cohen_kappa compares the labels of two judgment sets, not orderings "
+        r"of the runs; leave metric out$",
+    ),
+    "gate: no bound": (
+        bound(min="-"),
+        r"spec\.yaml:\d+: gates\.0: give the accepted values' bound: min, max or both$",
+    ),
+    "gate: min above max": (
+        bound(min=0.5, max=0.2),
+        r"gates\.0: min 0\.5 is above max 0\.2: no value can pass$",
+    ),
+    "gate: orderings of an entry that orders no runs": (
+        bound(statistic="kendall_tau_b"),
+        r"gates\.0\.statistic: agreement\.0 orders no runs \(none is evaluated under both 'c' "
+        r"and 'd'\): it has no correlation statistic to bound$",
+    ),
+    "gate: a metric of a correlation entry": (
+        bound(statistic="tau_ap", reference="AP", other="P@10", metric="AP"),
+        r"gates\.0\.metric: 'AP' and 'P@10' are the metrics the correlation entry compares; "
+        r"leave metric out$",
+    ),
+    "gate: a collection the correlation entry does not order": (
+        bound(statistic="tau_ap", reference="AP", other="P@10", collection="d"),
+        r"gates\.0\.collection: the correlation entries of 'AP' and 'P@10' order the runs of c, "
+        r"not of 'd'$",
+    ),
+    "gate: a bound on a metric": (
+        {"gates": [{"metric": "AP", "min": 0.2}]},
+        r"spec\.yaml:\d+: gates\.0: min and max bound a statistic of an agreement or "
+        r"correlation entry: name it \(statistic: cohen_kappa, reference: SET, other: SET\); a "
+        r"metric is gated by its drop \(metric:, against:, max_drop:\)$",
     ),
 }
 

@@ -1,7 +1,8 @@
 """`irpipe run --junit PATH`: the checks as JUnit XML, which every CI system shows as tests.
 
 One testsuite named `irpipe`, one testcase per check (classname `irpipe.expect` or
-`irpipe.gates`, name `<key> <run> <metric>`), a `<failure>` for a failed check and a `<skipped>`
+`irpipe.gates`, name `<key> <run> <metric>`; for a gate on a statistic, `<key>
+<reference>~<other> <statistic>`), a `<failure>` for a failed check and a `<skipped>`
 for a gate that could not be checked; the message is the check's own. A spec without checks gives
 an empty testsuite, so a CI step that always reads the file never finds it missing. The file is
 written to a temporary name beside it and renamed, like every output.
@@ -74,8 +75,12 @@ def _details(result: CheckResult) -> str:
         f"reference: {result.reference!r}",
         f"new: {result.new!r}",
         f"difference: {result.difference!r}",
-        f"{'tolerance' if result.kind == 'expect' else 'max_drop'}: {result.limit!r}",
     ]
+    if result.kind == "bound":
+        lines += [f"{side}: {bound!r}" for side, bound in (("min", result.low), ("max", result.high))
+                  if bound is not None]  # fmt: skip
+    else:
+        lines.append(f"{'tolerance' if result.kind == 'expect' else 'max_drop'}: {result.limit!r}")
     if result.evaluation_id is not None:
         lines.append(f"previous evaluation: {result.evaluation_id}")
     if result.p_value is not None:

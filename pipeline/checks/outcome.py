@@ -41,10 +41,13 @@ class CheckResult:
     in the evaluation `evaluation_id` of the history) or `run NAME` (that run's value now);
     `limit` is the tolerance or the largest drop; `p_value` the adjusted p-value of a significant
     gate's test; `two_sided` whether an expected value was checked both ways; `several` whether
-    the run is evaluated under several collections (its name then says which: `shown_run`).
+    the run is evaluated under several collections (its name then says which: `shown_run`). A
+    gate on a statistic of the judgment sets' comparisons (`kind` bound, `checks.bounds`) has no
+    reference (`against` is `bounds`): `run` is the pair compared (`reference~other`), `metric`
+    the statistic, `new` its value, and `low` and `high` its bounds (None: none that side).
     """
 
-    kind: Literal["expect", "gate"]
+    kind: Literal["expect", "gate", "bound"]
     key: str
     run: str
     collection: str
@@ -59,6 +62,8 @@ class CheckResult:
     p_value: float | None = None
     two_sided: bool = False
     several: bool = False
+    low: float | None = None
+    high: float | None = None
 
     def as_record(self) -> dict:
         """As the history keeps it (JSON: a missing or non-finite number is null)."""

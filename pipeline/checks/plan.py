@@ -12,16 +12,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pipeline.checks.bounds import BoundRule, bound_rule
 from pipeline.checks.runs import check_run, expected_collection, gated_runs
 from pipeline.compare.plan import ComparePlan, check_extra
 from pipeline.errors import SpecError
 from pipeline.spec.base import did_you_mean
+from pipeline.spec.checks import Gate
 from pipeline.spec.compare import Compare
 
 if TYPE_CHECKING:
+    from pipeline.judgments.plan import JudgmentsPlan
     from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.spec import LoadedSpec
-    from pipeline.spec.checks import Gate
 
 __all__ = ["CheckPlan", "Expectation", "GateRule", "Target", "check_checks", "resolve_checks"]
 
@@ -67,11 +69,13 @@ class GateRule:
 @dataclass(frozen=True)
 class CheckPlan:
     """Every check of a spec, and the settings of its significance tests: the compare section's
-    (its first test decides), or that section's defaults when the spec has none."""
+    (its first test decides), or that section's defaults when the spec has none. `gates` are
+    the metrics' drops, `bounds` the gates on the judgment sets' statistics (`checks.bounds`)."""
 
     expect: tuple[Expectation, ...]
     gates: tuple[GateRule, ...]
     tests: ComparePlan
+    bounds: tuple[BoundRule, ...] = ()
 
 
 def check_checks(
@@ -79,12 +83,14 @@ def check_checks(
     metrics: list[ResolvedMeasure],
     comparing: ComparePlan | None,
     data: bool = True,
+    judging: JudgmentsPlan | None = None,
 ) -> CheckPlan:
     """The checks of the spec, resolved (`resolve_checks`); SpecError, naming the key, for
     anything in `expect:` or `gates:` that cannot be checked; with `data`, also when a
     significant gate needs irpipe[compare] and it is missing."""
-    checks = resolve_checks(loaded, metrics, comparing, data)
-    first = next((i for i, gate in enumerate(loaded.spec.gates) if gate.significant), None)
+    checks = resolve_checks(loaded, metrics, comparing, data, judging)
+    gates = loaded.spec.gates
+    first = next((i for i, gate in enumerate(gates) if getattr(gate, "significant", 0)), None)
     if data and first is not None:
         check_extra(loaded.where("gates", first, "significant"), "a significance test needs")
     return checks
@@ -95,15 +101,20 @@ def resolve_checks(
     metrics: list[ResolvedMeasure],
     comparing: ComparePlan | None,
     data: bool = True,
+    judging: JudgmentsPlan | None = None,
 ) -> CheckPlan:
     """The checks of the spec, resolved against its metrics and its comparisons (`comparing`,
-    the resolved compare section); `data=False`: run patterns were not expanded, so a run
+    the resolved compare section), and its gates on statistics against its agreement and
+    correlation entries (`judging`); `data=False`: run patterns were not expanded, so a run
     `<key>/<name>` of a pattern is taken on trust."""
     spec = loaded.spec
     targets = {m.label: m for m in metrics}
     expect = tuple(_expectation(loaded, i, targets, data) for i in range(len(spec.expect)))
-    gates = tuple(_gate(loaded, i, targets, comparing, data) for i in range(len(spec.gates)))
-    return CheckPlan(expect, gates, comparing or _default_tests())
+    drops = [i for i, gate in enumerate(spec.gates) if isinstance(gate, Gate)]
+    gates = tuple(_gate(loaded, i, targets, comparing, data) for i in drops)
+    bounds = tuple(bound_rule(loaded, i, judging) for i in range(len(spec.gates))
+                   if i not in drops)  # fmt: skip
+    return CheckPlan(expect, gates, comparing or _default_tests(), bounds)
 
 
 def _default_tests() -> ComparePlan:

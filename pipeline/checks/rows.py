@@ -46,6 +46,12 @@ def _against(r: CheckResult) -> str:
 
 
 def _allowed(r: CheckResult) -> str:
+    if r.kind == "bound":
+        bounds = [
+            f">= {r.low:g}" if r.low is not None else "",
+            f"<= {r.high:g}" if r.high is not None else "",
+        ]
+        return " and ".join(b for b in bounds if b)
     if r.kind == "expect":
         return f"+/- {r.limit:g}" if r.two_sided else f"worse by <= {r.limit:g}"
     significant = "" if r.p_value is None else f", if significant (p = {r.p_value:.4g})"

@@ -1,7 +1,8 @@
 """The spec's checks over an evaluation's tables, once everything is computed and written.
 
 Expected values and gates against a run read `aggregate`; a significant gate against a run reads
-the `comparison` row of the pair, the metric and the compare section's first test. Gates against
+the `comparison` row of the pair, the metric and the compare section's first test; a gate on a
+statistic reads the rows of `agreement` or `correlation` it bounds (`bounds`). Gates against
 the previous evaluation read what the history leaves on the connection before checks run, for
 each (run, collection, metric) the latest earlier evaluation's values:
 
@@ -18,6 +19,7 @@ import warnings
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from pipeline.checks.bounds import BoundRule, bounded
 from pipeline.checks.outcome import CheckResult, Significance, expected, gated, skipped
 from pipeline.checks.plan import CheckPlan, GateRule
 from pipeline.errors import IrpipeWarning
@@ -52,7 +54,7 @@ def run_checks(
 ) -> list[CheckResult]:
     """Every check of the spec (`checks`, resolved when it was validated), expected values
     first, then gates, each in spec order (a gate's runs in spec order too)."""
-    if not (checks.expect or checks.gates):
+    if not (checks.expect or checks.gates or checks.bounds):
         return []
     rows = con.execute("SELECT run, collection, metric, value FROM aggregate").fetchall()
     values = {(run, collection, metric): value for run, collection, metric, value in rows}
@@ -61,11 +63,19 @@ def run_checks(
         expected(e, e.collection, read.value(e.run, e.collection, e.metric.label))
         for e in read.checks.expect
     ]
-    for rule in read.checks.gates:
-        results += _against_run(read, rule) if rule.against else _against_previous(read, rule)
+    for rule in _in_spec_order(read.checks):
+        if isinstance(rule, BoundRule):
+            results += bounded(con, rule)
+        else:
+            results += _against_run(read, rule) if rule.against else _against_previous(read, rule)
     runs = loaded.spec.runs
     several = {name for name, run in runs.items() if len(run.collections) > 1}
     return [replace(r, several=r.run in several) for r in results]
+
+
+def _in_spec_order(checks: CheckPlan) -> list[GateRule | BoundRule]:
+    """The gates on metrics and on statistics, in the order the spec lists them."""
+    return sorted([*checks.gates, *checks.bounds], key=lambda rule: int(rule.key.split(".")[1]))
 
 
 def _against_run(read: _Read, rule: GateRule) -> list[CheckResult]:

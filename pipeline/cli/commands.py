@@ -246,8 +246,22 @@ def show(args: argparse.Namespace) -> int:
     metrics, lost = recorded_metrics(document["evaluation"]["metrics"], get_registry())
     rows = [tuple(row.values()) for row in document["aggregates"]]
     notes = [f"Not installed now, so not marked: {', '.join(lost)}"] if lost else []
+    _print_recorded_judgments(document)
     print_results(rows, metrics, None, notes=notes)
     return ExitCode.OK
+
+
+def _print_recorded_judgments(document: dict) -> None:
+    """An evaluation's judgment sets' comparisons as the history recorded them, as `irpipe
+    run` printed them, with the pairs by grade."""
+    from pipeline.console.draw import print_blocks
+    from pipeline.console.judgments import agreement_tables, confusion_tables, correlation_tables
+
+    rows = {table: [tuple(row.values()) for row in document[table]]
+            for table in ("agreement", "confusion", "correlation")}  # fmt: skip
+    tables = agreement_tables(rows["agreement"]) + confusion_tables(rows["confusion"])
+    tables += correlation_tables(rows["correlation"])
+    print_blocks([block for table in tables for block in (table, "")])
 
 
 def diff(args: argparse.Namespace) -> int:

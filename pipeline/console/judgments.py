@@ -8,10 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pipeline.formatting import format_value
+from pipeline.judgments.names import COUNT_STATISTICS as COUNTS
+from pipeline.judgments.names import by_threshold, grade_name, grades_in_order
 
-__all__ = ["JudgmentTable", "agreement_tables", "correlation_tables"]
+__all__ = ["JudgmentTable", "agreement_tables", "confusion_tables", "correlation_tables"]
 
-COUNTS = ("pairs_shared", "pairs_reference_only", "pairs_other_only", "queries_shared")
 THRESHOLD_ONLY = ("precision", "recall", "f1")
 
 
@@ -41,10 +42,8 @@ def _agreement_table(reference: str, other: str, values: dict) -> JudgmentTable:
     title = (f"Agreement of {other} with {reference}: {counts[0]} pairs judged by both "
              f"({counts[1]} by {reference} only, {counts[2]} by {other} only), "
              f"{counts[3]} queries")  # fmt: skip
-    names = [name for name in values if name not in COUNTS]
-    suffixes = list(dict.fromkeys(name.partition("@")[2] for name in names if "@" in name))
+    bases, suffixes = by_threshold(name for name in values if name not in COUNTS)
     columns = ["", *suffixes]
-    bases = list(dict.fromkeys(name.partition("@")[0] for name in names))
     table = [[base, *(_cell(values, base, suffix) for suffix in columns)] for base in bases]
     headers = ["statistic", "grades", *(f">= {suffix}" for suffix in suffixes)]
     return JudgmentTable(title, headers, table, set(range(1, len(headers))))
@@ -53,6 +52,25 @@ def _agreement_table(reference: str, other: str, values: dict) -> JudgmentTable:
 def _cell(values: dict, base: str, suffix: str) -> str:
     name = f"{base}@{suffix}" if suffix else base
     return format_value(values[name]) if name in values and values[name] is not None else "-"
+
+
+def confusion_tables(rows: list[tuple]) -> list[JudgmentTable]:
+    """One table per entry, from the `confusion` table's rows (reference, other,
+    reference_grade, other_grade, pairs): the reference's grades by rows, the other's by
+    columns, `none` where a set does not judge the pair."""
+    entries: dict[tuple[str, str], dict[tuple, int]] = {}
+    for reference, other, reference_grade, other_grade, pairs in rows:
+        entries.setdefault((reference, other), {})[reference_grade, other_grade] = pairs
+    return [_confusion_table(*names, cells) for names, cells in entries.items()]
+
+
+def _confusion_table(reference: str, other: str, cells: dict[tuple, int]) -> JudgmentTable:
+    down = grades_in_order(g for g, _ in cells)
+    across = grades_in_order(g for _, g in cells)
+    table = [[grade_name(r), *(str(cells.get((r, o), 0)) for o in across)] for r in down]
+    headers = [f"{reference} \\ {other}", *map(grade_name, across)]
+    title = f"Pairs by grade: {reference}'s (rows) and {other}'s (columns)"
+    return JudgmentTable(title, headers, table, set(range(1, len(headers))))
 
 
 def correlation_tables(rows: list[tuple]) -> list[JudgmentTable]:

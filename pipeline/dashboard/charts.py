@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["OKABE_ITO", "pr_curve", "trend", "win_loss"]
+__all__ = ["OKABE_ITO", "orderings", "pr_curve", "trend", "win_loss"]
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"  # read, never fetched
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000",
@@ -170,3 +170,26 @@ def pr_curve(collection: str) -> dict[str, Any]:
         },
     }
     return _chart(f"Precision–recall ({collection})", [line])
+
+
+def orderings(title: str) -> dict[str, Any]:
+    """Two orderings of the same runs side by side: each run's rank under the reference (left)
+    and under the other (right), joined by a line, the best (rank 1) at the top; a line that
+    crosses others is a run the two order differently. Data: `ranks` (run, side, rank, value),
+    the reference's rows first (the sides are in the order of the rows)."""
+    line = {
+        "data": {"name": "ranks"},
+        "mark": {"type": "line", "point": {"filled": True, "size": 50}},
+        "encoding": {
+            "x": {"field": "side", "type": "nominal", "sort": None, "title": None,
+                  "axis": {"labelAngle": 0, "orient": "top"}},
+            "y": {"field": "rank", "type": "quantitative", "title": "rank",
+                  "scale": {"reverse": True, "zero": False, "nice": False},
+                  "axis": {"tickMinStep": 1}},
+            "color": _RUNS,
+            "strokeDash": {"field": "run", "type": "nominal", "title": "run"},
+            "tooltip": [{"field": "run"}, {"field": "side"}, {"field": "rank"},
+                        {"field": "value", "format": ".4f"}],
+        },
+    }  # fmt: skip
+    return _chart(title, [line], height=240)

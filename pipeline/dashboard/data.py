@@ -1,7 +1,8 @@
 """What a dashboard shows, read from a history in a few SQL statements (`read_history`): every
-evaluation with its provenance, checks and significance marks, every aggregate value, what changed
-from each evaluation to the previous one of its spec, and the per-query values that changed for
-the evaluations shown in detail (the latest `detail` ones, and any pair asked for)."""
+evaluation with its provenance, checks and significance marks, every aggregate value and its
+judgment sets' comparisons, what changed from each evaluation to the previous one of its spec,
+and the per-query values that changed for the evaluations shown in detail (the latest `detail`
+ones, and any pair asked for)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pipeline.history import queries
+from pipeline.history.judgments import TABLES, judgment_rows
 from pipeline.history.store import ALIAS
 
 if TYPE_CHECKING:
@@ -83,6 +85,9 @@ class HistoryData:
     aggregates: dict[int, list[tuple]]  # id -> (run, collection, metric, value, n_queries)
     pairs: dict[tuple[int, int], Pair]  # (old, new) -> what changed
     curves: dict[int, list[tuple]]  # id -> (run, collection, level, mean value)
+    #: id -> the judgment tables' rows (agreement, confusion, correlation), as the evaluation
+    #: made them
+    judgments: dict[int, dict[str, list[tuple]]] = field(default_factory=dict)
 
     def evaluation(self, evaluation_id: int) -> dict[str, Any]:
         """One evaluation's record."""
@@ -116,7 +121,18 @@ def read_history(
     curves: dict[int, list[tuple]] = {}
     for evaluation_id, *row in con.execute(_CURVES, [ids]).fetchall():
         curves.setdefault(evaluation_id, []).append(tuple(row))
-    return HistoryData(path, evaluations, aggregates, pairs, curves)
+    return HistoryData(path, evaluations, aggregates, pairs, curves, _judgments(con))
+
+
+def _judgments(con: duckdb.DuckDBPyConnection) -> dict[int, dict[str, list[tuple]]]:
+    """Each evaluation's judgment tables, for those that compared judgment sets or orderings
+    (a few rows each: every evaluation's are read)."""
+    found: dict[int, dict[str, list[tuple]]] = {}
+    ids = [row[0] for row in con.execute(f"SELECT id FROM {H}.evaluations").fetchall()]
+    for table, rows in judgment_rows(con, ids).items():
+        for evaluation_id, *row in rows:
+            found.setdefault(evaluation_id, {t: [] for t in TABLES})[table].append(tuple(row))
+    return found
 
 
 def _reasons(con: duckdb.DuckDBPyConnection, pair: tuple[int, int]) -> list[dict]:

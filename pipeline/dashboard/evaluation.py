@@ -1,6 +1,7 @@
-"""An evaluation's page (`evaluations/N.html`): its results and checks per collection, what
-changed against the previous evaluation of its spec (per query too, for the latest ones), its
-precision-recall curves and its provenance; and a page of any two (`compare-A-B.html`)."""
+"""An evaluation's page (`evaluations/N.html`): its results per collection, its judgment sets
+and orderings compared (`judgments`), its checks, what changed against the previous evaluation
+of its spec (per query too, for the latest ones), its precision-recall curves and its
+provenance; and a page of any two (`compare-A-B.html`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from html import escape
 
 from pipeline.dashboard import charts
 from pipeline.dashboard.data import HistoryData, Pair
+from pipeline.dashboard.judgments import judgments_section
 from pipeline.dashboard.page import Page, collections_of, href, rows, status
 from pipeline.dashboard.tables import link
 from pipeline.dashboard.views import (
@@ -25,8 +27,9 @@ __all__ = ["comparison_page", "evaluation_page"]
 
 
 def evaluation_page(data: HistoryData, evaluation: dict, better: dict, detail: int) -> str:
-    """One evaluation: results and checks per collection, what changed against the previous
-    evaluation of its spec, its precision-recall curves and its provenance."""
+    """One evaluation: results per collection, judgment sets and orderings, checks, what
+    changed against the previous evaluation of its spec, its precision-recall curves and its
+    provenance."""
     page = Page(depth=1)
     rows_ = data.aggregates.get(evaluation["id"], [])
     page.offer(collection=collections_of(rows_), run=(r[0] for r in rows_),
@@ -36,6 +39,7 @@ def evaluation_page(data: HistoryData, evaluation: dict, better: dict, detail: i
         page.add(f"<section data-collection='{escape(collection)}'><h2>{escape(collection)}</h2>")
         page.add(results_table(evaluation, rows_, collection, better))
         page.add("</section>")
+    judgments_section(page, data, evaluation, better)
     page.add(legend(evaluation) + "<h2>Checks</h2>" + checks_section(evaluation))
     if evaluation["previous"] is not None:
         page.add(f"<h2 id='changes'>Against the previous evaluation, "

@@ -36,6 +36,12 @@ class Engine(Protocol):
     #: run says False, and the history notes it)
     reuses_results: bool
 
+    #: whether `execute` leaves the confusion cells of the spec's agreement entries in the
+    #: table `judgment_cells` (`pipeline.plan.judgment_cells`): an engine whose connection does
+    #: not hold the qrels' labels counts them where they are; otherwise they are counted from
+    #: `qrels` after it
+    counts_judgment_cells: bool
+
     def connect(self, plan: SqlPlan) -> duckdb.DuckDBPyConnection:
         """The DuckDB connection that receives the result tables, configured for the plan."""
         ...

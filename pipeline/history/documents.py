@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pipeline.errors import HistoryError, SpecError
 from pipeline.formatting import json_text
 from pipeline.history import queries, store
+from pipeline.history.judgments import as_records, judgment_rows, statistic_changes
 
 if TYPE_CHECKING:
     import duckdb
@@ -113,13 +114,15 @@ def history_document(source: Source, last: int | None = None) -> dict[str, Any]:
 
 
 def show_document(source: Source, evaluation_id: int) -> dict[str, Any]:
-    """`irpipe show`: one evaluation, what it was made of, and its aggregate table."""
+    """`irpipe show`: one evaluation, what it was made of, its aggregate table, and its
+    judgment sets' comparisons (`agreement`, `confusion`, `correlation`: empty without)."""
     with reading(source) as con:
         require(con, source.path, [evaluation_id])
         found = queries.evaluation(con, evaluation_id)
         runs = queries.runs(con, evaluation_id)
         metrics = queries.metrics(con, evaluation_id)
         aggregates = queries.aggregates(con, evaluation_id)
+        judged = as_records(judgment_rows(con, [evaluation_id]))
     provenance = found.pop("provenance")
     recorded = {key: provenance.get(key) for key in ("versions", "settings", "inputs")}
     evaluation = {**found, **recorded, "metrics": metrics, "runs": runs, "provenance": provenance}
@@ -127,12 +130,13 @@ def show_document(source: Source, evaluation_id: int) -> dict[str, Any]:
         "history": str(source.path.resolve()),
         "evaluation": evaluation,
         "aggregates": aggregates,
+        **judged,
     }
 
 
 def diff_document(source: Source, a: int, b: int) -> dict[str, Any]:
     """`irpipe diff`: what differs from evaluation `a` to `b` that can change numbers (the
-    reasons), and which values changed."""
+    reasons), which values changed, and which statistics of the judgment sets' comparisons."""
     with reading(source) as con:
         require(con, source.path, [a, b])
         heads = [_head(queries.evaluation(con, i)) for i in (a, b)]
@@ -141,6 +145,7 @@ def diff_document(source: Source, a: int, b: int) -> dict[str, Any]:
             del change["evaluation"]
         values, unchanged = queries.value_changes(con, a, b, any(map(_can_change, changes)))
         same = queries.same_results(con, a, b)
+        statistics = statistic_changes(con, a, b)
     return {
         "history": str(source.path.resolve()),
         "a": heads[0],
@@ -150,6 +155,7 @@ def diff_document(source: Source, a: int, b: int) -> dict[str, Any]:
         "values": values,
         "unchanged_values": unchanged,
         "unexplained_values": sum(not v["explained"] for v in values),
+        "statistics": statistics,
     }
 
 

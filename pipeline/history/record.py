@@ -1,5 +1,6 @@
 """Appending an evaluation to the attached history, in one transaction, in SQL: the values go
-from the evaluation's in-memory tables to the file without passing through Python."""
+from the evaluation's in-memory tables to the file without passing through Python (the
+judgment sets' comparisons too: `judgments`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from pipeline.formatting import json_text
+from pipeline.history.judgments import append_judgments
 from pipeline.history.store import ALIAS, insert_rows, tables_of
 
 if TYPE_CHECKING:
@@ -30,6 +32,7 @@ def append(con: duckdb.DuckDBPyConnection, provenance: dict, keys: dict[tuple[st
         _evaluation(con, evaluation, {**provenance, "evaluation_id": evaluation}, finished)
         _runs(con, evaluation, keys, cached)
         _results(con, evaluation)
+        append_judgments(con, evaluation)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

@@ -5,17 +5,35 @@ digest of everything that can change a run's numbers, `cache.run_keys`): an unch
 no new rows, and a later evaluation finds its results by that key. Evaluations point at keys.
 
 Times are UTC (TIMESTAMP, not TIMESTAMPTZ: reading those from Python needs pytz).
-Version 1 is the first schema irpipe wrote; a file with another version, or a DuckDB database
-that is not a history, is refused with a message rather than read as if it were one.
+Version 1 is the first schema irpipe wrote; version 2 added the judgment sets' comparisons
+(`agreement`, `confusion`, `correlation`, each row with its evaluation and its place in the
+evaluation's table). A file of an older version is read as it is (what it lacks, it never
+held) and migrated when an evaluation is written to it (`MIGRATIONS`, in a transaction of its
+own); a file of a newer or unknown version, or a DuckDB database that is not a history, is
+refused with a message rather than read as if it were one.
 """
 
 from __future__ import annotations
 
-__all__ = ["SCHEMA_VERSION", "HISTORY_TABLES", "VIEWS"]
+__all__ = ["HISTORY_TABLES", "JUDGMENT_TABLES", "MIGRATIONS", "SCHEMA_VERSION", "VIEWS"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
-#: CREATE statements for schema 1, in the attached database `{db}`
+#: the tables version 2 added: an evaluation's comparisons of judgment sets and of orderings,
+#: as its tables of the same names (a grade as DOUBLE, whether the qrels' are integers or not)
+JUDGMENT_TABLES = (
+    """CREATE TABLE {db}.agreement (
+    evaluation_id BIGINT, ordinal INTEGER, reference VARCHAR, other VARCHAR, collection VARCHAR,
+    statistic VARCHAR, value DOUBLE)""",
+    """CREATE TABLE {db}.confusion (
+    evaluation_id BIGINT, ordinal INTEGER, reference VARCHAR, other VARCHAR,
+    reference_grade DOUBLE, other_grade DOUBLE, pairs BIGINT)""",
+    """CREATE TABLE {db}.correlation (
+    evaluation_id BIGINT, ordinal INTEGER, reference VARCHAR, other VARCHAR, collection VARCHAR,
+    metric VARCHAR, statistic VARCHAR, value DOUBLE, ci_low DOUBLE, ci_high DOUBLE, run VARCHAR)""",
+)
+
+#: CREATE statements for the current schema, in the attached database `{db}`
 HISTORY_TABLES = (
     "CREATE TABLE {db}.irpipe_history (key VARCHAR PRIMARY KEY, value VARCHAR)",
     """CREATE TABLE {db}.evaluations (
@@ -36,7 +54,11 @@ HISTORY_TABLES = (
     """CREATE TABLE {db}.aggregates (
     evaluation_id BIGINT, run VARCHAR, collection VARCHAR, metric VARCHAR, value DOUBLE,
     n_queries BIGINT)""",
+    *JUDGMENT_TABLES,
 )
+
+#: what brings a file of each older version to the next one: version -> its statements
+MIGRATIONS = {1: JUDGMENT_TABLES}
 
 #: views for people querying the history with DuckDB; their names resolve in the history itself
 VIEWS = (

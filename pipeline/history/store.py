@@ -5,7 +5,8 @@ DuckDB lets one process at a time open a database file for writing (and none whi
 for reading). Evaluations hold the file only while they read the cache or append: a job that
 finds it held waits, retrying with growing pauses, up to `lock_timeout` seconds, then stops
 with the holder's process id (DuckDB names it). Every write is one transaction: a crash or a
-kill at any moment leaves the file with the whole evaluation or without it.
+kill at any moment leaves the file with the whole evaluation or without it. A file of an older
+schema is read as it is, and migrated (in a transaction of its own) before it is written.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.errors import HistoryError
-from pipeline.history.schema import HISTORY_TABLES, SCHEMA_VERSION, VIEWS
+from pipeline.history.schema import HISTORY_TABLES, MIGRATIONS, SCHEMA_VERSION, VIEWS
 
 __all__ = ["ALIAS", "attached", "insert_rows", "tables_of"]
 
@@ -103,8 +104,8 @@ def _unreadable(path: Path, message: str) -> str:
 
 
 def _checked(con: duckdb.DuckDBPyConnection, path: Path, write: bool) -> bool:
-    """Whether the attached file is a history of this schema; a new (empty) file becomes one
-    when writing. Anything else is refused."""
+    """Whether the attached file is a history this irpipe reads; a new (empty) file becomes one
+    when writing, and one of an older version is migrated then. Anything else is refused."""
     tables = tables_of(con, ALIAS)
     if not tables:
         if write:
@@ -115,17 +116,20 @@ def _checked(con: duckdb.DuckDBPyConnection, path: Path, write: bool) -> bool:
             f"{path}: a DuckDB database but not an irpipe history (its tables: "
             f"{', '.join(sorted(tables)[:5])}); give another path"
         )
-    _check_version(con, path)
+    version = _version(con, path)
+    if write and version < SCHEMA_VERSION:
+        _migrate(con, version)
     return True
 
 
-def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+def _version(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+    """The file's schema version: this irpipe's, or an older one it migrates."""
     row = con.execute(
         f"SELECT value FROM {ALIAS}.irpipe_history WHERE key = 'schema_version'"
     ).fetchone()
     version = int(row[0]) if row and row[0].isdigit() else None
-    if version == SCHEMA_VERSION:
-        return
+    if version == SCHEMA_VERSION or _migrated(version):
+        return version
     made_by = con.execute(
         f"SELECT value FROM {ALIAS}.irpipe_history WHERE key = 'created_by'"
     ).fetchone()
@@ -138,6 +142,30 @@ def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         f"{path}: history schema version {version if version is not None else 'unknown'}{who}, "
         f"this irpipe reads version {SCHEMA_VERSION}; {fix}"
     )
+
+
+def _migrated(version: int | None) -> bool:
+    """Whether every version from `version` to this irpipe's has a migration."""
+    steps = range(version, SCHEMA_VERSION) if version is not None else ()
+    return version is not None and version < SCHEMA_VERSION and all(v in MIGRATIONS for v in steps)
+
+
+def _migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
+    """An older file brought to this irpipe's schema, in one transaction: the tables each
+    version since added (empty: the evaluations it holds had none of them), then its version."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for step in range(version, SCHEMA_VERSION):
+            for statement in MIGRATIONS[step]:
+                con.execute(statement.format(db=ALIAS))
+        con.execute(
+            f"UPDATE {ALIAS}.irpipe_history SET value = ? WHERE key = 'schema_version'",
+            [str(SCHEMA_VERSION)],
+        )
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
 
 
 def _create(con: duckdb.DuckDBPyConnection) -> None:

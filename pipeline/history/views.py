@@ -188,6 +188,7 @@ def diff_text(document: dict[str, Any]) -> list[Any]:
         *_reasons(document),
         "",
         *_values(document),
+        *_statistics(document),
     ]
 
 
@@ -225,6 +226,19 @@ def _values(document: dict[str, Any]) -> list[Any]:
             "(input files, settings, metrics, versions, spec)."
         )
     return blocks
+
+
+def _statistics(document: dict[str, Any]) -> list[Any]:
+    """The judgment sets' statistics that changed (none printed when none did)."""
+    found = document.get("statistics") or []
+    if not found:
+        return []
+    a, b = document["a"]["id"], document["b"]["id"]
+    rows = [[f"{s['other']} against {s['reference']}", s["collection"] or "", s["metric"] or "",
+             s["statistic"], *_numbers(s)] for s in found]  # fmt: skip
+    headers = ["compared", "collection", "metric", "statistic", str(a), str(b), "difference"]
+    return ["", Listing(f"Changed statistics of the judgment sets' comparisons ({len(found)})",
+                        headers, rows, {4, 5, 6})]  # fmt: skip
 
 
 def _numbers(value: dict[str, Any]) -> list[str]:

@@ -38,7 +38,6 @@ def judgments_plan(
     _check_levels(loaded)
     if not spec.agreement and not spec.correlation:
         return None
-    _check_engine(loaded)
     if data:
         check_extra(loaded.where(_first_key(spec)), "comparing judgments needs", ("numpy",))
     agreements = tuple(agreement_entry(loaded, i) for i in range(len(spec.agreement)))
@@ -66,15 +65,6 @@ def _check_levels(loaded: LoadedSpec) -> None:
                 f"{loaded.where('outputs', i, 'level')}: level {output.level} needs {entries} "
                 "entry in the spec (agreement: [{reference: SET, other: SET}])"
             )
-
-
-def _check_engine(loaded: LoadedSpec) -> None:
-    if loaded.spec.settings.engine != "duckdb":
-        raise SpecError(
-            f"{loaded.where(_first_key(loaded.spec))}: judgment sets and orderings are compared "
-            "by the duckdb engine (it holds the qrels' labels); evaluate this spec with "
-            "settings.engine: duckdb"
-        )
 
 
 def agreement_entry(loaded: LoadedSpec, index: int) -> AgreementPlan:

@@ -25,18 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["LABEL_STATISTICS", "Labels", "binary_statistics", "label_statistics"]
+from pipeline.judgments.names import LABEL_STATISTICS
 
-#: the statistics of two label sets, in the order of the table `agreement`
-LABEL_STATISTICS = (
-    "agreement",
-    "cohen_kappa",
-    "cohen_kappa_linear",
-    "cohen_kappa_quadratic",
-    "krippendorff_alpha_nominal",
-    "krippendorff_alpha_ordinal",
-    "krippendorff_alpha_interval",
-)
+__all__ = ["LABEL_STATISTICS", "Labels", "binary_statistics", "label_statistics"]
 
 
 @dataclass(frozen=True)

@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ORDERING_STATISTICS", "ordering_statistics"]
+from pipeline.judgments.names import ORDERING_STATISTICS
 
-#: the statistics of two orderings, in the order of the table `correlation`
-ORDERING_STATISTICS = ("kendall_tau_b", "tau_ap", "spearman", "pearson", "rbo", "max_rank_drop")
+__all__ = ["ORDERING_STATISTICS", "ordering_statistics"]
 
 PAIRS_AT_ONCE = 1 << 20  # runs x runs x samples held at once
 

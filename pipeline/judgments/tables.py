@@ -1,8 +1,9 @@
 """The tables `agreement`, `confusion` and `correlation`, made from the evaluation's tables.
 
-Per agreement entry, one pass of SQL over the qrels gives its confusion cells (`sql`), which
-become its rows of `confusion`; its statistics are computed from them (`labels`). Per ordering,
-the runs' values come from `aggregate` (and with a bootstrap, from `per_query`), and the
+Every agreement entry's confusion cells come from one pass of SQL over the qrels (`sql`): left
+by the engine (Spark counts them where the labels are), or counted here from the loaded qrels;
+they become its rows of `confusion`, and its statistics are computed from them (`labels`). Per
+ordering, the runs' values come from `aggregate` (and with a bootstrap, from `per_query`), and the
 statistics from `orderings` and `bootstrap`. What only the data shows is a spec error naming the
 entry: two sets without a shared pair, a threshold outside the grades seen, fewer than three
 runs with values to order.
@@ -20,6 +21,7 @@ from pipeline.errors import SpecError
 from pipeline.judgments import sql
 from pipeline.judgments.bootstrap import Sides, intervals
 from pipeline.judgments.labels import Labels, binary_statistics, label_statistics
+from pipeline.judgments.names import threshold_name
 from pipeline.judgments.orderings import ordering_statistics
 from pipeline.judgments.plan import (
     MIN_RUNS,
@@ -28,6 +30,7 @@ from pipeline.judgments.plan import (
     JudgmentsPlan,
     Ordering,
 )
+from pipeline.plan.judgment_cells import CELLS_TABLE, cells_statement, judged_pairs
 
 if TYPE_CHECKING:
     import duckdb
@@ -38,11 +41,24 @@ __all__ = ["judge", "threshold_name"]
 Where = Callable[..., str]
 
 
-def judge(con: duckdb.DuckDBPyConnection, plan: JudgmentsPlan, where: Where) -> None:
-    """Create the tables `agreement`, `confusion` and `correlation` of `plan`'s entries."""
-    for statement in (sql.AGREEMENT_TABLE, sql.CONFUSION_TABLE, sql.CORRELATION_TABLE):
-        con.execute(statement)
-    rows = [row for entry in plan.agreements for row in _agreement(con, entry, where)]
+def judge(
+    con: duckdb.DuckDBPyConnection, plan: JudgmentsPlan, where: Where, counted: bool = False
+) -> None:
+    """Create the tables `agreement`, `confusion` and `correlation` of `plan`'s entries;
+    `counted`: the engine left the entries' cells in `judgment_cells` (else they are counted
+    from `qrels`), which is dropped once read."""
+    pairs = judged_pairs(plan.agreements)
+    if pairs and not counted:
+        cells = cells_statement(pairs)
+        con.execute(f"CREATE TEMP TABLE {CELLS_TABLE} AS {cells.sql}", cells.params)
+    try:
+        for statement in (sql.AGREEMENT_TABLE, sql.confusion_table(bool(pairs)),
+                          sql.CORRELATION_TABLE):  # fmt: skip
+            con.execute(statement)
+        rows = [row for entry in plan.agreements for row in _agreement(con, entry, where)]
+    finally:
+        if pairs:
+            con.execute(f"DROP TABLE {CELLS_TABLE}")
     _insert(con, "agreement", rows)
     rows = [row for entry in plan.correlations for row in _correlation(con, entry, where)]
     _insert(con, "correlation", rows)
@@ -55,23 +71,14 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> No
         con.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
 
 
-def threshold_name(threshold: float) -> str:
-    """A threshold as statistics' names end: `@2`, `@0.5`."""
-    return f"@{threshold:g}" if float(threshold).is_integer() else f"@{threshold!r}"
-
-
 # -- labels ----------------------------------------------------------------------------------
 
 
 def _agreement(con, entry: AgreementPlan, where: Where) -> list[tuple]:
     """The entry's rows of `agreement`, once its cells are in `confusion`."""
     names = {"reference": entry.reference, "other": entry.other}
-    con.execute(sql.cells_sql(), names)
-    try:
-        con.execute(sql.confusion_rows(), names)
-        cells = con.execute(sql.CELL_VALUES).fetchnumpy()
-    finally:
-        con.execute(f"DROP TABLE {sql.CELLS}")
+    con.execute(sql.confusion_rows(), names)
+    cells = con.execute(sql.CELL_VALUES, names).fetchnumpy()
     found = _counts(cells, entry, where)
     labels = _shared(cells)
     found.update(label_statistics(labels))

@@ -214,7 +214,8 @@ def _compare(state: _State) -> None:
 def _agree(state: _State) -> None:
     from pipeline.judgments.tables import judge  # numpy: only to compare judgments
 
-    judge(state.con, state.plan.judging, state.plan.loaded.where)
+    counted = state.runner.counts_judgment_cells  # Spark counts where the labels are
+    judge(state.con, state.plan.judging, state.plan.loaded.where, counted)
 
 
 def _check(state: _State) -> None:

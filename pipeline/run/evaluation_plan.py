@@ -87,6 +87,7 @@ class EvaluationPlan:
             *(f"{g.key}: {g.metric.label} of {_pairs(g.runs)} drops at most {g.max_drop} "
               f"against {g.against or 'the previous evaluation'}"
               f"{' (significantly)' if g.significant else ''}" for g in self.checks.gates),
+            *(bound.text() for bound in self.checks.bounds),
             *(f"pool {_shown(pool.manifest())}" for pool in self.pools),
             *(self.judging.text() if self.judging else []),
             *(f"output {job.path} ({job.level}) <- table {job.table}" for job in self.outputs),

@@ -53,8 +53,8 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
     tuned = _check_tuning(spec, registry, data)
     _check_judged(spec)
     comparing = check_compare(spec, metrics, data)
-    checks = check_checks(spec, metrics, comparing, data)
     judging = judgments_plan(spec, metrics, data)
+    checks = check_checks(spec, metrics, comparing, data, judging)
     spec = with_qrels_formats(with_datasets(spec)) if data else spec
     sizes = _check_input_files(spec) if data else {}
     _check_outputs(spec)

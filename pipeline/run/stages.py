@@ -58,4 +58,4 @@ def _when(present: bool, name: str, does: str) -> list[Stage]:
 
 
 def _checks(plan: EvaluationPlan) -> bool:
-    return bool(plan.checks.expect or plan.checks.gates)
+    return bool(plan.checks.expect or plan.checks.gates or plan.checks.bounds)

@@ -1,5 +1,6 @@
 """The `expect:` and `gates:` sections of a spec: values pinned with a tolerance, and regressions
-that fail the job.
+that fail the job: a metric's drop (`Gate`), or a statistic of the judgment sets' comparisons
+outside its bounds (`StatisticGate`).
 
 Checked like every section (strict, unknown keys named with "did you mean"); what needs the runs,
 the metrics and the compare section (an unknown run or metric, a metric with no direction, a
@@ -11,12 +12,20 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from pipeline.spec.base import StrictModel, unknown_key_error
 
-__all__ = ["DEFAULT_TOLERANCE", "AgainstRun", "Expect", "Gate"]
+__all__ = [
+    "DEFAULT_TOLERANCE",
+    "AgainstRun",
+    "Expect",
+    "Gate",
+    "GATE_KINDS",
+    "StatisticGate",
+    "gate_kind",
+]
 
 #: Half a unit of the 4th decimal: expected values are copied from tables printed to 4 decimals
 #: (trec_eval's %.4f, irpipe's summary, papers), so a value that prints the same passes.
@@ -99,6 +108,66 @@ class Gate(StrictModel):
         if not isinstance(value.get("run"), str):
             _invalid(f"expected {{run: NAME}}, a run's name, found {value!r}")
         return AgainstRun(run=value["run"])
+
+
+class StatisticGate(StrictModel):
+    """A statistic of an agreement or a correlation entry that must stay within bounds (as
+    Cohen's kappa of an LLM's labels against people's, or Kendall's tau of the orderings they
+    give): outside, the job fails."""
+
+    statistic: str = Field(
+        description="a statistic as the tables agreement and correlation name it: cohen_kappa, "
+        "cohen_kappa@2 (at a threshold of the entry), kendall_tau_b, tau_ap, ..."
+    )
+    reference: str = Field(
+        description="the entry's reference: a judgment set (of an agreement entry) or a metric "
+        "(of a correlation entry)"
+    )
+    other: str = Field(description="the entry's other judgment set, or other metric")
+    metric: str | None = Field(
+        None,
+        description="a correlation statistic of an agreement entry: the metric whose two "
+        "orderings of the runs are compared (default: each metric the entry orders them by)",
+    )
+    collection: str | None = Field(
+        None,
+        description="a correlation entry's collection, when entries compare the same two "
+        "metrics under several (default: each)",
+    )
+    min: float | None = Field(None, description="the lowest accepted value")
+    max: float | None = Field(None, description="the highest accepted value")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _named(cls, data: Any) -> Any:
+        # A bound without a statistic is most likely meant for a metric: say what each gate is.
+        if isinstance(data, dict) and "statistic" not in data:
+            _invalid(
+                "min and max bound a statistic of an agreement or correlation entry: name it "
+                "(statistic: cohen_kappa, reference: SET, other: SET); a metric is gated by its "
+                "drop (metric:, against:, max_drop:)"
+            )
+        return data
+
+    @model_validator(mode="after")
+    def _bounded(self) -> StatisticGate:
+        if self.min is None and self.max is None:
+            _invalid("give the accepted values' bound: min, max or both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            _invalid(f"min {self.min:g} is above max {self.max:g}: no value can pass")
+        return self
+
+
+#: the kinds of gate, as `gate_kind` tells them apart (a tag of the spec's models, not a key)
+GATE_KINDS = ("metric_gate", "statistic_gate")
+
+
+def gate_kind(value: Any) -> str:
+    """A gate bounds a statistic when it says `statistic:` (or gives a bound: `min`, `max`);
+    else it is a metric's drop."""
+    keys = set(value) if isinstance(value, dict) else set()
+    bound = isinstance(value, StatisticGate) or bool(keys & {"statistic", "min", "max"})
+    return GATE_KINDS[1] if bound else GATE_KINDS[0]
 
 
 def _invalid(message: str) -> None:

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from pipeline.errors import IrpipeWarning, SpecError
 from pipeline.spec import models
 from pipeline.spec.base import did_you_mean
+from pipeline.spec.checks import GATE_KINDS
 from pipeline.spec.globs import expand_run_globs
 from pipeline.spec.models import Spec
 
@@ -233,6 +234,8 @@ def _first_error(exc: ValidationError, loaded: LoadedSpec) -> str:
             loc = loc[:2] + loc[3:]  # the kind of run (a file, or fused) is not a key
         if loc[:1] == ("collections",) and loc[2:4] in _QRELS_KINDS and error["type"] != "at_key":
             loc = loc[:3] + loc[4:]  # nor the kind of qrels (a file, or an overlay)
+        if loc[:1] == ("gates",) and loc[2:3] in [(kind,) for kind in GATE_KINDS]:
+            loc = loc[:2] + loc[3:]  # nor the kind of gate (a metric's drop, a statistic's bounds)
         messages.append(f"{loaded.where(*loc)}: {_message(error)}")
     return "\n".join(dict.fromkeys(messages))
 

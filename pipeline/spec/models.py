@@ -25,7 +25,7 @@ from pydantic_core import PydanticCustomError
 
 from pipeline.spec import judgment_sets
 from pipeline.spec.base import StrictModel, at_key, resolve_path, string_or_mapping
-from pipeline.spec.checks import Expect, Gate
+from pipeline.spec.checks import Expect, Gate, StatisticGate, gate_kind
 from pipeline.spec.compare import Compare
 from pipeline.spec.fusion import FusedRun, resolved_fusions
 from pipeline.spec.history import History
@@ -44,6 +44,7 @@ __all__ = [
     "FusedRun",
     "Gate",
     "History",
+    "StatisticGate",
     "MetricItem",
     "Overlay",
     "SparkSection",
@@ -321,9 +322,15 @@ class Spec(StrictModel):
     expect: list[Expect] = Field(
         [], description="pinned values: run, metric, value and tolerance; outside it, exit 5"
     )
-    gates: list[Gate] = Field(
+    gates: list[
+        Annotated[
+            Annotated[Gate, Tag("metric_gate")] | Annotated[StatisticGate, Tag("statistic_gate")],
+            Discriminator(gate_kind),
+        ]
+    ] = Field(
         [], description="regressions that fail the job (exit 5): a metric's largest drop "
-        "against the previous evaluation or another run",
+        "against the previous evaluation or another run, or a statistic of an agreement or "
+        "correlation entry outside its bounds",
     )  # fmt: skip
     history: History | None = Field(
         None, description="a DuckDB file remembering every evaluation; unchanged runs are reused"
@@ -397,5 +404,6 @@ class SparkSection(StrictModel):
         None,
         description="a directory or URI where Spark writes the per-query table as Parquet, "
         "partitioned by collection and run; the driver then collects it only if the spec needs "
-        "it there (query-level outputs, compare, history, expect, gates)",
+        "it there (query-level outputs, compare, history, expect, gates, a bootstrap of "
+        "orderings)",
     )

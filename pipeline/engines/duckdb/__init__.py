@@ -22,6 +22,7 @@ class DuckDBEngine:
     """The `Engine` that evaluates on this machine, every run in batches that memory holds."""
 
     reuses_results = True
+    counts_judgment_cells = False  # `qrels` holds the labels: they are counted from it
 
     def connect(self, plan: SqlPlan) -> duckdb.DuckDBPyConnection:
         from pipeline.engines.duckdb.executor import connect  # duckdb only to evaluate

@@ -33,6 +33,7 @@ class Session:
     """An `Engine` (`pipeline.engines.Engine`) whose every evaluation shares one qrels' part."""
 
     reuses_results = True
+    counts_judgment_cells = False  # `qrels` holds the labels: they are counted from it
 
     def __init__(self) -> None:
         self._con: duckdb.DuckDBPyConnection | None = None

@@ -4,7 +4,8 @@ The driver reads the inputs where they live (`inputs`), Spark partitions every q
 by query id, and each partition is evaluated on a worker by the plan's own SQL in an in-memory
 DuckDB (`shard`). The per-query rows come back to the driver, where the aggregates are computed
 from them by the same SQL as on one machine (`results`): so every table, and every digit, is the
-DuckDB engine's. pyspark is imported only here, and only when a spec chooses the engine.
+DuckDB engine's. The agreement entries' confusion cells are counted by Spark SQL, by the
+statement the DuckDB engine runs (`cells`). pyspark is imported only here, and only when a spec chooses the engine.
 
 Imports: pyspark and pyarrow, the DuckDB engine's SQL and the plan.
 """
@@ -16,6 +17,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from pipeline.engines.spark.session import quiet, require_pyspark, session, spark_version
+from pipeline.plan.judgment_cells import judged_pairs
 
 if TYPE_CHECKING:
     import duckdb
@@ -88,6 +90,13 @@ def _execute(spark, plan: SqlPlan, loaded: LoadedSpec, con: duckdb.DuckDBPyConne
         per_query_at_scale(con, plan, loaded, results, reporter)
     else:
         collect(con, plan, results.toArrow(), reporter)
+    pairs = judged_pairs(loaded.spec.agreement)
+    if pairs:  # once the inputs are checked: the judgment sets' labels compared
+        from pipeline.engines.spark.cells import count_cells
+
+        # `grades` where the spec has the setting (soft labels: decimal grades), else integers
+        grades = getattr(loaded.spec.settings, "grades", "integer")
+        count_cells(spark, plan, (files, parquet), pairs, con, grades)
 
 
 def _partitions(spark, loaded: LoadedSpec, files: dict) -> int:
@@ -122,9 +131,11 @@ def describe_input(loaded: LoadedSpec):
 
 class SparkEngine:
     """The `Engine` that shards the plan by query id on a Spark cluster (or Spark in local mode).
-    It evaluates every run: its results are never taken from the history."""
+    It evaluates every run: its results are never taken from the history. The qrels' labels stay
+    with Spark: it counts the agreement entries' confusion cells itself."""
 
     reuses_results = False
+    counts_judgment_cells = True
 
     def connect(self, plan: SqlPlan) -> duckdb.DuckDBPyConnection:
         from pipeline.engines.duckdb.executor import connect

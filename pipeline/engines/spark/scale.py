@@ -3,9 +3,9 @@
 With `spark: {per_query: DIR}` the shards' per-query rows are written by Spark to DIR as Parquet,
 partitioned by collection and run (`collection=c/run=r/part-*.parquet`), once the checks have
 passed. Unless the spec needs them on the driver (a query-level output, comparisons, a history,
-expected values or gates), they never reach it: the aggregates are computed on the workers, each
-run's rows together, by the DuckDB engine's aggregate statement (means summed in query order),
-and only those rows are collected.
+expected values or gates, a bootstrap of orderings), they never reach it: the aggregates are
+computed on the workers, each run's rows together, by the DuckDB engine's aggregate statement
+(means summed in query order), and only those rows are collected.
 """
 
 from __future__ import annotations
@@ -35,10 +35,12 @@ __all__ = ["needs_per_query", "per_query_at_scale"]
 
 
 def needs_per_query(loaded: LoadedSpec) -> bool:
-    """Whether something on the driver reads the per-query table."""
+    """Whether something on the driver reads the per-query table (a bootstrap of orderings
+    draws queries)."""
     spec = loaded.spec
     levels = {output.level for output in spec.outputs} - {"aggregate", "pr_curve", "pr_plot"}
-    return bool(levels or spec.compare or spec.history or spec.expect or spec.gates)
+    drawn = any(entry.bootstrap for entry in (*spec.agreement, *spec.correlation))
+    return bool(levels or spec.compare or spec.history or spec.expect or spec.gates or drawn)
 
 
 def per_query_at_scale(
