@@ -47,14 +47,18 @@ SETTINGS = [
 
 
 def every_measure() -> list[str]:
-    """Every built-in measure, once, by its canonical form (Fallout needs a cutoff)."""
+    """Every built-in measure over ordinary qrels, once, by its canonical form (Fallout needs a
+    cutoff); the diversity measures read subtopic qrels (tests/test_diversity.py)."""
     registry, found = get_registry(), {}
     for name in registry.names():
         try:
             resolved = registry.resolve(name)
         except SpecError:
             resolved = registry.resolve(f"{name}@10")
-        found.update(dict.fromkeys(m.canonical for m in resolved))
+        ordinary = [
+            m for m in resolved if type(m.measure).__module__ != "pipeline.metrics.diversity"
+        ]
+        found.update(dict.fromkeys(m.canonical for m in ordinary))
     return list(found)
 
 

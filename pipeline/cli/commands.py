@@ -67,12 +67,22 @@ def _print_summary(evaluation) -> None:
 
 
 def _print_judgments(evaluation) -> None:
-    """The judgment sets' agreement and the orderings' correlations, before the summary."""
-    from pipeline.console.draw import print_blocks
-    from pipeline.console.judgments import agreement_tables, correlation_tables
+    """The judgment sets' agreement, their pairs by grade and the orderings' correlations,
+    before the summary."""
+    _print_judgment_tables({table: evaluation.rows(table) for table in JUDGMENT_TABLES})
 
-    tables = agreement_tables(evaluation.rows("agreement"))
-    tables += correlation_tables(evaluation.rows("correlation"))
+
+#: the tables of an evaluation's comparisons of judgment sets, in the order they are printed
+JUDGMENT_TABLES = ("agreement", "confusion", "correlation")
+
+
+def _print_judgment_tables(rows: dict[str, list[tuple]]) -> None:
+    """The agreement, the pairs by grade and the correlations, from each table's rows."""
+    from pipeline.console.draw import print_blocks
+    from pipeline.console.judgments import agreement_tables, confusion_tables, correlation_tables
+
+    tables = agreement_tables(rows["agreement"]) + confusion_tables(rows["confusion"])
+    tables += correlation_tables(rows["correlation"])
     print_blocks([block for table in tables for block in (table, "")])
 
 
@@ -253,15 +263,9 @@ def show(args: argparse.Namespace) -> int:
 
 def _print_recorded_judgments(document: dict) -> None:
     """An evaluation's judgment sets' comparisons as the history recorded them, as `irpipe
-    run` printed them, with the pairs by grade."""
-    from pipeline.console.draw import print_blocks
-    from pipeline.console.judgments import agreement_tables, confusion_tables, correlation_tables
-
-    rows = {table: [tuple(row.values()) for row in document[table]]
-            for table in ("agreement", "confusion", "correlation")}  # fmt: skip
-    tables = agreement_tables(rows["agreement"]) + confusion_tables(rows["confusion"])
-    tables += correlation_tables(rows["correlation"])
-    print_blocks([block for table in tables for block in (table, "")])
+    run` printed them."""
+    tables = {name: [tuple(row.values()) for row in document[name]] for name in JUDGMENT_TABLES}
+    _print_judgment_tables(tables)
 
 
 def diff(args: argparse.Namespace) -> int:
