@@ -57,11 +57,13 @@ WILCOXON = [c for c in CASES if c[0] not in (12, 13)] + [(10, 4, 1), (13, 10, 2)
 
 @pytest.mark.parametrize(("n", "grid", "seed"), WILCOXON)
 def test_wilcoxon_is_scipys_wilcoxon_on_each_row(n, grid, seed):
-    a, b = generated(n, grid, seed, pairs=10 if 8 <= n <= 13 else 30)
-    expected = each_row(a, b, lambda x, y: stats.wilcoxon(x, y).pvalue)
+    # rows 0-8 (generated's every kind of row) where scipy's permutations take seconds a row
+    a, b = generated(n, grid, seed, pairs=9 if 8 <= n <= 13 else 30)
     found, zero = wilcoxon_test(a, b), np.all(a == b, axis=1)
     assert zero[:4].all() and np.all(found[zero] == 1.0)
-    np.testing.assert_allclose(found[~zero], expected[~zero], rtol=0, atol=1e-12)
+    # scipy's reference only where a difference is not all zero (it gives NaN there)
+    expected = each_row(a[~zero], b[~zero], lambda x, y: stats.wilcoxon(x, y).pvalue)
+    np.testing.assert_allclose(found[~zero], expected, rtol=0, atol=1e-12)
 
 
 def test_wilcoxon_decides_its_method_row_by_row():
