@@ -18,6 +18,8 @@ subtopic_fact   per query, an aggregate over the relevant pairs (`subtopic`) or 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pipeline.contract.needs import Need, level_tag
 
 __all__ = [
@@ -102,8 +104,8 @@ class SubtopicColumns:
     """The subtopic columns `Columns` offers (mixed into it): each method names a `Need`,
     refused by a bound `Columns` unless the measure declared it (`Columns._use`)."""
 
-    def _use(self, need: Need, how: str) -> Need:  # Columns' own
-        raise NotImplementedError
+    #: Columns' own: the need, once checked against what the measure declared
+    _use: Callable[[Need, str], Need]
 
     def novelty_gain(self, level: int | float, alpha: float) -> Need:
         """Row: the sum over the document's relevant subtopics of (1 - alpha)^seen: alpha-DCG's

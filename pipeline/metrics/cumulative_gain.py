@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, ValidationInfo, field_validator
 
 from ..api import Columns, Gain, Measure, MeasureParams, dcg, hookimpl
-from .reported_queries import answered, answered_needs, judged_topic, judged_topic_needs
+from .reported_queries import gdeval_empty, gdeval_missing, gdeval_needs, gdeval_reported
 
 
 class GainParams(MeasureParams):
@@ -68,22 +68,19 @@ class nDCG(Measure[NDCGParams]):  # noqa: N801 -- the name users write
     cutoff = "k"
 
     def needs(self, p: NDCGParams, c: Columns):
-        gdeval = (*judged_topic_needs(c), *answered_needs(c)) if p.variant == "gdeval" else ()
-        return (c.ideal_dcg(_gain(p), p.discount, p.k), *gdeval)
+        return (c.ideal_dcg(_gain(p), p.discount, p.k), *gdeval_needs(p, c))
 
     def per_query(self, p: NDCGParams, c: Columns) -> str:
         gain = _gain(p)
         ideal = f"any_value({c.ideal_dcg(gain, p.discount, p.k)})"
         value = f"(CASE WHEN {ideal} > 0 THEN {dcg(c, gain, p.discount, p.k)} / {ideal} ELSE 0 END)"
-        return judged_topic(c, value) if p.variant == "gdeval" else value
+        return gdeval_reported(p, c, value)
 
     def missing(self, p: NDCGParams, c: Columns) -> str:
-        if p.variant == "gdeval":
-            return answered(c, judged_topic(c, "0", aggregate=False))
-        return "0"
+        return gdeval_missing(p, c)
 
     def empty(self, p: NDCGParams, c: Columns) -> str:
-        return judged_topic(c, "0", aggregate=False) if p.variant == "gdeval" else "0"
+        return gdeval_empty(p, c)
 
 
 def _gain(p: NDCGParams) -> Gain:

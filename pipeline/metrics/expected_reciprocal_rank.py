@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import Field
 
 from ..api import Columns, Measure, MeasureParams, Need, double, hookimpl
-from .reported_queries import answered, answered_needs, judged_topic, judged_topic_needs
+from .reported_queries import gdeval_empty, gdeval_missing, gdeval_needs, gdeval_reported
 
 
 class ERRParams(MeasureParams):
@@ -71,21 +71,18 @@ class ERR(Measure[ERRParams]):
     judged_rows_suffice = True
 
     def needs(self, p: ERRParams, c: Columns):
-        gdeval = (*judged_topic_needs(c), *answered_needs(c)) if p.variant == "gdeval" else ()
-        return (reach(p.max_grade), *gdeval)
+        return (reach(p.max_grade), *gdeval_needs(p, c))
 
     def per_query(self, p: ERRParams, c: Columns) -> str:
         term = f"{satisfaction(c.relv, p.max_grade)} * {reach(p.max_grade)} / {c.rank}"
         value = f"coalesce(sum({term}) FILTER (WHERE {c.within(p.k)}), {double(0)})"
-        return judged_topic(c, value) if p.variant == "gdeval" else value
+        return gdeval_reported(p, c, value)
 
     def missing(self, p: ERRParams, c: Columns) -> str:
-        if p.variant == "gdeval":
-            return answered(c, judged_topic(c, "0", aggregate=False))
-        return "0"
+        return gdeval_missing(p, c)
 
     def empty(self, p: ERRParams, c: Columns) -> str:
-        return judged_topic(c, "0", aggregate=False) if p.variant == "gdeval" else "0"
+        return gdeval_empty(p, c)
 
 
 @hookimpl

@@ -10,9 +10,20 @@ setting, and `n_queries` counts the queries averaged, as the tool's mean does.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..api import Columns, Need
 
-__all__ = ["answered", "answered_needs", "judged_topic", "judged_topic_needs"]
+__all__ = [
+    "answered",
+    "gdeval_empty",
+    "gdeval_missing",
+    "gdeval_needs",
+    "gdeval_reported",
+    "answered_needs",
+    "judged_topic",
+    "judged_topic_needs",
+]
 
 
 def answered_needs(c: Columns) -> tuple[Need, ...]:
@@ -36,3 +47,26 @@ def judged_topic(c: Columns, value: str, aggregate: bool = True) -> str:
     `aggregate`: `value` is a per-query aggregate (else an expression over the query's facts)."""
     positive = f"any_value({c.num_rel(1)})" if aggregate else c.num_rel(1)
     return f"(CASE WHEN {positive} > 0 THEN {value} END)"
+
+
+# gdeval.pl's variant of a measure with a `variant` parameter (nDCG, ERR): the queries it prints
+# a line for, 0 for an emptied ranking of such a query, and no value for any other. Each measure
+# keeps its own methods (their `p` is its Params) and hands them these.
+def gdeval_needs(p: Any, c: Columns) -> tuple[Need, ...]:
+    """What the gdeval variant reads besides the measure's own needs."""
+    return (*judged_topic_needs(c), *answered_needs(c)) if p.variant == "gdeval" else ()
+
+
+def gdeval_reported(p: Any, c: Columns, value: str) -> str:
+    """The per-query `value`, left without a value where gdeval.pl prints no line."""
+    return judged_topic(c, value) if p.variant == "gdeval" else value
+
+
+def gdeval_missing(p: Any, c: Columns) -> str:
+    """The `missing` value: under gdeval, 0 for a judged topic the run answered, else none."""
+    return answered(c, gdeval_empty(p, c)) if p.variant == "gdeval" else "0"
+
+
+def gdeval_empty(p: Any, c: Columns) -> str:
+    """The `empty` value: under gdeval, 0 for a judged topic, else none."""
+    return judged_topic(c, "0", aggregate=False) if p.variant == "gdeval" else "0"

@@ -21,6 +21,7 @@ of inclusive products serves.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Callable
 from typing import Any
 
@@ -54,10 +55,10 @@ class CWLMeasure(Measure[Any]):
     def per_query(self, p: Any, c: Columns) -> str:
         return self.residual(p) if p.residual else self.expected_utility(p, WORST)
 
+    @abstractmethod
     def expected_utility(self, p: Any, case: Case) -> str:
         """SQL aggregate: the expected utility of the ranking when unjudged documents and the
         padding gain as `case` says."""
-        raise NotImplementedError
 
     def residual(self, p: Any) -> str:
         """SQL aggregate: the best case's expected utility minus the worst's."""

@@ -12,6 +12,8 @@ weight). Both read only the judged rows and their ranks.
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 from pydantic import Field
 
 from ...api import double
@@ -26,9 +28,9 @@ class FixedWeights(CWLMeasure):
 
     judged_rows_suffice = True
 
+    @abstractmethod
     def weight(self, p: CWLParams, rank: str) -> str:
         """SQL w(rank), the unnormalised weight of a position (1-based)."""
-        raise NotImplementedError
 
     def total(self, p: CWLParams) -> str:
         """SQL w(1) + ... + w(max_depth), a constant."""

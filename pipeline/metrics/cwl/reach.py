@@ -14,6 +14,7 @@ the tail is position n'+1 alone, with weight and gain B(n'+1) R(n').
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from functools import partial
 
 from pydantic import Field
@@ -34,9 +35,9 @@ def reading_on(p: CWLParams, case: Case) -> Need:
 class Reach(CWLMeasure):
     """A NERR measure: B(i) (`base`) and the depth K its user can reach (`depth`)."""
 
+    @abstractmethod
     def base(self, p: CWLParams, rank: str) -> str:
         """SQL B(rank) = b(1) ... b(rank - 1)."""
-        raise NotImplementedError
 
     def depth(self, p: CWLParams) -> int:
         """K: P(i - 1) is 0 for every position i > K."""
