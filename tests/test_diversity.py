@@ -24,7 +24,7 @@ from conftest import snapshot
 from test_user_errors import DATA_ERROR, SPEC_ERROR, irpipe, refused
 
 from pipeline import evaluate
-from pipeline.errors import InputDataError
+from pipeline.errors import InputDataError, SpecError
 from pipeline.run.evaluation import evaluate as run_evaluation
 from pipeline.synthetic import generate_subtopics, write_qrels, write_subtopic_qrels
 
@@ -386,6 +386,21 @@ def test_a_frame_with_a_subtopic_column_is_read_as_subtopic_qrels(collection, tm
     written = yaml.safe_load((tmp_path / "copy" / "spec.yaml").read_text())
     assert written["collections"]["web"]["format"] == "subtopics"
     _same(_values(tmp_path / "copy" / "spec.yaml"), expected)
+
+
+def test_a_subtopic_text_file_is_named_by_its_format_in_the_python_door(collection):
+    """A text file has no columns to tell: the Python door takes the collection spelled out as
+    a spec writes it, and gives the spec's values; the same file given alone is ordinary qrels,
+    refused by a diversity measure naming the format setting."""
+    where, _, runs = collection
+    metrics = ["alpha_nDCG@20", "StRecall@20", "AP"]
+    expected = _values(_spec(where, runs, metrics))
+    qrels = {"web": {"qrels": str(where / "qrels.txt"), "format": "subtopics"}}
+    frames = {name: str(where / f"{name}.trec") for name in runs}
+    table = evaluate(qrels=qrels, runs=frames, metrics=metrics).per_query(to="arrow").to_pylist()
+    _same({(r["run"], r["qid"], r["metric"]): r["value"] for r in table}, expected)
+    with pytest.raises(SpecError, match=r"format: subtopics"):
+        evaluate(qrels={"web": str(where / "qrels.txt")}, runs=frames, metrics=metrics)
 
 
 def _same(got: dict, expected: dict) -> None:

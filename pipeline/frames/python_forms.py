@@ -28,14 +28,18 @@ def by_query(value: Any) -> bool:
     return isinstance(value, Mapping) and bool(value) and all(map(_documents, value.values()))
 
 
+#: keys of a spec's run or collection entry, which a query's documents never hold together
+#: with their own (a run's `collection`, a fusion's `fuse`, a collection's `format`, `num_docs`)
+_SPEC_KEYS = frozenset({"collection", "fuse", "format", "num_docs"})
+
+
 def _documents(value: Any) -> bool:
     """Whether a value is one query's documents (its first is enough to tell): `{docno: value}`,
-    not a spec's `{"fuse": [...]}` nor `{"run": ..., "collection": ...}`; or `[(docno, value)]`."""
+    not a spec's `{"fuse": [...]}`, `{"run": ..., "collection": ...}` nor `{"qrels": ...,
+    "format": ...}`; or `[(docno, value)]`."""
     if isinstance(value, Mapping):
         first = next(iter(value.values()), None)
-        return not ({"collection", "fuse"} & value.keys()) and not isinstance(
-            first, Mapping | list | tuple
-        )
+        return not (_SPEC_KEYS & value.keys()) and not isinstance(first, Mapping | list | tuple)
     return isinstance(value, list | tuple) and bool(value) and _pair(value[0])
 
 

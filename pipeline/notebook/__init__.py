@@ -54,7 +54,9 @@ def evaluate(
 
     `qrels`: one input, or a mapping of collection names to inputs (judgment sets: `{"human":
     ..., "umbrela": ...}`, a set built from others as in a spec: `{"overlay": ["umbrela",
-    "human"]}`); `runs`: one input, a list, or a mapping of run names to inputs (a
+    "human"]}`, or a collection spelled out as in a spec: `{"qrels": "web.txt", "format":
+    "subtopics", "num_docs": 50_000}`; a table with a `subtopic` column is subtopic qrels by
+    itself); `runs`: one input, a list, or a mapping of run names to inputs (a
     fused run is given as in a spec: `{"fuse": [names]}`). With several collections, each run is
     evaluated under each of them (its rows read once), unless it says which: `{"run": input,
     "collection": name}` (or a list of names). An input is a path or a table
@@ -190,9 +192,7 @@ def _loaded(qrels, runs, metrics, settings, sections, columns) -> tuple[LoadedSp
     collections = qrels if named else {"default": qrels}
     data: dict[str, Any] = {
         "collections": {
-            name: {"qrels": value}
-            if _overlay(value)
-            else _collection(_input(value, "qrels", name, tables, read), tables)
+            name: _collection_entry(name, value, tables, read)
             for name, value in collections.items()
         },
         "runs": _runs(runs, list(collections), tables, read),
@@ -210,6 +210,34 @@ def _loaded(qrels, runs, metrics, settings, sections, columns) -> tuple[LoadedSp
 def _overlay(value: Any) -> bool:
     """A judgment set built from others, as in a spec: `{"overlay": ["llm", "human"]}`."""
     return isinstance(value, Mapping) and list(value) == ["overlay"]
+
+
+#: the keys of a collection spelled out as in a spec (beside `qrels`, one at least)
+_COLLECTION_KEYS = frozenset({"format", "num_docs"})
+
+
+def _collection_entry(name: str, value: Any, tables: dict, read) -> dict[str, Any]:
+    """The spec's collection `name` for the value given: an overlay, a collection spelled out
+    as in a spec (`{"qrels": "web.txt", "format": "subtopics"}`, the way to say what a text
+    file's format is), or qrels alone (a path, a table, a dict)."""
+    if _overlay(value):
+        return {"qrels": value}
+    if _spelled_out(value):
+        path = _input(value["qrels"], "qrels", name, tables, read)
+        return {**_collection(path, tables), **value, "qrels": path}
+    return _collection(_input(value, "qrels", name, tables, read), tables)
+
+
+def _spelled_out(value: Any) -> bool:
+    """A collection as a spec writes it: `qrels` and `format` or `num_docs` (qrels as a dict
+    of dicts have queries as keys, so a qid named 'format' beside one named 'qrels' would be
+    read as this: no such qrels are known)."""
+    return (
+        isinstance(value, Mapping)
+        and "qrels" in value
+        and bool(set(value) & _COLLECTION_KEYS)
+        and set(value) <= {"qrels", *_COLLECTION_KEYS}
+    )
 
 
 def _collection(path: str, tables: dict) -> dict[str, Any]:
