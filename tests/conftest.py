@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ import yaml
 
 # Plugins installed on the machine must never change test results.
 os.environ["IRPIPE_LOAD_PLUGINS"] = ""
+# The cache of installed entry points (pipeline.entry_points): the tests' own, not the user's.
+os.environ.setdefault("IRPIPE_CACHE_DIR", tempfile.mkdtemp(prefix="irpipe-cache-"))
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = Path(pipeline.__file__).parent
 #: the modules at pipeline/'s root: the foundation every layer may import, and the facades
 FOUNDATION = {
-    "__init__", "_version", "api", "digest", "errors", "formatting", "hookspecs", "interrupts",
-    "progress", "sql", "synthetic",
+    "__init__", "_version", "api", "digest", "entry_points", "errors", "formatting", "hookspecs",
+    "interrupts", "progress", "sql", "synthetic",
 }  # fmt: skip
 #: the packages that ask for the process-wide measure registry (`get_registry()`): the front
 #: doors, and the measures that define it. Every layer below is handed the registry or what it

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import sys
-from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import pytest
 
+from pipeline.entry_points import InstalledEntryPoint
 from pipeline.host import manager as plugins
 from pipeline.measures.registry import Registry
 
@@ -18,7 +18,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "plugins" / "irpipe-judged"
 def judged_entry_point(monkeypatch):
     """Pretend the example plugin is installed, without installing anything."""
     monkeypatch.syspath_prepend(str(EXAMPLE))
-    ep = EntryPoint(name="judged", value="irpipe_judged", group="irpipe")
+    ep = InstalledEntryPoint("irpipe", "judged", "irpipe_judged", "irpipe-judged", "1.0")
     monkeypatch.setattr(plugins, "entry_points", lambda group: [ep] if group == "irpipe" else [])
     monkeypatch.setenv("IRPIPE_LOAD_PLUGINS", "judged")
     yield

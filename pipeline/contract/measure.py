@@ -19,6 +19,11 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from pipeline.contract.columns import Columns, Need
+from pipeline.entry_points import quiet_pydantic_plugins
+
+# Pydantic looks for its plugins (reading every distribution's metadata) when it first builds a
+# validator; irpipe's cache of the installation tells it beforehand when none is installed.
+quiet_pydantic_plugins()
 
 __all__ = ["LevelParams", "Measure", "MeasureParams", "ParamsT", "RankedParams"]
 
@@ -26,7 +31,7 @@ __all__ = ["LevelParams", "Measure", "MeasureParams", "ParamsT", "RankedParams"]
 class MeasureParams(BaseModel):
     """Base of every measure's parameter model: strict, frozen, unknown keys rejected."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
 
 def _level(value: Any) -> Any:

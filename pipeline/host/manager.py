@@ -20,13 +20,13 @@ import os
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Literal
 
 import pluggy
 
 from pipeline import hookspecs
 from pipeline._version import __version__
+from pipeline.entry_points import InstalledEntryPoint, entry_points
 from pipeline.errors import IrpipeWarning, PluginError, PluginWarning
 from pipeline.hookspecs import HOOKS
 from pipeline.host.builtin import DEFAULT_PLUGINS
@@ -244,7 +244,7 @@ def _load_entry_points(pm: PluginManager) -> None:
     allowed = os.environ.get("IRPIPE_LOAD_PLUGINS")
     names = None if allowed is None else {n.strip() for n in allowed.split(",") if n.strip()}
     # By name, so the same installation loads (and reports) its plugins in the same order.
-    found = sorted(entry_points(group="irpipe"), key=_load_order)
+    found = sorted(entry_points("irpipe"), key=_load_order)
     for ep in found:
         state = _state_of(ep)
         pm.records.append(state)
@@ -264,18 +264,16 @@ def _load_entry_points(pm: PluginManager) -> None:
         )
 
 
-def _load_order(ep: EntryPoint) -> tuple[str, str, str]:
+def _load_order(ep: InstalledEntryPoint) -> tuple[str, str, str]:
     """By entry-point name, then distribution: of two with one name, the same one always loads."""
-    return ep.name, ep.dist.name if ep.dist is not None else "", ep.value
+    return ep.name, ep.distribution or "", ep.value
 
 
-def _state_of(ep: EntryPoint) -> PluginState:
-    dist = ep.dist
-    name, version = (dist.name, dist.version) if dist is not None else (None, None)
-    return PluginState(ep.name, name, version, entry_point=ep.value)
+def _state_of(ep: InstalledEntryPoint) -> PluginState:
+    return PluginState(ep.name, ep.distribution, ep.version, entry_point=ep.value)
 
 
-def _load(pm: PluginManager, ep: EntryPoint, state: PluginState) -> None:
+def _load(pm: PluginManager, ep: InstalledEntryPoint, state: PluginState) -> None:
     """Import and register one entry point; any failure fails its plugin alone."""
     from pipeline.host.checks import one_line
 

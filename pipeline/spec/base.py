@@ -16,6 +16,12 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from pipeline.entry_points import quiet_pydantic_plugins
+
+# Pydantic looks for its plugins (reading every distribution's metadata) when it first builds a
+# validator; irpipe's cache of the installation tells it beforehand when none is installed.
+quiet_pydantic_plugins()
+
 __all__ = [
     "StrictModel",
     "at_key",
@@ -29,7 +35,7 @@ __all__ = [
 class StrictModel(BaseModel):
     """Frozen, strict, and unknown keys are reported with the allowed ones."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
     @model_validator(mode="before")
     @classmethod

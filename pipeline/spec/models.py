@@ -159,7 +159,9 @@ _string_or_mapping = string_or_mapping("a metric string, e.g. nDCG@10 or AP(rel=
 class MetricItem(BaseModel):
     """One metric entry: `metric` plus its parameters (checked later against the metric's model)."""
 
-    model_config = ConfigDict(extra="allow", frozen=True, json_schema_extra=_string_or_mapping)
+    model_config = ConfigDict(
+        extra="allow", frozen=True, defer_build=True, json_schema_extra=_string_or_mapping
+    )
 
     metric: str = Field(description="metric name or ir_measures-style string, e.g. nDCG@10")
     label: str | None = Field(None, description="column name in the tables")
@@ -191,6 +193,10 @@ _EVALUATED_SCHEMA = {
 }
 
 
+def _settings_default(schema: dict[str, Any]) -> None:
+    schema["default"] = Settings().model_dump(mode="json")
+
+
 class Spec(StrictModel):
     """The whole spec: collections, runs, settings, metrics, outputs, comparisons, checks,
     pools, and judgment sets compared."""
@@ -212,7 +218,12 @@ class Spec(StrictModel):
         "<name>/<stem>), or a fusion of other runs (`fuse:`); at least one, unless the spec "
         "only compares judgment sets (agreement)",
     )
-    settings: Settings = Field(Settings(), description="evaluation semantics (all optional)")
+    # A factory, so that importing the models builds no validator (the schema still shows it).
+    settings: Settings = Field(
+        default_factory=Settings,
+        description="evaluation semantics (all optional)",
+        json_schema_extra=_settings_default,
+    )
     metrics: list[MetricItem] = Field(
         [],
         description="metric strings, or mappings of `metric` and its parameters; at least one, "

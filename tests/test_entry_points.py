@@ -1,0 +1,129 @@
+"""Entry points are read from the installation's metadata once per state of the installation:
+later processes read the cache, and installing or removing a distribution is seen at once."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline import entry_points
+from tests.conftest import fake_distribution
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# A process that validates the quickstart and says how often the metadata of every installed
+# distribution was read (a discovery without a name: a lookup by name is not a scan).
+SCANS = """
+import importlib.metadata as metadata, sys
+scans = []
+discover = metadata.Distribution.discover.__func__
+def counted(cls, **kwargs):
+    if kwargs.get("name") is None:
+        scans.append(1)
+    return discover(cls, **kwargs)
+metadata.Distribution.discover = classmethod(counted)
+from pipeline.cli import main
+try:
+    main(["validate", "configs/quickstart.yaml"])
+except SystemExit:
+    pass
+print("scans", len(scans))
+"""
+
+
+def _scans(cache: Path, path: Path | None = None) -> int:
+    env = {"IRPIPE_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin"}
+    if path is not None:
+        env["PYTHONPATH"] = str(path)
+    done = subprocess.run(
+        [sys.executable, "-c", SCANS], capture_output=True, text=True, cwd=ROOT, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout.split()[-1])
+
+
+def test_a_second_process_reads_no_distributions_metadata(tmp_path):
+    """Neither irpipe nor pydantic scans the installation once the cache holds it."""
+    assert _scans(tmp_path / "cache") >= 1
+    assert _scans(tmp_path / "cache") == 0
+
+
+def test_a_distribution_installed_later_is_found(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    _scans(tmp_path / "cache", site)
+    assert _scans(tmp_path / "cache", site) == 0
+    fake_distribution(site, "irpipe-late", {"late": "irpipe_late"})
+    assert _scans(tmp_path / "cache", site) >= 1  # the site's time changed: read again
+    [cached] = (tmp_path / "cache").glob("entry-points-*.json")
+    found = json.loads(cached.read_text())["entry_points"]
+    assert {"group": "irpipe", "name": "late", "value": "irpipe_late",
+            "distribution": "irpipe-late", "version": "1.0"} in found  # fmt: skip
+
+
+def test_in_one_process_a_new_path_entry_is_read(tmp_path, monkeypatch):
+    monkeypatch.setenv("IRPIPE_CACHE_DIR", str(tmp_path / "cache"))
+    before = {ep.name for ep in entry_points.entry_points("irpipe")}
+    site = fake_distribution(tmp_path / "site", "irpipe-extra", {"extra": "irpipe_extra"})
+    monkeypatch.syspath_prepend(str(site))
+    after = entry_points.entry_points("irpipe")
+    assert {ep.name for ep in after} == before | {"extra"}
+    [extra] = [ep for ep in after if ep.name == "extra"]
+    assert (extra.distribution, extra.version, extra.value) == (
+        "irpipe-extra",
+        "1.0",
+        "irpipe_extra",
+    )
+
+
+def test_a_cache_that_cannot_be_written_only_costs_a_reading(tmp_path, monkeypatch):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    monkeypatch.setenv("IRPIPE_CACHE_DIR", str(blocked / "cache"))
+    monkeypatch.setattr(entry_points, "_found", None)
+    assert entry_points.entry_points("irpipe") == [
+        ep for ep in entry_points._scan() if ep.group == "irpipe"
+    ]
+    assert blocked.read_text() == "not a directory"
+
+
+@pytest.mark.parametrize("text", ["{", '{"key": 1}', '{"key": [], "entry_points": [{"x": 1}]}'])
+def test_a_damaged_cache_is_read_again(tmp_path, monkeypatch, text):
+    monkeypatch.setenv("IRPIPE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(entry_points, "_found", None)
+    entry_points._cache_file().write_text(text)
+    assert entry_points.entry_points("irpipe") == [
+        ep for ep in entry_points._scan() if ep.group == "irpipe"
+    ]
+    assert json.loads(entry_points._cache_file().read_text())["key"]  # rewritten whole
+
+
+PYDANTIC_PLUGIN = """
+class Plugin:
+    def new_schema_validator(self, *args, **kwargs):
+        print("pydantic plugin called")
+        return None, None, None
+
+plugin = Plugin()
+"""
+
+
+def test_an_installed_pydantic_plugin_is_still_loaded_by_pydantic(tmp_path):
+    site = tmp_path / "site"
+    info = site / "observer-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: observer\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[pydantic]\nobserver = observer:plugin\n")
+    (site / "observer.py").write_text(PYDANTIC_PLUGIN)
+    for _ in range(2):  # the first process fills the cache, the second reads it
+        env = {"IRPIPE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(site)}
+        done = subprocess.run(
+            [sys.executable, "-m", "pipeline.cli", "validate", "configs/quickstart.yaml"],
+            capture_output=True, text=True, cwd=ROOT, env=env,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "pydantic plugin called" in done.stdout
