@@ -3,10 +3,11 @@
 Finding entry points reads the metadata of every installed distribution, so its cost grows with the
 environment: a researcher's has several hundred distributions, and irpipe would pay for them in
 every process (twice: for its plugins and for pydantic's). The groups irpipe reads are kept in a
-small JSON file in the user's cache directory, keyed by the import path and the modification time
-of each of its entries. Installing, upgrading or removing a distribution adds or removes a
-directory in one of those entries, which changes that entry's time, so the key changes and the
-metadata is read again; otherwise a process reads one small file.
+small JSON file in the user's cache directory, keyed by the import path and, in each of its
+entries, the names and modification times of the distributions' metadata directories (a listing,
+not a reading). Installing, upgrading or removing a distribution adds, replaces or removes such a
+directory, so the key changes and the metadata is read again; otherwise a process reads one small
+file.
 
 `IRPIPE_CACHE_DIR` names the directory (default `$XDG_CACHE_HOME/irpipe`, else `~/.cache/irpipe`);
 a directory that cannot be written only means the metadata is read every time.
@@ -55,19 +56,16 @@ def quiet_pydantic_plugins() -> None:
     """Spare pydantic its own reading of every distribution's metadata when none declares a
     pydantic plugin: its loader is told there are none, which is what its reading would find.
     Where a plugin is installed, pydantic finds and loads it as it always does."""
-    if entry_points("pydantic"):
-        return
     import importlib
 
     loader = importlib.import_module("pydantic.plugin._loader")
-    # Only a loader that has not looked yet (and, with another pydantic, one that has the same
-    # cache: otherwise nothing is changed and pydantic reads the metadata itself).
-    if getattr(loader, "_plugins", False) is None:
+    # Only a loader that has not looked yet (a pydantic whose loader differs is left to look).
+    if getattr(loader, "_plugins", False) is None and not entry_points("pydantic"):
         loader._plugins = {}
 
 
 #: This process's last reading: (installation key, entry points).
-_found: tuple[list[list], list[InstalledEntryPoint]] | None = None
+_found: tuple[list, list[InstalledEntryPoint]] | None = None
 
 
 def _installed() -> list[InstalledEntryPoint]:
@@ -84,16 +82,29 @@ def _installed() -> list[InstalledEntryPoint]:
     return _found[1]
 
 
-def _installation_key() -> list[list]:
-    """The interpreter, and each import path entry with its modification time (None if absent)."""
-    entries: list[list] = [[sys.executable, sys.version, _FORMAT]]
+def _installation_key() -> list:
+    """The interpreter, and for each import path entry the distributions' metadata it holds, each
+    with its modification time: a directory's `*.dist-info` and `*.egg-info` (what importlib.metadata
+    reads), an archive's own time. The entries' own times would be cheaper, but the first entry is
+    often the working directory, whose time changes with every file written there."""
+    key: list = [sys.executable, sys.version, _FORMAT]
     for entry in sys.path:
-        path = os.path.abspath(entry or ".")
-        try:
-            entries.append([path, os.stat(path).st_mtime_ns])
-        except OSError:
-            entries.append([path, None])
-    return entries
+        key.append([entry, _metadata_in(os.path.abspath(entry or "."))])
+    return key
+
+
+def _metadata_in(path: str) -> list | int | None:
+    try:
+        if not os.path.isdir(path):
+            return os.stat(path).st_mtime_ns
+        with os.scandir(path) as found:
+            return sorted(
+                [item.name, item.stat().st_mtime_ns]
+                for item in found
+                if item.name.endswith((".dist-info", ".egg-info"))
+            )
+    except OSError:
+        return None
 
 
 def _scan() -> list[InstalledEntryPoint]:
@@ -110,14 +121,16 @@ def _scan() -> list[InstalledEntryPoint]:
 
 
 def _cache_file() -> Path:
-    """One file per environment, so that two virtual environments do not overwrite each other's."""
+    """One file per environment and import path, so that two virtual environments (or two
+    PYTHONPATHs) do not overwrite each other's readings."""
     configured = os.environ.get("IRPIPE_CACHE_DIR")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     folder = Path(configured) if configured else Path(base) / "irpipe"
-    return folder / f"entry-points-{zlib.crc32(sys.prefix.encode()):08x}.json"
+    where = zlib.crc32("\0".join([sys.prefix, *sys.path]).encode())
+    return folder / f"entry-points-{where:08x}.json"
 
 
-def _read_cache(key: list[list]) -> list[InstalledEntryPoint] | None:
+def _read_cache(key: list) -> list[InstalledEntryPoint] | None:
     try:
         kept = json.loads(_cache_file().read_text(encoding="utf-8"))
         if kept["key"] != key:
@@ -127,7 +140,7 @@ def _read_cache(key: list[list]) -> list[InstalledEntryPoint] | None:
         return None
 
 
-def _write_cache(key: list[list], found: list[InstalledEntryPoint]) -> None:
+def _write_cache(key: list, found: list[InstalledEntryPoint]) -> None:
     """Write atomically (processes may start side by side); a failure leaves no cache, no error."""
     path = _cache_file()
     text = json.dumps({"key": key, "entry_points": [ep.__dict__ for ep in found]})

@@ -28,19 +28,20 @@ def counted(cls, **kwargs):
 metadata.Distribution.discover = classmethod(counted)
 from pipeline.cli import main
 try:
-    main(["validate", "configs/quickstart.yaml"])
+    main(["validate", sys.argv[1]])
 except SystemExit:
     pass
 print("scans", len(scans))
 """
 
 
-def _scans(cache: Path, path: Path | None = None) -> int:
+def _scans(cache: Path, path: Path | None = None, cwd: Path = ROOT) -> int:
     env = {"IRPIPE_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin"}
     if path is not None:
         env["PYTHONPATH"] = str(path)
+    spec = str(ROOT / "configs" / "quickstart.yaml")
     done = subprocess.run(
-        [sys.executable, "-c", SCANS], capture_output=True, text=True, cwd=ROOT, env=env
+        [sys.executable, "-c", SCANS, spec], capture_output=True, text=True, cwd=cwd, env=env
     )
     assert done.returncode == 0, done.stderr
     return int(done.stdout.split()[-1])
@@ -50,6 +51,17 @@ def test_a_second_process_reads_no_distributions_metadata(tmp_path):
     """Neither irpipe nor pydantic scans the installation once the cache holds it."""
     assert _scans(tmp_path / "cache") >= 1
     assert _scans(tmp_path / "cache") == 0
+
+
+def test_files_written_in_the_working_directory_change_nothing(tmp_path):
+    """The working directory is on the path (`python -c`, notebooks): what an evaluation writes
+    there is no distribution, and reads nothing again."""
+    work = tmp_path / "work"
+    work.mkdir()
+    _scans(tmp_path / "cache", cwd=work)
+    (work / "out.csv").write_text("written\n")
+    (work / "out").mkdir()
+    assert _scans(tmp_path / "cache", cwd=work) == 0
 
 
 def test_a_distribution_installed_later_is_found(tmp_path):

@@ -1,5 +1,5 @@
 """The suites: track, grid and run100k (everyday.py), five and official (compare.py), scale, runs10,
-spill, validate, python, significance, history (history_suite.py), pools (pools_suite.py), spark
+spill, validate (startup_suite.py), python, significance, history (history_suite.py), pools (pools_suite.py), spark
 (spark_suite.py), notebook (notebook_suite.py), dashboard (dashboard_suite.py), fusion (fusion_suite.py),
 judgments (judgments_suite.py), cwl (cwl_suite.py) and diversity (diversity_suite.py).
 
@@ -26,11 +26,10 @@ from notebook_suite import notebook
 from pools_suite import pools
 from report import agreement, table
 from spark_suite import spark
-from tools import FIVE, OFFICIAL, RUNNERS, irpipe_executable, read_summary, run_name, write_spec
+from startup_suite import validate
+from tools import FIVE, OFFICIAL, RUNNERS, read_summary, run_name, write_spec
 
 __all__ = ["SUITE_GROUPS", "SUITE_NAMES", "run_suite"]
-
-QUICKSTART = Path(__file__).resolve().parents[2] / "configs" / "quickstart.yaml"
 
 
 def scale(ctx: Context) -> None:
@@ -118,47 +117,6 @@ def _spill_note(work: Path, run: str) -> str:
     warnings = agreement(both, "irpipe")
     same = "; ".join(warnings) if warnings else "the same numbers as without a limit"
     return f"Completed; {held}; {same}."
-
-
-def validate(ctx: Context) -> None:
-    """Start-up (`irpipe --help`, `irpipe validate` on the quickstart) and the suites' specs."""
-    work = ctx.results / "validate"
-    startup = _startup_jobs(work)
-    timings = measured(take_turns(startup | _validate_jobs(ctx, work), ctx.repeat))
-    rows = [timing_row(what, t) for what, t in timings.items()]
-    ctx.report.sections.append(
-        "## validate: start-up and `irpipe validate SPEC` (process start to exit, no data read)\n\n"
-        + table(TIMING_HEADERS, rows)
-    )
-    for what in startup:
-        ctx.report.target(f"startup: {what} (s)", timings[what].wall, 0.150)
-    suites = [t.wall for what, t in timings.items() if what not in startup]
-    ctx.report.target("validate: import + validate (s)", max(suites), 0.5)
-
-
-def _startup_jobs(work: Path) -> dict[str, tuple[list[str], Path]]:
-    """What a user waits for first: the help text, and validating the quickstart spec."""
-    irpipe = irpipe_executable()
-    commands = {
-        "`irpipe --help`": [irpipe, "--help"],
-        "`irpipe validate configs/quickstart.yaml`": [irpipe, "validate", str(QUICKSTART)],
-    }
-    return {what: (cmd, work / f"startup{i}.log") for i, (what, cmd) in enumerate(commands.items())}
-
-
-def _validate_jobs(ctx: Context, work: Path) -> dict[str, tuple[list[str], Path]]:
-    """`irpipe validate` on a spec with the five and one with the official measures.
-
-    They name the run100k files: validation reads no data, so the 7M files need not exist.
-    """
-    data = ctx.everyday("run100k")
-    jobs = {}
-    for suite in (FIVE, OFFICIAL):
-        metrics = [m.irpipe for m in suite.metrics if m.irpipe]
-        spec = write_spec(work / f"{suite.name}.yaml", data.qrels, data.runs, metrics, work / "out")
-        command = [irpipe_executable(), "validate", str(spec)]
-        jobs[f"{suite.name} ({len(metrics)} metrics)"] = (command, work / f"{suite.name}.log")
-    return jobs
 
 
 def python(ctx: Context) -> None:
