@@ -21,7 +21,6 @@ __all__ = [
     "bad_rows_message",
     "input_name",
     "colliding_hashes",
-    "discard",
     "duplicated_files",
     "duplicates",
     "duplicates_message",
@@ -86,11 +85,6 @@ def duplicated_files(loads: list[Load], hashes: list[int]) -> Statement:
         SELECT {key}, {identity(table)} {rows} AND {_hash(key, table)} IN (SELECT unnest(?::UINTEGER[]))
         GROUP BY ALL HAVING count(*) > 1)"""
     return Statement(sql, [[load.name for load in loads], hashes])
-
-
-def discard(load: Load) -> Statement:
-    """Remove a file's rows (before it is read again by the general pass)."""
-    return Statement(f"DELETE {_where(load)}", [load.name])
 
 
 def duplicates(load: Load) -> Statement:

@@ -1,11 +1,10 @@
 """TREC qrels and run files -> DuckDB tables, with explicit column types and the input rules.
 
 Readers are pure: they return SQL (with bound parameters) and `execute` runs it. Files are read by
-DuckDB line by line (plain or gzip-compressed) in up to three steps:
-  fast      every file of a batch in one statement (`insert_lines`): one parallel pass that splits
-            each line on any run of spaces and tabs; right for every ordinary file
-  general   per file, only if the fast pass flagged a line: split with a regular expression
-  problems  only if lines are still bad: number the lines and report the first few.
+DuckDB line by line (plain or gzip-compressed) in up to two steps:
+  read      every file of a batch in one statement (`insert_lines`): one parallel pass that splits
+            each line on any run of C whitespace and marks the lines that break a rule
+  problems  only for a file with such a line: number its lines and report the first few.
 Lines that are blank or whose first non-blank character is '#' are skipped. What a line must hold is
 a list of `Rule`s over its fields `f` (configs/REFERENCE.md, "Input rules"): the `strict` mode rejects numbers that
 are not plainly numbers; `lenient` reads them as trec_eval's C `atof`/`atol` do ("1,5" is 1).
@@ -36,7 +35,6 @@ __all__ = [
     "Load",
     "Rule",
     "SUBTOPIC_FIELDS",
-    "general_lines",
     "insert_lines",
     "problem_lines",
     "qrels_format",
@@ -124,19 +122,18 @@ _READ_NUMBERED = f"read_csv(?, columns = {{'line': 'VARCHAR'}}, delim = chr(30),
 _READ_DATA = f"""read_csv(?, columns = {{'line': 'VARCHAR', 'cut': 'VARCHAR'}}, delim = chr(31),
                     {_OPTIONS}, nullstr = chr(30) || chr(29) || chr(28))"""
 _SKIP = "line IS NULL OR regexp_matches(line, '^[ \\t\\v\\f]*(#|$)')"
-# C's isspace (and so trec_eval) separates fields by spaces, tabs, \v and \f. The fast split takes
-# a line whose separators are single spaces or tabs as it is; other lines (runs of separators, \v,
-# \f, leading or trailing ones) have their separators squeezed first, by replacements that halve a
-# run each time. A run longer than eight leaves an empty field, which sends the file to `general`.
+# C's isspace (and so trec_eval) separates fields by spaces, tabs, \v and \f. A line whose
+# separators are single spaces or tabs is split as it is; other lines (runs of separators, \v,
+# \f, leading or trailing ones) are split at every separator and their empty fields dropped: in
+# DuckDB that is half the time of squeezing the separators first (by replacements or a regex).
 _TABS = "replace(line, chr(9), ' ')"
 _SPACES = "replace(replace(spaced, chr(11), ' '), chr(12), ' ')"
-_SQUEEZED = f"trim(replace(replace(replace({_SPACES}, '  ', ' '), '  ', ' '), '  ', ' '))"
+_NONEMPTY = f"list_filter(string_split({_SPACES}, ' '), lambda field: field <> '')"
 # A line whose single-space split has no empty field and holds no \v or \f is split as it is.
 _UNEVEN = "list_contains(split, '') OR contains(line, chr(11)) OR contains(line, chr(12))"
-_FAST_FIELDS = f"CASE WHEN {_UNEVEN} THEN string_split({_SQUEEZED}, ' ') ELSE split END"
+_FIELDS = f"CASE WHEN {_UNEVEN} THEN {_NONEMPTY} ELSE split END"
+# The same fields, for the numbered reading of a file with bad lines (its report only).
 _ALL_FIELDS = "string_split(trim(regexp_replace(line, '[ \\t\\v\\f]+', ' ', 'g')), ' ')"
-# Lines the fast split left with an empty field go to the general pass.
-_NOT_FAST = "list_contains(f, '')"
 
 
 def qrels_format(mode: str = "strict", grades: str = "integer") -> Format:
@@ -161,26 +158,17 @@ def run_format(mode: str = "strict", use_rank: bool = False) -> Format:
 
 
 def insert_lines(loads: list[Load]) -> Statement:
-    """The fast pass: every file of `loads` (one format) in one statement, each row marked with its
-    file's name; `ok` is false for a line that breaks a rule or that the fast split cannot take."""
+    """Every file of `loads` (one format) in one statement, each row marked with its file's name;
+    `ok` is false for a line that breaks a rule."""
     fmt = loads[0].format
     names = [load.name for load in loads]
     spaced = f"SELECT line, cut, file_index, {_TABS} AS spaced FROM {_READ_DATA} WHERE NOT ({fmt.skipped})"
     split = f"SELECT *, string_split(spaced, ' ') AS split FROM ({spaced})"
-    lines = f"SELECT line, cut, file_index, {_FAST_FIELDS} AS f FROM ({split})"
+    lines = f"SELECT line, cut, file_index, {_FIELDS} AS f FROM ({split})"
     sql = f"""INSERT INTO {quote_identifier(fmt.table)}
-        SELECT (?::VARCHAR[])[CAST(file_index AS BIGINT) + 1], {fmt.select}, NOT ({_NOT_FAST} OR {fmt.bad})
+        SELECT (?::VARCHAR[])[CAST(file_index AS BIGINT) + 1], {fmt.select}, NOT {fmt.bad}
         FROM ({lines})"""
     return Statement(sql, [names, [literal_path(load.path) for load in loads]])
-
-
-def general_lines(load: Load) -> Statement:
-    """The general pass over one file: any run of C whitespace separates fields."""
-    fmt = load.format
-    lines = f"SELECT line, cut, {_ALL_FIELDS} AS f FROM {_READ_DATA} WHERE NOT ({fmt.skipped})"
-    sql = f"""INSERT INTO {quote_identifier(fmt.table)}
-        SELECT ?, {fmt.select}, NOT {fmt.bad} FROM ({lines})"""
-    return Statement(sql, [load.name, [literal_path(load.path)]])
 
 
 def problem_lines(load: Load) -> Statement:
@@ -194,7 +182,7 @@ def problem_lines(load: Load) -> Statement:
 
 def parsed_lines(source: str, fmt: Format, columns: str, explain: bool = False) -> str:
     """SQL over a relation `source` of text lines (a column `line`, and `columns` passed
-    through): each data line split by the general pass and read by `fmt`, named `columns`,
+    through): each data line split and read by `fmt`, named `columns`,
     `fmt`'s columns (`qid, docno, rel` or `qid, docno, rank, score`), `ok`, and with `explain`
     the `problem` of a bad line. The Spark engine reads lines this way on its workers, so that
     a line means and fails exactly as in `insert_lines` and `problem_lines`."""
@@ -203,12 +191,11 @@ def parsed_lines(source: str, fmt: Format, columns: str, explain: bool = False) 
     problem = (
         f", CASE WHEN NOT ({fmt.bad}) THEN NULL {why} ELSE 'unreadable' END" if explain else ""
     )
-    # The fast split where it splits well (as `insert_lines`), else the general one.
+    # Split as `insert_lines` splits.
     spaced = f"""SELECT *, CASE WHEN contains(line, chr(31)) THEN '' END AS cut, {_TABS} AS spaced
         FROM {source} WHERE NOT ({fmt.skipped})"""
     split = f"SELECT *, string_split(spaced, ' ') AS split FROM ({spaced})"
-    fast = f"SELECT *, {_FAST_FIELDS} AS fast FROM ({split})"
-    lines = f"SELECT *, CASE WHEN list_contains(fast, '') THEN {_ALL_FIELDS} ELSE fast END AS f FROM ({fast})"
+    lines = f"SELECT *, {_FIELDS} AS f FROM ({split})"
     return f"""SELECT * FROM (SELECT {columns}, {fmt.select}, NOT {fmt.bad}{problem} FROM ({lines}))
         AS t({columns}, {names}, ok{", problem" if explain else ""})"""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.plan.inputs import Load, general_lines, insert_lines
+from pipeline.plan.inputs import Load, insert_lines
 from pipeline.plan.qrels_formats import max_grades
 from pipeline.plan.ranking import (
     ONE_COLLECTION,
@@ -91,8 +91,7 @@ def _show_load(loads: list[Load]) -> str:
         columns = [set(TABLE_COLUMNS[load.table]) for load in tables]
         shown.append(f"-- the table inputs:\n{_show(insert_rows(tables, columns))}")
     if texts:
-        general = "-- for each file with lines the fast pass cannot split, as for the first:"
-        shown.append(f"{_show(insert_lines(texts))}\n\n{general}\n{_show(general_lines(texts[0]))}")
+        shown.append(_show(insert_lines(texts)))
     return "\n\n".join(shown)
 
 

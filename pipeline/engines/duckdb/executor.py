@@ -20,7 +20,7 @@ from pipeline.errors import DuplicateError, InputDataError, PluginError, SpecErr
 from pipeline.plan import input_checks as check
 from pipeline.plan.batches import text_size
 from pipeline.plan.compile import SqlPlan
-from pipeline.plan.inputs import Load, general_lines, insert_lines, problem_lines
+from pipeline.plan.inputs import Load, insert_lines, problem_lines
 from pipeline.plan.loaded_tables import RUN_TABLES
 from pipeline.plan.qrels_formats import max_grades
 from pipeline.plan.table_inputs import is_table_input
@@ -223,8 +223,8 @@ def _out_of_memory(plan: SqlPlan, message: str) -> str:
 
 
 def load_files(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
-    """The fast pass over every file at once; the general pass for a file it flagged a line of;
-    then the file-level checks; subtopic qrels then give `qrels` their documents' highest
+    """One pass over every file at once, reporting a file with bad lines; then the file-level
+    checks; subtopic qrels then give `qrels` their documents' highest
     grades. A problem is reported for the first file (in spec order) that has one, as if the
     files had been loaded one by one."""
     _insert_lines(con, loads)
@@ -236,14 +236,14 @@ def load_files(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
 
 
 def _check_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
-    """After the fast pass: the general pass for a file it flagged a line of; no file empty."""
+    """No file holds a bad line (the first few are reported, by line number), nor is empty."""
     counts = {name: (rows, bad) for name, rows, bad in fetch_all(con, check.summary(loads))}
     for load in loads:
         rows, bad = counts.get(load.name, (0, 0))
         if bad and is_table_input(load.path):
             report_bad_rows(con, load, bad)
         if bad:
-            rows = _load_generally(con, load)
+            raise InputDataError(check.problems_message(load, _problems(con, load), bad))
         if rows == 0:
             raise InputDataError(check.empty_message(load))
 
@@ -290,16 +290,10 @@ def _naming_the_input(con: duckdb.DuckDBPyConnection, loads: list[Load], insert)
         raise
 
 
-def _load_generally(con: duckdb.DuckDBPyConnection, load: Load) -> int:
-    """Reload a file with the general split; its row count, or an error naming its bad lines."""
-    run_all(con, [check.discard(load)])
+def _problems(con: duckdb.DuckDBPyConnection, load: Load) -> list[tuple]:
+    """The first bad lines of a file: (line number, line, problem)."""
     with reading(load):
-        run_all(con, [general_lines(load)])
-    _, rows, bad = one(con, check.summary([load]))
-    if bad:
-        found = fetch_all(con, problem_lines(load))
-        raise InputDataError(check.problems_message(load, found, bad))
-    return rows
+        return fetch_all(con, problem_lines(load))
 
 
 def _check_shared_queries(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
