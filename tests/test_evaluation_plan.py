@@ -13,6 +13,7 @@ import yaml
 
 import pipeline.checks.plan
 import pipeline.compare.plan
+import pipeline.pools
 import pipeline.run.preflight
 from pipeline import validate
 from pipeline.engines import ENGINES, engine_named
@@ -52,7 +53,7 @@ def test_each_part_of_an_evaluation_is_built_once(everything, monkeypatch):
     calls: list[str] = []
     _counting(monkeypatch, calls, pipeline.compare.plan, "compare_plan")
     _counting(monkeypatch, calls, pipeline.checks.plan, "resolve_checks")
-    _counting(monkeypatch, calls, pipeline.run.preflight, "pool_plans")
+    _counting(monkeypatch, calls, pipeline.pools, "pool_plans")
     _counting(monkeypatch, calls, pipeline.run.preflight, "compile_plan")
     for _ in range(2):  # the second takes results from the history: nothing is compiled again
         calls.clear()

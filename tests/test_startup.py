@@ -30,21 +30,40 @@ def test_validate_does_not_import_duckdb_or_rich():
     assert _modules_after(code) == {"pydantic", "yaml"}
 
 
-def test_a_run_without_history_or_dashboard_imports_neither(tmp_path):
-    """The quickstart keeps no history: its run imports neither the history's code nor the
-    dashboard's."""
+#: what a plain evaluation (no history, comparisons, checks, pools, judgment sets compared or
+#: tuned runs, nothing printed) has no use for
+UNUSED_BY_A_PLAIN_RUN = (
+    "pipeline.history", "pipeline.dashboard", "pipeline.checks", "pipeline.compare",
+    "pipeline.judgments", "pipeline.pools", "pipeline.console", "pipeline.plan.tuning_trials",
+    "pipeline.frames.convert", "rich", "numpy", "scipy", "pyarrow", "matplotlib",
+)  # fmt: skip
+
+
+def _imported_by(tmp_path, command: list[str]) -> list[str]:
+    """Which of UNUSED_BY_A_PLAIN_RUN a command on a copy of the configs imports."""
     import shutil
 
     shutil.copytree(ROOT / "configs", tmp_path / "configs", ignore=shutil.ignore_patterns("out"))
+    argv = [*command, str(tmp_path / "configs" / "quickstart.yaml")]
     code = (
         "from pipeline.cli import main\n"
-        f"main(['run', '--quiet', {str(tmp_path / 'configs' / 'quickstart.yaml')!r}])\n"
+        f"main({argv!r})\n"
         "import sys\n"
-        "print('|'.join(m for m in ('pipeline.history', 'pipeline.dashboard') if m in sys.modules))"
+        f"print('|'.join(m for m in {UNUSED_BY_A_PLAIN_RUN!r} if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines()[-1] == ""
+    return [name for name in out.stdout.splitlines()[-1].split("|") if name]
+
+
+def test_a_plain_run_imports_only_what_it_uses(tmp_path):
+    """The quickstart keeps no history, compares nothing, checks nothing and pools nothing: its
+    quiet run imports none of their packages, nor a library it does not call."""
+    assert _imported_by(tmp_path, ["run", "--quiet"]) == []
+
+
+def test_validate_imports_only_what_it_checks(tmp_path):
+    assert _imported_by(tmp_path, ["validate"]) == []
 
 
 def test_every_public_name_resolves():

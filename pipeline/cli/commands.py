@@ -31,10 +31,9 @@ def run(args: argparse.Namespace) -> int:
     an expected value or a gate failed, every output written."""
     from pathlib import Path
 
-    from pipeline.checks.junit import check_junit_path, write_junit
-
     junit = Path(args.junit) if args.junit else None
     if junit is not None:  # before the evaluation, which may take an hour
+        from pipeline.checks.junit import check_junit_path
         from pipeline.run.writes import check_report
 
         check_junit_path(junit)
@@ -44,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
         _print_summary(evaluation)
     evaluation.warn()  # after the summary: a gate skipped follows the table it is about
     if junit is not None:
+        from pipeline.checks.junit import write_junit
+
         write_junit(evaluation.checks, junit, evaluation.loaded.path)
     if evaluation.checks:  # rich is imported only to print something (--quiet prints nothing)
         from pipeline.console.draw import print_checks

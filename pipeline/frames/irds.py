@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from pipeline.errors import InputDataError, SpecError
-from pipeline.frames.convert import table_of
 
 __all__ = ["IRDS", "irds_table", "is_irds"]
 
@@ -32,6 +31,8 @@ def irds_table(path: str, kind: str, where: str):
         what = "qrels" if kind == "qrels" else "scored documents (a run)"
         raise SpecError(f"{where}: the ir_datasets dataset {path!r} has no {what}")
     try:
+        from pipeline.frames.convert import table_of  # pyarrow: only for a dataset
+
         return table_of(getattr(dataset, rows)(), kind, where)
     except (SpecError, InputDataError):
         raise

@@ -17,7 +17,6 @@ import re
 from abc import abstractmethod
 from dataclasses import dataclass, field
 
-from pipeline.compare.marks import DAGGER, DOUBLE_DAGGER, legend
 from pipeline.contract.writer import Writer
 from pipeline.formatting import format_value
 from pipeline.hookspecs import hookimpl
@@ -75,6 +74,8 @@ def load(con, table: str, manifest: dict) -> tuple[list[Grid], list[str]]:
             references[collection] = baseline
     lines = [BOLD_LEGEND]
     if "compare" in manifest and references:
+        from pipeline.compare.marks import legend  # only a report of comparisons has marks
+
         lines += legend(manifest["compare"], references)
     return list(grids.values()), lines
 
@@ -133,10 +134,11 @@ class LatexReport(ReportWriter):
         return "\n".join(out)
 
 
+# TeX's specials, and the significance marks of `pipeline.compare.marks` (†, ‡) as superscripts.
 _TEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "%": r"\%",
         "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
         "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",  # OT1 prints < > as ¡ ¿
-        DAGGER: r"\textsuperscript{\dag}", DOUBLE_DAGGER: r"\textsuperscript{\ddag}"}  # fmt: skip
+        "†": r"\textsuperscript{\dag}", "‡": r"\textsuperscript{\ddag}"}  # fmt: skip
 
 
 def _tex(text: str) -> str:

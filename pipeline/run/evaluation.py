@@ -15,12 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.checks import run_checks
-from pipeline.compare.marks import Significance, report_table, significance
 from pipeline.engines import engine_named, with_engine
 from pipeline.errors import IrpipeWarning
 from pipeline.outputs import write_outputs
-from pipeline.pools import finish_pools, with_pools
 from pipeline.run.evaluation_plan import EvaluationPlan
 from pipeline.run.keeping import keeper_of, notes, reusing
 from pipeline.run.preflight import compile_spec, validate
@@ -33,6 +30,7 @@ if TYPE_CHECKING:
     import duckdb
 
     from pipeline.checks import CheckResult
+    from pipeline.compare.marks import Significance
     from pipeline.engines import Engine
     from pipeline.history import Keeper
     from pipeline.plan.compile import SqlPlan
@@ -77,6 +75,8 @@ class Evaluation:
         """The marks of the console summary (and its legend), or None without comparisons."""
         if self.plan.comparing is None:
             return None
+        from pipeline.compare.marks import significance
+
         return significance(self.con, self.plan.comparing)
 
     def history_note(self) -> str | None:
@@ -196,11 +196,16 @@ def _tune(state: _State) -> None:
 
 def _execute(state: _State) -> None:
     plan, sql = state.plan, state.sql
-    pooled = with_pools(sql, plan.loaded, list(plan.pools)) if plan.pools else sql
-    state.runner.execute(pooled, plan.loaded, state.con)
+    if plan.pools:
+        from pipeline.pools import with_pools
+
+        sql = with_pools(sql, plan.loaded, list(plan.pools))
+    state.runner.execute(sql, plan.loaded, state.con)
 
 
 def _pool(state: _State) -> None:
+    from pipeline.pools import finish_pools
+
     plan = state.plan
     finish_pools(state.con, plan.loaded, list(plan.pools), plan.metrics)
 
@@ -220,6 +225,8 @@ def _agree(state: _State) -> None:
 
 def _check(state: _State) -> None:
     """The expected values and gates; their warnings (a gate skipped) held for the caller."""
+    from pipeline.checks import run_checks
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", IrpipeWarning)
         state.checks = run_checks(state.con, state.plan.loaded, state.plan.checks)
@@ -241,6 +248,8 @@ def _write(state: _State) -> None:
     plan, con = state.plan, state.con
     state.recorded = state.recorded or state._provenance()
     if any(job.level == "report" for job in plan.outputs):
+        from pipeline.compare.marks import report_table
+
         report_table(con, plan.metrics, plan.comparing)
     write_outputs(con, list(plan.outputs), state.recorded)
 

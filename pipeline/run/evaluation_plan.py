@@ -43,7 +43,7 @@ class EvaluationPlan:
     loaded: LoadedSpec
     sql: SqlPlan
     comparing: ComparePlan | None
-    checks: CheckPlan
+    checks: CheckPlan | None  # None without expected values or gates
     pools: tuple[PoolPlan, ...]
     outputs: tuple[OutputJob, ...]
     history: History | None
@@ -82,12 +82,7 @@ class EvaluationPlan:
         return [
             f"engine: {self.engine}",
             f"compare: {_shown(self.comparing.manifest() if self.comparing else None)}",
-            *(f"{e.key}: {e.run} {e.metric.label} = {e.value} ± {e.tolerance}"
-              f"{' (either way)' if e.two_sided else ''}" for e in self.checks.expect),
-            *(f"{g.key}: {g.metric.label} of {_pairs(g.runs)} drops at most {g.max_drop} "
-              f"against {g.against or 'the previous evaluation'}"
-              f"{' (significantly)' if g.significant else ''}" for g in self.checks.gates),
-            *(bound.text() for bound in self.checks.bounds),
+            *(self._checks_text() if self.checks else []),
             *(f"pool {_shown(pool.manifest())}" for pool in self.pools),
             *(self.judging.text() if self.judging else []),
             *(f"output {job.path} ({job.level}) <- table {job.table}" for job in self.outputs),
@@ -95,6 +90,16 @@ class EvaluationPlan:
             *([f"dashboard: {self.history.dashboard}"] if self.history and self.history.dashboard
               else []),
             *(f"stage {i}: {s.name}: {s.does}" for i, s in enumerate(stages(self), 1)),
+        ]  # fmt: skip
+
+    def _checks_text(self) -> list[str]:
+        return [
+            *(f"{e.key}: {e.run} {e.metric.label} = {e.value} ± {e.tolerance}"
+              f"{' (either way)' if e.two_sided else ''}" for e in self.checks.expect),
+            *(f"{g.key}: {g.metric.label} of {_pairs(g.runs)} drops at most {g.max_drop} "
+              f"against {g.against or 'the previous evaluation'}"
+              f"{' (significantly)' if g.significant else ''}" for g in self.checks.gates),
+            *(bound.text() for bound in self.checks.bounds),
         ]  # fmt: skip
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.compare.marks import significance
 from pipeline.outputs.targets import Written
 from pipeline.run.preflight import check_history_directory
 from pipeline.run.provenance import spec_path
@@ -65,6 +64,8 @@ def notes(plan: EvaluationPlan, con: duckdb.DuckDBPyConnection, checks: list) ->
     (a dashboard shows them without the comparison table), and the checks' outcomes."""
     found = {}
     if plan.comparing is not None:
+        from pipeline.compare.marks import significance
+
         found["significance"] = significance(con, plan.comparing).as_record()
     if checks:
         found["checks"] = [result.as_record() for result in checks]

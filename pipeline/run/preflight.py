@@ -10,11 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from pipeline.checks.plan import check_checks
-from pipeline.compare.plan import check_compare
 from pipeline.errors import SpecError
 from pipeline.frames.irds import irds_table, is_irds
-from pipeline.judgments import judgments_plan
 from pipeline.measures.registry import Registry, get_registry
 from pipeline.measures.resolve import check_needs, resolve_metric, resolve_metrics
 from pipeline.measures.resolved import ResolvedMeasure
@@ -23,9 +20,15 @@ from pipeline.plan.compile import compile_plan
 from pipeline.plan.output_tables import check_diff_outputs, curve_measures, output_table
 from pipeline.plan.qrels_formats import recognised
 from pipeline.plan.table_inputs import MEMORY, memory_view
-from pipeline.plan.tuning_trials import tuning_plan
-from pipeline.pools import pool_outputs, pool_plans
 from pipeline.run.evaluation_plan import EvaluationPlan, OutputJob
+from pipeline.run.sections import (
+    checks_plan,
+    compare_section,
+    judgments_section,
+    pool_jobs,
+    pools_of,
+    tunings,
+)
 from pipeline.run.writes import check_writes
 from pipeline.spec import LoadedSpec, load_spec
 from pipeline.spec.models import is_uri
@@ -52,9 +55,9 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
     metrics = resolve_metrics(spec, registry)
     tuned = _check_tuning(spec, registry, data)
     _check_judged(spec)
-    comparing = check_compare(spec, metrics, data)
-    judging = judgments_plan(spec, metrics, data)
-    checks = check_checks(spec, metrics, comparing, data, judging)
+    comparing = compare_section(spec, metrics, data)
+    judging = judgments_section(spec, metrics, data)
+    checks = checks_plan(spec, metrics, comparing, data, judging)
     spec = with_qrels_formats(with_datasets(spec)) if data else spec
     sizes = _check_input_files(spec) if data else {}
     _check_outputs(spec)
@@ -62,11 +65,10 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
         check_history_directory(spec.spec.history.path, spec.where("history"))
         _check_dashboard(spec)
     diffs = check_diff_outputs(spec, metrics, registry)
-    pools = tuple(pool_plans(spec, metrics))
+    pools = pools_of(spec, metrics)
     sql = compile_plan(spec, metrics, sizes, curve_measures(spec, registry), diffs)
-    tunings = tuple(tuning_plan(spec, run, metric, sizes) for run, metric in tuned.items())
     return EvaluationPlan(spec, sql, comparing, checks, pools, _output_jobs(spec, pools),
-                          spec.spec.history, tunings, judging)  # fmt: skip
+                          spec.spec.history, tunings(spec, tuned, sizes), judging)  # fmt: skip
 
 
 def check_pool_inputs(loaded: LoadedSpec) -> dict[Path, int]:
@@ -282,7 +284,7 @@ def _check_dashboard(loaded: LoadedSpec) -> None:
 def _output_jobs(loaded: LoadedSpec, pools: tuple) -> tuple[OutputJob, ...]:
     """Every file to write: the spec's outputs, then its pools'."""
     jobs = [OutputJob(_table(i, o), o.path, o.level) for i, o in enumerate(loaded.spec.outputs)]
-    return (*jobs, *pool_outputs(list(pools)))
+    return (*jobs, *pool_jobs(pools))
 
 
 #: the table each output level writes (curve and difference outputs have tables of their own)

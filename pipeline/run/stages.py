@@ -58,4 +58,5 @@ def _when(present: bool, name: str, does: str) -> list[Stage]:
 
 
 def _checks(plan: EvaluationPlan) -> bool:
-    return bool(plan.checks.expect or plan.checks.gates or plan.checks.bounds)
+    checks = plan.checks
+    return checks is not None and bool(checks.expect or checks.gates or checks.bounds)
