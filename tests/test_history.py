@@ -236,7 +236,8 @@ def test_previous_values_are_the_latest_earlier_evaluation_of_the_spec(
     collection, write_spec, tmp_path
 ):
     spec, history = collection
-    path = write_spec(spec)
+    spec = {**spec, "gates": [{"metric": "AP", "against": "previous", "max_drop": 1}]}
+    path = write_spec(spec)  # the gate reads the previous values
     first = evaluate(path, write=False)
     other = write_spec(spec, name="other.yaml")  # another spec in the same history
     evaluate(other, write=False, refresh=True)

@@ -254,12 +254,14 @@ def test_the_history_keys_a_run_by_its_collections(tmp_path):
         "run0": set(SETS), "run1": set(SETS), "run2": {"human"}
     }  # fmt: skip
     assert "all 3 runs unchanged" in second.history_note()
+    assert second.sql.qrels == []  # the keys cover both sets, and the overlay of them
     assert second.con.execute("SELECT * FROM per_query").fetchall() == table
     # llm's labels change, and so the overlay's: runs under them are evaluated again, under all
     # their collections; run2, under human alone, is reused
     write_qrels(generate(77, queries=12).qrels, tmp_path / "llm.txt")
     third = evaluate(path, write=False)
     assert set(third.keeper.reused) == {"run2"}
+    assert [load.name for load in third.sql.qrels] == ["human", "llm"]  # the overlay's sets
     human = "SELECT * FROM per_query WHERE collection = 'human'"
     assert third.con.execute(human).fetchall() == first.con.execute(human).fetchall()
     fresh = evaluate(path, write=False, refresh=True)

@@ -50,18 +50,21 @@ class Keeper:
         keys: dict[tuple[str, str], str],
         spec: str,
         read: frozenset[str] = frozenset(),
+        previous: bool = True,
     ) -> set[str]:
         """The runs whose results the history holds (none with `refresh`) under every
         collection they are evaluated under (`keys`: (run, collection) -> key), their per-query
         rows copied into `cached_values` of `con`; a run the history holds under some of its
         collections only is evaluated again under all (its file is read anyway). Runs in `read`
-        are read whatever the history holds (a pool needs their rows). The values of the
-        latest earlier evaluation of `spec` (its absolute path) are left in
-        `previous_aggregate` and `previous_per_query` of `con`, for the gates: read here,
-        before evaluating, so that the evaluation is then recorded in one transaction."""
+        are read whatever the history holds (a pool needs their rows). With `previous` (a gate
+        compares with the previous evaluation), the values of the latest earlier evaluation of
+        `spec` (its absolute path) are left in `previous_aggregate` and `previous_per_query` of
+        `con`: read here, before evaluating, so that the evaluation is then recorded in one
+        transaction."""
         self.keys = keys
         with store.attached(con, self.path, self.lock_timeout, write=False) as ready:
-            record.previous_tables(con, spec if ready else None)
+            if previous:
+                record.previous_tables(con, spec if ready else None)
             if ready and not self.refresh:
                 wanted = {pair: key for pair, key in keys.items() if pair[0] not in read}
                 found = cache.cached_keys(con, wanted)

@@ -4,6 +4,7 @@ compare with), and what it keeps beside the provenance."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,16 +48,41 @@ def _timeout(configured: SpecHistory | None) -> dict:
 
 def reusing(plan: EvaluationPlan, con, keeper: Keeper, inputs, software) -> SqlPlan:
     """The SQL plan without the runs whose results the history holds (copied into `con`, with
-    the previous values the gates read); a pooled run, and a fused run a `run` output writes,
-    is read whatever it holds."""
+    the previous values the gates read, when a gate reads them), and without the qrels that only
+    those runs read; a pooled run, and a fused run a `run` output writes, is read whatever it
+    holds."""
     from pipeline.history.cache import run_keys
 
     loaded = plan.loaded
     keys = run_keys(loaded, plan.sql, inputs, software)
     read = {run for pool in plan.pools for run in pool.runs}  # a pool needs their rows
     read |= {f.name for f in plan.sql.fusions if f.written}  # a `run` output needs its rows
-    spec = spec_path(loaded.path)
-    return plan.sql.reusing(frozenset(keeper.reuse(con, keys, spec, frozenset(read))))
+    spec, previous = spec_path(loaded.path), any(g.against is None for g in plan.checks.gates)
+    cached = keeper.reuse(con, keys, spec, frozenset(read), previous)
+    sql, unread = plan.sql.reusing(frozenset(cached)), _covered_qrels(plan, keeper)
+    return replace(sql, qrels=[q for q in sql.qrels if q.name not in unread]) if unread else sql
+
+
+def _covered_qrels(plan: EvaluationPlan, keeper: Keeper) -> set[str]:
+    """The collections whose qrels need not be read: those of the reused results, unless an
+    evaluated run, a comparison of judgment sets, a tuning or trec_eval -c's aggregate (which
+    counts their relevant lines) reads them. A result key holds the qrels' digest, the settings
+    and the versions, and is recorded only after every input check passed: the same bytes pass
+    them again. A collection that no run uses is read (and checked) as before."""
+    if plan.judging is not None or plan.tunings or plan.sql.missing_rankings:
+        return set()
+    spec, reused = plan.loaded.spec, keeper.reused_pairs
+    evaluated = {c for run, c in keeper.keys if (run, c) not in reused}
+    return _with_sets(spec, {c for _, c in reused}) - _with_sets(spec, evaluated)
+
+
+def _with_sets(spec, collections: set[str]) -> set[str]:
+    """The collections, and the judgment sets of the overlays among them, at every depth."""
+    found = set(collections)
+    for name in reversed(spec.overlays()):  # each overlay before the sets it reads
+        if name in found:
+            found.update(spec.collections[name].overlay)
+    return found
 
 
 def notes(plan: EvaluationPlan, con: duckdb.DuckDBPyConnection, checks: list) -> dict:
