@@ -79,8 +79,10 @@ class Format:
 
     @property
     def bad(self) -> str:
-        """Predicate over `line`, `cut` and `f`: the line breaks a rule."""
-        return "coalesce(" + " OR ".join(f"({r.bad})" for r in self.rules) + ", true)"
+        """Predicate over `line`, `cut` and `f`: the line breaks a rule (an implied rule's lines
+        are found by another)."""
+        tested = [rule for rule in self.rules if not rule.implied]
+        return "coalesce(" + " OR ".join(f"({r.bad})" for r in tested) + ", true)"
 
 
 @dataclass(frozen=True)

@@ -28,10 +28,15 @@ REAL_GRADES_HINT = " (decimal grades are read with settings: {grades: real})"
 
 @dataclass(frozen=True)
 class Rule:
-    """A condition on a line's fields `f` that makes the line bad, and SQL text saying why."""
+    """A condition on a line's fields `f` that makes the line bad, and SQL text saying why.
+
+    An `implied` rule only names more precisely a problem that a later rule finds too (a
+    decimal grade is also not an integer): which lines are bad is decided without it, so that
+    reading a million lines does not test it on each, and it is the reason given where it holds."""
 
     bad: str
     problem: str
+    implied: bool = False
 
 
 def quoted(expr: str) -> str:
@@ -51,8 +56,8 @@ def grade_field(
         return value, number_rules(expr, value, "the relevance grade", strict, finite=True)
     rel = "TRY_CAST(" + expr + " AS INTEGER)" if strict else atol(expr, "INTEGER")
     rules = integer_rules(expr, rel, "the relevance grade", strict)
-    if strict or decimals_refused:
-        rules.insert(0, _decimal_grade(expr))
+    if strict or decimals_refused:  # strict: a decimal is also not plainly digits
+        rules.insert(0, _decimal_grade(expr, implied=strict))
     return rel, rules
 
 
@@ -60,11 +65,12 @@ def grade_field(
 _DECIMAL = "[+-]?([0-9]+[.][0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?|[+-]?[0-9]+[eE][+-]?[0-9]+"
 
 
-def _decimal_grade(expr: str) -> Rule:
+def _decimal_grade(expr: str, implied: bool) -> Rule:
     """A decimal grade under `grades: integer`: refused, naming the setting that reads it."""
     return Rule(
         f"regexp_full_match({expr}, '{_DECIMAL}')",
         f"'the relevance grade must be an integer, found ' || {quoted(expr)} || '{REAL_GRADES_HINT}'",
+        implied,
     )
 
 

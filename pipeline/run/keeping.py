@@ -57,7 +57,8 @@ def reusing(plan: EvaluationPlan, con, keeper: Keeper, inputs, software) -> SqlP
     keys = run_keys(loaded, plan.sql, inputs, software)
     read = {run for pool in plan.pools for run in pool.runs}  # a pool needs their rows
     read |= {f.name for f in plan.sql.fusions if f.written}  # a `run` output needs its rows
-    spec, previous = spec_path(loaded.path), any(g.against is None for g in plan.checks.gates)
+    gates = plan.checks.gates if plan.checks is not None else ()
+    spec, previous = spec_path(loaded.path), any(g.against is None for g in gates)
     cached = keeper.reuse(con, keys, spec, frozenset(read), previous)
     sql, unread = plan.sql.reusing(frozenset(cached)), _covered_qrels(plan, keeper)
     return replace(sql, qrels=[q for q in sql.qrels if q.name not in unread]) if unread else sql
