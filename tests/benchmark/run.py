@@ -15,6 +15,7 @@ test: nothing here fails because a machine is slow.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -47,6 +48,9 @@ def main() -> None:
     """Run the chosen suites, then print the report and write it to --out."""
     args = parse_args()
     require_gnu_time()
+    # Every tool runs as installed: an installed package's modules are compiled once (pip does it
+    # at install), so a process that may not write bytecode would time compiling, not running.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     trec_eval = args.trec_eval or shutil.which("trec_eval")
     tools = make_tools(args.tools.split(","), trec_eval)
     ctx = Context(
