@@ -12,7 +12,7 @@ from pipeline.measures.registry import get_registry
 from pipeline.measures.resolve import resolve_metrics
 from pipeline.measures.trec_names import select
 from pipeline.plan.compile import compile_plan
-from pipeline.plan.ranking import slice_rows
+from pipeline.plan.slices import slice_rows
 from pipeline.run.evaluation import evaluate
 from pipeline.spec import load_spec
 from pipeline.synthetic import generate, write_qrels, write_run
@@ -122,7 +122,7 @@ def test_a_batch_ranked_in_slices_of_queries_gives_the_same_values(
     monkeypatch.setattr("pipeline.plan.compile.mostly_judged", lambda: "SELECT len(?) > 0")
     whole = _values(path)
     slices = []
-    monkeypatch.setattr("pipeline.plan.ranking.SLICE_ROWS", 40)
+    monkeypatch.setattr("pipeline.plan.slices.SLICE_ROWS", 40)
     monkeypatch.setattr("pipeline.engines.duckdb.steps.slice_rows", lambda last: slices.append(last) or slice_rows(last))  # fmt: skip
     assert _values(path) == whole
     assert len(slices) > 5 and slices.count(True) == 1  # sliced indeed

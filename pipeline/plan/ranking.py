@@ -3,7 +3,7 @@ its query's facts and the running values measures ask for. Pure, no I/O; `compil
 
 Two plans give the same rows for the rows they keep:
   full        every row, ordered by one window per (run, query) (`ordering` setting); a large
-              batch in slices of whole queries (`SLICE_ROWS`, `slice_rows`): memory holds one slice
+              batch in slices of whole queries (`pipeline.plan.slices`): memory holds one slice
   judged      only the rows the qrels judge, when every measure depends only on where those rank
               (`Measure.judged_rows_suffice`). A judged row's rank is the number of rows ordered at
               or before it: counted with a join on the query when a query has few judged rows
@@ -26,7 +26,6 @@ from pipeline.spec import Settings
 
 __all__ = [
     "ORDERINGS",
-    "SLICE_ROWS",
     "SortKey",
     "DENSE_SHARE",
     "at_or_before",
@@ -37,13 +36,6 @@ __all__ = [
     "ranked_sql",
     "ranking_length",
     "select_list",
-    "ONE_COLLECTION",
-    "PUT_BACK",
-    "PUT_BACK_RUNS",
-    "SET_ASIDE",
-    "SET_ASIDE_RUNS",
-    "slice_bounds",
-    "slice_rows",
 ]
 
 
@@ -101,11 +93,6 @@ def select_list(columns: dict[str, str]) -> str:
 
 # A run's rows as both plans read them; `rank` is the file's column, `file_rank` in the ranking.
 _RUN_ROWS = "(SELECT run, qid, docno, score, rank AS file_rank FROM run_rows)"
-#: Rows of a batch the full plan sorts at once, at most (about): a larger batch is ranked in
-#: slices of whole queries, one statement each, since a sort holds its rows in memory (about
-#: 110 bytes a row beyond the rows themselves: a 7M-line run sorted at once peaked at 1.3 GB, in
-#: slices of 2^20 rows at 0.74 GB).
-SLICE_ROWS = 1 << 20  # 1,048,576
 _RELV = "CASE WHEN q.rel < 0 THEN -2 ELSE q.rel END"  # negative judgments are -2, as in trec_eval
 
 
@@ -228,48 +215,6 @@ SELECT coalesce(sum(p.retrieved) FILTER (WHERE j.n > log2(p.retrieved))
 FROM present p JOIN runs USING (run)
 LEFT JOIN judged j ON j.collection = runs.collection AND j.qid = p.qid
 WHERE list_contains(?, p.run)"""
-
-
-def slice_bounds() -> str:
-    """SQL over a bound list of run names: the first qid of each slice of those runs' queries,
-    in qid order: as few slices as hold at most about SLICE_ROWS rows each, of whole queries and
-    of about equal size; one bound for a batch that needs no slicing."""
-    return f"""
-WITH per_query AS (SELECT qid, sum(retrieved) AS n FROM present WHERE list_contains(?, run) GROUP BY qid),
-numbered AS (
-    SELECT qid, sum(n) OVER (ORDER BY qid ROWS UNBOUNDED PRECEDING) - n AS before,
-        sum(n) OVER () AS total
-    FROM per_query
-),
-sliced AS (SELECT qid, before * ((total + {SLICE_ROWS - 1}) // {SLICE_ROWS}) // total AS slice FROM numbered)
-SELECT coalesce(list(first ORDER BY slice), []) FROM (SELECT slice, min(qid) AS first FROM sliced GROUP BY slice)"""
-
-
-#: SQL that sets a batch's rows aside before it is ranked in slices, and puts them back after.
-SET_ASIDE = "ALTER TABLE run_rows RENAME TO batch_rows"
-PUT_BACK = "DROP TABLE run_rows; ALTER TABLE batch_rows RENAME TO run_rows"
-
-
-#: SQL that ranks a batch one collection at a time, when a run is evaluated under several: the
-#: runs' names set aside, then for each collection `runs` made its rows alone (a bound
-#: collection) before the ranking, then put back. Each collection's rows are then ranked, and
-#: summed, exactly as a spec of that collection alone ranks them: a sum over a query's rows
-#: (DCG's) adds them in the order they arrive, which the other collections' rows would change
-#: in its last bit.
-SET_ASIDE_RUNS = "ALTER TABLE runs RENAME TO all_runs"
-ONE_COLLECTION = "CREATE OR REPLACE TABLE runs AS SELECT * FROM all_runs WHERE collection = ?"
-PUT_BACK_RUNS = "DROP TABLE runs; ALTER TABLE all_runs RENAME TO runs"
-
-
-def slice_rows(last: bool) -> str:
-    """SQL that makes `run_rows` the rows set aside whose qid is from a bound parameter on (and,
-    unless `last`, before a second one): whole queries, which the plan's ranking then reads as if
-    they were the batch. A slice is a table, not a filter in the ranking's SQL: DuckDB then knows
-    its size, and keeps the qrels (not the rows) as the side of the join it holds in memory. A
-    range of qids, not a hash: a run sorted by query (as runs are) is read only where the slice
-    lies, its other row groups skipped by their qid statistics."""
-    upper = "" if last else " AND qid < ?"
-    return f"CREATE OR REPLACE TABLE run_rows AS SELECT * FROM batch_rows WHERE qid >= ?{upper}"
 
 
 def ranking_length(settings: Settings, retrieved: str) -> str:
