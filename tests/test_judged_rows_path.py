@@ -128,11 +128,12 @@ def test_a_batch_ranked_in_slices_of_queries_gives_the_same_values(
     assert len(slices) > 5 and slices.count(True) == 1  # sliced indeed
 
 
-@pytest.mark.parametrize(("judged", "dense"), [(50, True), (2, False)])
+@pytest.mark.parametrize(("judged", "dense"), [(50, True), (15, False), (2, False)])
 def test_a_batch_takes_the_dense_form_when_its_queries_are_mostly_judged(
     tmp_path, write_spec, judged, dense
 ):
-    """Pooled qrels (50 of 100 retrieved judged) rank every row; sparse ones (2) judged rows."""
+    """Pooled qrels (50 of 100 retrieved judged) rank every row; a shallow pool (15), whose
+    ranks a join counts for less than a sort of every row costs, and sparse ones (2) judged rows."""
     (tmp_path / "qrels.txt").write_text("".join(f"1 0 d{i} {i % 2}\n" for i in range(judged)))
     (tmp_path / "run.trec").write_text("".join(f"1 Q0 d{i} {i} {-i} t\n" for i in range(100)))
     spec = {
