@@ -1,11 +1,14 @@
 """The pooled suite (issue 34, item 3): one 7M-line run against pooled judgments.
 
 The run is the `five` suite's (data/<size>/run0.trec); the qrels are generate.py's pooled ones
-(about 15 graded judgments a query, most from the top of the ranking, a few negative), so nearly
-every query has more judged documents than log2 of its ranking's length and the executor ranks
-every row (the full plan, `pipeline.plan.ranking.mostly_judged`), where `five`'s 1-6 judgments a
-query take the judged-rows plan. Each tool runs the five measures and trec_eval's default set.
-Targets: irpipe in at most 0.5 × trec_eval's wall time (0.3 the goal beyond), and no more memory.
+(about 15 graded judgments a query, most from the top of the ranking, a few negative): ten times
+`five`'s judged rows, nearly all of them retrieved. The executor chooses its plan by how many
+judged rows a query has against log2 of its ranking's length (`pipeline.plan.ranking.COUNTED`,
+`mostly_judged`): this shape took the full plan (every row sorted, in slices) until that choice
+was measured, and now takes the judged-rows plan, counting each judged row's rank; a pool of 3 ×
+log2(1,000) = 30 or more judgments a query still takes the full plan. Each tool runs the five
+measures and trec_eval's default set. Targets: irpipe in at most 0.5 × trec_eval's wall time
+(0.3 the goal beyond), and no more memory.
 """
 
 from __future__ import annotations
