@@ -12,7 +12,7 @@ from pipeline.measures.registry import get_registry
 from pipeline.measures.resolve import resolve_metrics
 from pipeline.measures.trec_names import select
 from pipeline.plan.compile import compile_plan
-from pipeline.plan.ranking import slice_rows
+from pipeline.plan.slices import slice_rows
 from pipeline.run.evaluation import evaluate
 from pipeline.spec import load_spec
 from pipeline.synthetic import generate, write_qrels, write_run
@@ -122,17 +122,18 @@ def test_a_batch_ranked_in_slices_of_queries_gives_the_same_values(
     monkeypatch.setattr("pipeline.plan.compile.mostly_judged", lambda: "SELECT len(?) > 0")
     whole = _values(path)
     slices = []
-    monkeypatch.setattr("pipeline.plan.ranking.SLICE_ROWS", 40)
+    monkeypatch.setattr("pipeline.plan.slices.SLICE_ROWS", 40)
     monkeypatch.setattr("pipeline.engines.duckdb.steps.slice_rows", lambda last: slices.append(last) or slice_rows(last))  # fmt: skip
     assert _values(path) == whole
     assert len(slices) > 5 and slices.count(True) == 1  # sliced indeed
 
 
-@pytest.mark.parametrize(("judged", "dense"), [(50, True), (2, False)])
+@pytest.mark.parametrize(("judged", "dense"), [(50, True), (15, False), (2, False)])
 def test_a_batch_takes_the_dense_form_when_its_queries_are_mostly_judged(
     tmp_path, write_spec, judged, dense
 ):
-    """Pooled qrels (50 of 100 retrieved judged) rank every row; sparse ones (2) judged rows."""
+    """Pooled qrels (50 of 100 retrieved judged) rank every row; a shallow pool (15), whose
+    ranks a join counts for less than a sort of every row costs, and sparse ones (2) judged rows."""
     (tmp_path / "qrels.txt").write_text("".join(f"1 0 d{i} {i % 2}\n" for i in range(judged)))
     (tmp_path / "run.trec").write_text("".join(f"1 Q0 d{i} {i} {-i} t\n" for i in range(100)))
     spec = {

@@ -19,7 +19,7 @@ from pipeline import SpecError
 from pipeline.engines.duckdb import executor as execute
 from pipeline.run.evaluation import evaluate
 
-QUERIES, DEPTH = 1000, 1100  # 1.1M run lines: ranked in full, two slices (SLICE_ROWS 2^20)
+QUERIES, DEPTH = 1000, 1100  # 1.1M run lines: ranked in full, three slices (SLICE_ROWS 2^19)
 # (judged documents per query: ranks whose documents the qrels judge, memory limit) per shape;
 # each limit is below what the shape took before its fix.
 SHAPES = {

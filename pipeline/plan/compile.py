@@ -31,7 +31,8 @@ from pipeline.plan.output_tables import curve_names, output_table, output_tables
 from pipeline.plan.overlays import overlay_statements
 from pipeline.plan.per_query import per_query_options, result_tables
 from pipeline.plan.qrels_formats import named_format
-from pipeline.plan.ranking import mostly_judged, ordering, ranked_sql, slice_bounds
+from pipeline.plan.ranking import mostly_judged, ordering, ranked_sql
+from pipeline.plan.slices import slice_bounds
 from pipeline.plan.sql_text import plan_text
 from pipeline.plan.statement import Statement
 from pipeline.plan.tables import (
@@ -178,14 +179,14 @@ class Ranking:
     plan) when the judged-rows plan is chosen but the batch's queries are mostly judged, where
     sorting every row once is cheaper than finding judged rows' ranks (`ranking.mostly_judged`).
     The full plan (`dense`, or `statement` when `full`) ranks a large batch in slices of whole
-    queries (`ranking.slice_bounds`), so that its sort holds one slice of rows at a time."""
+    queries (`slices.slice_bounds`), so that its sort holds one slice of rows at a time."""
 
     statement: Statement
     dense: Statement | None = None
     after: tuple[Statement, ...] = (Statement("DROP TABLE run_rows"), RUN_ROWS)
     full: bool = False  # `statement` is the full plan
     #: a run is evaluated under several collections: each batch is ranked one collection at a
-    #: time (`collections`, `ranking.ONE_COLLECTION`)
+    #: time (`collections`, `slices.ONE_COLLECTION`)
     apart: bool = False
 
     def collections(self, batch: list[Load]) -> list[str]:
@@ -208,7 +209,7 @@ class Ranking:
     @staticmethod
     def slices(batch: list[Load]) -> Statement:
         """SQL whose one value is the list of the first qids of the slices the full plan ranks
-        the batch in (`ranking.slice_bounds`)."""
+        the batch in (`slices.slice_bounds`)."""
         return Statement(slice_bounds(), [_names(batch)])
 
 

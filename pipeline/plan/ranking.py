@@ -3,12 +3,13 @@ its query's facts and the running values measures ask for. Pure, no I/O; `compil
 
 Two plans give the same rows for the rows they keep:
   full        every row, ordered by one window per (run, query) (`ordering` setting); a large
-              batch in slices of whole queries (`SLICE_ROWS`, `slice_rows`): memory holds one slice
+              batch in slices of whole queries (`pipeline.plan.slices`): memory holds one slice
   judged      only the rows the qrels judge, when every measure depends only on where those rank
               (`Measure.judged_rows_suffice`). A judged row's rank is the number of rows ordered at
               or before it: counted with a join on the query when a query has few judged rows
               (comparisons ~ rows x judged), found by sorting the query when it has many
-              (~ rows x log2 rows). Either way nothing is sorted but what must be.
+              (~ rows x log2 rows, each step dearer: `COUNTED`). Either way nothing is sorted
+              but what must be.
 
 A metric with `judged_only=true` reads the condensed ranking beside the full plan's: its judged
 rows (grade >= 0), ranked again by their rank in the ranking (after `max_docs`, as trec_eval -M
@@ -26,8 +27,8 @@ from pipeline.spec import Settings
 
 __all__ = [
     "ORDERINGS",
-    "SLICE_ROWS",
     "SortKey",
+    "COUNTED",
     "DENSE_SHARE",
     "at_or_before",
     "condensed_sql",
@@ -37,13 +38,6 @@ __all__ = [
     "ranked_sql",
     "ranking_length",
     "select_list",
-    "ONE_COLLECTION",
-    "PUT_BACK",
-    "PUT_BACK_RUNS",
-    "SET_ASIDE",
-    "SET_ASIDE_RUNS",
-    "slice_bounds",
-    "slice_rows",
 ]
 
 
@@ -82,7 +76,9 @@ def order_by(keys: tuple[SortKey, ...]) -> str:
 
 
 def at_or_before(keys: tuple[SortKey, ...], row: str, other: str) -> str:
-    """Predicate: `row` is ordered at or before `other` (lexicographic over the keys)."""
+    """Predicate: `row` is ordered at or before `other` (lexicographic over the keys), led by
+    the first key's weak comparison: a join counting the rows before each judged row then
+    rejects most pairs by one number before it compares any docno."""
     predicate = ""
     for i, key in reversed(list(enumerate(keys))):
         first = ">" if key.descending else "<"
@@ -91,7 +87,10 @@ def at_or_before(keys: tuple[SortKey, ...], row: str, other: str) -> str:
             predicate = f"{a} {first}= {b}"
         else:
             predicate = f"{a} {first} {b} OR ({a} = {b} AND ({predicate}))"
-    return predicate
+    if len(keys) == 1:
+        return predicate
+    a, b = keys[0].expr(row), keys[0].expr(other)
+    return f"{a} {'>' if keys[0].descending else '<'}= {b} AND ({predicate})"
 
 
 def select_list(columns: dict[str, str]) -> str:
@@ -101,11 +100,6 @@ def select_list(columns: dict[str, str]) -> str:
 
 # A run's rows as both plans read them; `rank` is the file's column, `file_rank` in the ranking.
 _RUN_ROWS = "(SELECT run, qid, docno, score, rank AS file_rank FROM run_rows)"
-#: Rows of a batch the full plan sorts at once, at most (about): a larger batch is ranked in
-#: slices of whole queries, one statement each, since a sort holds its rows in memory (about
-#: 110 bytes a row beyond the rows themselves: a 7M-line run sorted at once peaked at 1.3 GB, in
-#: slices of 2^20 rows at 0.74 GB).
-SLICE_ROWS = 1 << 20  # 1,048,576
 _RELV = "CASE WHEN q.rel < 0 THEN -2 ELSE q.rel END"  # negative judgments are -2, as in trec_eval
 
 
@@ -184,11 +178,11 @@ def _judged_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, 
     JOIN runs USING (run)
     JOIN qrels q ON q.collection = runs.collection AND q.qid = r.qid AND q.docno = r.docno
 ),
-sorted_queries AS (  -- counting costs ~ rows x judged, sorting ~ rows x log2(rows)
+sorted_queries AS (  -- counting costs ~ rows x judged, sorting ~ rows x log2(rows) x COUNTED
     SELECT run, collection, qid
     FROM judged JOIN present USING (run, qid)
     GROUP BY run, collection, qid
-    HAVING count(*) > log2(any_value(present.retrieved))
+    HAVING count(*) > {COUNTED} * log2(any_value(present.retrieved))
 ),
 positions AS (
     SELECT j.run, j.collection, j.qid, j.docno, count(*) AS rank
@@ -212,8 +206,15 @@ windowed AS (
 )"""
 
 
+#: How many judged rows a query may have, per log2 of its ranking's length, for the judged-rows
+#: plan to count their ranks rather than sort the query: DuckDB compares a pair of rows in a
+#: join several times faster than a sort (a window) moves a row one step. Measured on 1,000-row
+#: rankings of a 7M-line run: counting 15 judged rows a query takes half the time of sorting
+#: every row, 30 two thirds, 60 one and a half times (the crossover near 4 x log2(1000) = 40).
+COUNTED = 3
 #: The share of a batch's rows in queries the judged-rows plan would sort anyway (more judged rows
-#: than log2 of the ranking's length) above which ranking every row (the full plan) is cheaper.
+#: than COUNTED x log2 of the ranking's length) above which ranking every row (the full plan) is
+#: cheaper.
 DENSE_SHARE = 0.5
 
 
@@ -223,53 +224,11 @@ def mostly_judged() -> str:
     judgments of a query stand in for the judged rows it retrieves, an upper bound."""
     return f"""
 WITH judged AS (SELECT collection, qid, count(*) AS n FROM qrels GROUP BY ALL)
-SELECT coalesce(sum(p.retrieved) FILTER (WHERE j.n > log2(p.retrieved))
+SELECT coalesce(sum(p.retrieved) FILTER (WHERE j.n > {COUNTED} * log2(p.retrieved))
                 > {float(DENSE_SHARE)!r} * sum(p.retrieved), false)
 FROM present p JOIN runs USING (run)
 LEFT JOIN judged j ON j.collection = runs.collection AND j.qid = p.qid
 WHERE list_contains(?, p.run)"""
-
-
-def slice_bounds() -> str:
-    """SQL over a bound list of run names: the first qid of each slice of those runs' queries,
-    in qid order: as few slices as hold at most about SLICE_ROWS rows each, of whole queries and
-    of about equal size; one bound for a batch that needs no slicing."""
-    return f"""
-WITH per_query AS (SELECT qid, sum(retrieved) AS n FROM present WHERE list_contains(?, run) GROUP BY qid),
-numbered AS (
-    SELECT qid, sum(n) OVER (ORDER BY qid ROWS UNBOUNDED PRECEDING) - n AS before,
-        sum(n) OVER () AS total
-    FROM per_query
-),
-sliced AS (SELECT qid, before * ((total + {SLICE_ROWS - 1}) // {SLICE_ROWS}) // total AS slice FROM numbered)
-SELECT coalesce(list(first ORDER BY slice), []) FROM (SELECT slice, min(qid) AS first FROM sliced GROUP BY slice)"""
-
-
-#: SQL that sets a batch's rows aside before it is ranked in slices, and puts them back after.
-SET_ASIDE = "ALTER TABLE run_rows RENAME TO batch_rows"
-PUT_BACK = "DROP TABLE run_rows; ALTER TABLE batch_rows RENAME TO run_rows"
-
-
-#: SQL that ranks a batch one collection at a time, when a run is evaluated under several: the
-#: runs' names set aside, then for each collection `runs` made its rows alone (a bound
-#: collection) before the ranking, then put back. Each collection's rows are then ranked, and
-#: summed, exactly as a spec of that collection alone ranks them: a sum over a query's rows
-#: (DCG's) adds them in the order they arrive, which the other collections' rows would change
-#: in its last bit.
-SET_ASIDE_RUNS = "ALTER TABLE runs RENAME TO all_runs"
-ONE_COLLECTION = "CREATE OR REPLACE TABLE runs AS SELECT * FROM all_runs WHERE collection = ?"
-PUT_BACK_RUNS = "DROP TABLE runs; ALTER TABLE all_runs RENAME TO runs"
-
-
-def slice_rows(last: bool) -> str:
-    """SQL that makes `run_rows` the rows set aside whose qid is from a bound parameter on (and,
-    unless `last`, before a second one): whole queries, which the plan's ranking then reads as if
-    they were the batch. A slice is a table, not a filter in the ranking's SQL: DuckDB then knows
-    its size, and keeps the qrels (not the rows) as the side of the join it holds in memory. A
-    range of qids, not a hash: a run sorted by query (as runs are) is read only where the slice
-    lies, its other row groups skipped by their qid statistics."""
-    upper = "" if last else " AND qid < ?"
-    return f"CREATE OR REPLACE TABLE run_rows AS SELECT * FROM batch_rows WHERE qid >= ?{upper}"
 
 
 def ranking_length(settings: Settings, retrieved: str) -> str:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.plan.inputs import Load, insert_lines
 from pipeline.plan.qrels_formats import max_grades
-from pipeline.plan.ranking import (
+from pipeline.plan.slices import (
     ONE_COLLECTION,
     PUT_BACK,
     PUT_BACK_RUNS,
@@ -78,7 +78,7 @@ def _show_slices(ranking: Ranking, batch: list[Load]) -> str:
     shown = "\n".join(_show(step) for step in [ranking.slices(batch), *steps])
     return (
         f"-- the full plan ranks a batch of more than {SLICE_ROWS} rows in slices of whole "
-        "queries: the first qid of each slice, the rows set aside, then for each slice its rows "
+        "queries: the first qid of each slice, the rows set aside, then for each slice a view of its rows "
         "as run_rows and the ranking above, then the rows put back:\n" + shown
     )
 

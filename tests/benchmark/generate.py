@@ -3,6 +3,9 @@
 `rows` run lines = queries × 1,000 documents (7M ≈ MS MARCO dev's 6,980 queries). Docnos look like
 `D1234567`; qrels are graded 0–3 with a few judgments per query: some judged documents are not
 retrieved, most retrieved ones are unjudged. About 5% of rows tie on score with their neighbour.
+
+Pooled qrels (`write_pooled_qrels`) judge the same run's queries as a TREC pool would: about 15
+documents a query, most of them from the top of the ranking, graded 0-3 with a few negatives.
 """
 
 from __future__ import annotations
@@ -40,6 +43,48 @@ def write_collection(
                 path,
             )
     return qrels, run_paths
+
+
+#: Pooled judgments a query: from the top POOL_TOP positions (before dedup), and from anywhere.
+POOL_TOP, POOL_DRAWS, DEEP_DRAWS = 60, (9, 18), (0, 7)
+
+
+def write_pooled_qrels(directory: Path, rows: int, seed: int = 42) -> Path:
+    """pooled_qrels.txt beside write_collection's run files of the same `rows` and `seed`."""
+    path = directory / "pooled_qrels.txt"
+    if not path.exists():
+        rng = np.random.default_rng(seed)  # the run's offsets and steps, drawn as it drew them
+        offsets = rng.integers(1_000_000, 9_000_000, size=rows // DEPTH)
+        steps = rng.integers(1, 900, size=rows // DEPTH)
+        con = duckdb.connect()
+        con.execute("SET enable_progress_bar = false")
+        _write(con, _pooled_table(np.random.default_rng(seed + 1000), offsets, steps), path)
+    return path
+
+
+def _pooled_table(rng, offsets, steps) -> pa.Table:
+    """Each query's pool: positions near the top of its ranking (the run shuffles positions by
+    at most 50 ranks), a few from anywhere (some never retrieved); top ones more often relevant."""
+    queries = len(offsets)
+    top = rng.integers(*POOL_DRAWS, size=queries)
+    deep = rng.integers(*DEEP_DRAWS, size=queries)
+    judged = top + deep
+    qid = np.repeat(np.arange(queries) * 3 + 2, judged)
+    first = np.repeat(np.cumsum(judged) - judged, judged)
+    is_top = np.arange(qid.size) - first < np.repeat(top, judged)
+    position = np.where(
+        is_top, rng.integers(0, POOL_TOP, size=qid.size), rng.integers(0, 1300, size=qid.size)
+    )
+    docno = _docnos(np.repeat(offsets, judged), np.repeat(steps, judged), position)
+    grades = [-1, 0, 1, 2, 3]
+    grade = np.where(
+        is_top,
+        rng.choice(grades, p=[0.03, 0.37, 0.3, 0.17, 0.13], size=qid.size),
+        rng.choice(grades, p=[0.03, 0.82, 0.15, 0.0, 0.0], size=qid.size),
+    )
+    return pa.table(
+        {"qid": qid, "iter": np.zeros(qid.size, dtype=int), "docno": docno, "rel": grade}
+    )
 
 
 def _docnos(offsets: np.ndarray, steps: np.ndarray, ranks: np.ndarray) -> np.ndarray:

@@ -1,7 +1,7 @@
 """irpipe's benchmark: irpipe against trec_eval, pytrec_eval, ir_measures and ranx on the same files.
 
     python tests/benchmark/run.py [--size 7M] [--repeat 3] [--tools irpipe,trec_eval,...]
-                                  [--suite track|grid|run100k|five|official|scale|runs10|spill|
+                                  [--suite track|grid|run100k|five|official|pooled|scale|runs10|spill|
                                            validate|python|significance|history|pools|spark|notebook|
                                            dashboard|fusion|judgments|cwl|diversity|everyday|all]
                                   [--data DIR] [--out FILE] [--trec-eval PATH] [--memory-limit 256MB]

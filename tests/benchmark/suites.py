@@ -1,7 +1,8 @@
 """The suites: track, grid and run100k (everyday.py), five and official (compare.py), scale, runs10,
-spill, validate (startup_suite.py), python, significance, history (history_suite.py), pools (pools_suite.py), spark
-(spark_suite.py), notebook (notebook_suite.py), dashboard (dashboard_suite.py), fusion (fusion_suite.py),
-judgments (judgments_suite.py), cwl (cwl_suite.py) and diversity (diversity_suite.py).
+spill, validate (startup_suite.py), python, significance, history (history_suite.py), pools
+(pools_suite.py), pooled (pooled_suite.py), spark (spark_suite.py), notebook (notebook_suite.py),
+dashboard (dashboard_suite.py), fusion (fusion_suite.py), judgments (judgments_suite.py), cwl
+(cwl_suite.py) and diversity (diversity_suite.py).
 
 Each suite measures its commands in turns, then adds a section (and its targets) to the report.
 """
@@ -23,6 +24,7 @@ from history_suite import history
 from judgments_suite import judgments
 from measure import ToolFailed, take_turns
 from notebook_suite import notebook
+from pooled_suite import pooled
 from pools_suite import pools
 from report import agreement, table
 from spark_suite import spark
@@ -175,6 +177,7 @@ SUITES = {
     **{name: (lambda ctx, name=name: everyday(ctx, name)) for name in EVERYDAY_SUITES},
     "five": lambda ctx: compare(ctx, FIVE),
     "official": lambda ctx: compare(ctx, OFFICIAL),
+    "pooled": pooled,
     "scale": scale,
     "runs10": runs10,
     "spill": spill,

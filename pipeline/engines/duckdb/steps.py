@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from pipeline import interrupts
 from pipeline.engines.duckdb.python_values import python_values
 from pipeline.plan.inputs import Load
-from pipeline.plan.ranking import (
+from pipeline.plan.slices import (
     ONE_COLLECTION,
     PUT_BACK,
     PUT_BACK_RUNS,
