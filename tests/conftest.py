@@ -13,6 +13,9 @@ import yaml
 
 # Plugins installed on the machine must never change test results.
 os.environ["IRPIPE_LOAD_PLUGINS"] = ""
+# The processes the tests start (the CLI, mostly) run as an installed irpipe does, from bytecode:
+# where the environment forbids writing it, each would compile every module of irpipe again.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # The cache of installed entry points (pipeline.entry_points): the tests' own, not the user's.
 os.environ.setdefault("IRPIPE_CACHE_DIR", tempfile.mkdtemp(prefix="irpipe-cache-"))
 
