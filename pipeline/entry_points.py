@@ -58,7 +58,10 @@ def quiet_pydantic_plugins() -> None:
     Where a plugin is installed, pydantic finds and loads it as it always does."""
     import importlib
 
-    loader = importlib.import_module("pydantic.plugin._loader")
+    try:
+        loader = importlib.import_module("pydantic.plugin._loader")
+    except ImportError:  # a pydantic without this loader reads the metadata itself
+        return
     # Only a loader that has not looked yet (a pydantic whose loader differs is left to look).
     if getattr(loader, "_plugins", False) is None and not entry_points("pydantic"):
         loader._plugins = {}
