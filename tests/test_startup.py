@@ -46,9 +46,9 @@ def _imported_by(tmp_path, command: list[str]) -> list[str]:
     shutil.copytree(ROOT / "configs", tmp_path / "configs", ignore=shutil.ignore_patterns("out"))
     argv = [*command, str(tmp_path / "configs" / "quickstart.yaml")]
     code = (
-        "from pipeline.cli import main\n"
-        f"main({argv!r})\n"
         "import sys\n"
+        "from pipeline.cli import main\n"
+        f"assert main({argv!r}) == 0\n"
         f"print('|'.join(m for m in {UNUSED_BY_A_PLAIN_RUN!r} if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)

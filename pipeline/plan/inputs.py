@@ -134,8 +134,14 @@ _NONEMPTY = f"list_filter(string_split({_SPACES}, ' '), lambda field: field <> '
 # A line whose single-space split has no empty field and holds no \v or \f is split as it is.
 _UNEVEN = "list_contains(split, '') OR contains(line, chr(11)) OR contains(line, chr(12))"
 _FIELDS = f"CASE WHEN {_UNEVEN} THEN {_NONEMPTY} ELSE split END"
-# The same fields, for the numbered reading of a file with bad lines (its report only).
-_ALL_FIELDS = "string_split(trim(regexp_replace(line, '[ \\t\\v\\f]+', ' ', 'g')), ' ')"
+
+
+def _split(rows: str) -> str:
+    """SQL over the relation `rows` (a column `line`): its columns and the line's fields `f`. Every
+    reading splits here: the loading pass, the numbered one of a report, Spark's workers."""
+    spaced = f"SELECT *, {_TABS} AS spaced FROM ({rows})"
+    split = f"SELECT *, string_split(spaced, ' ') AS split FROM ({spaced})"
+    return f"SELECT *, {_FIELDS} AS f FROM ({split})"
 
 
 def qrels_format(mode: str = "strict", grades: str = "integer") -> Format:
@@ -164,9 +170,7 @@ def insert_lines(loads: list[Load]) -> Statement:
     `ok` is false for a line that breaks a rule."""
     fmt = loads[0].format
     names = [load.name for load in loads]
-    spaced = f"SELECT line, cut, file_index, {_TABS} AS spaced FROM {_READ_DATA} WHERE NOT ({fmt.skipped})"
-    split = f"SELECT *, string_split(spaced, ' ') AS split FROM ({spaced})"
-    lines = f"SELECT line, cut, file_index, {_FIELDS} AS f FROM ({split})"
+    lines = _split(f"SELECT line, cut, file_index FROM {_READ_DATA} WHERE NOT ({fmt.skipped})")
     sql = f"""INSERT INTO {quote_identifier(fmt.table)}
         SELECT (?::VARCHAR[])[CAST(file_index AS BIGINT) + 1], {fmt.select}, NOT {fmt.bad}
         FROM ({lines})"""
@@ -193,11 +197,8 @@ def parsed_lines(source: str, fmt: Format, columns: str, explain: bool = False) 
     problem = (
         f", CASE WHEN NOT ({fmt.bad}) THEN NULL {why} ELSE 'unreadable' END" if explain else ""
     )
-    # Split as `insert_lines` splits.
-    spaced = f"""SELECT *, CASE WHEN contains(line, chr(31)) THEN '' END AS cut, {_TABS} AS spaced
-        FROM {source} WHERE NOT ({fmt.skipped})"""
-    split = f"SELECT *, string_split(spaced, ' ') AS split FROM ({spaced})"
-    lines = f"SELECT *, {_FIELDS} AS f FROM ({split})"
+    lines = _split(f"""SELECT *, CASE WHEN contains(line, chr(31)) THEN '' END AS cut
+        FROM {source} WHERE NOT ({fmt.skipped})""")
     return f"""SELECT * FROM (SELECT {columns}, {fmt.select}, NOT {fmt.bad}{problem} FROM ({lines}))
         AS t({columns}, {names}, ok{", problem" if explain else ""})"""
 
@@ -212,11 +213,11 @@ _COLUMN_NAMES = {
 def numbered_lines(fmt: Format) -> str:
     """SQL over one bound path: (line_no, line, f) for every data line of a file read by `fmt`,
     numbered in file order (skipped lines, a header too, count)."""
-    return f"""SELECT line_no, line, cut, {_ALL_FIELDS} AS f
-        FROM (SELECT row_number() OVER () AS line_no, line,
+    numbered = f"""SELECT * FROM (SELECT row_number() OVER () AS line_no, line,
                      CASE WHEN contains(line, chr(31)) THEN '' END AS cut
               FROM {_READ_NUMBERED})
         WHERE NOT ({fmt.skipped})"""
+    return f"SELECT line_no, line, cut, f FROM ({_split(numbered)})"
 
 
 def literal_path(path: Path) -> str:
