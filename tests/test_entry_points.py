@@ -14,6 +14,7 @@ from pipeline import entry_points
 from tests.conftest import fake_distribution
 
 ROOT = Path(__file__).resolve().parent.parent
+QUICKSTART = ROOT / "configs" / "quickstart.yaml"
 
 # A process that validates the quickstart and says how often the metadata of every installed
 # distribution was read (a discovery without a name: a lookup by name is not a scan).
@@ -36,7 +37,7 @@ def _scans(cache: Path, path: Path | None = None, cwd: Path = ROOT) -> int:
     env = {"IRPIPE_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin"}
     if path is not None:
         env["PYTHONPATH"] = str(path)
-    spec = str(ROOT / "configs" / "quickstart.yaml")
+    spec = str(QUICKSTART)
     done = subprocess.run(
         [sys.executable, "-c", SCANS, spec], capture_output=True, text=True, cwd=cwd, env=env
     )
@@ -70,10 +71,26 @@ def test_a_distribution_installed_later_is_found(tmp_path):
     assert _scans(tmp_path / "cache", site) == 0
     fake_distribution(site, "irpipe-late", {"late": "irpipe_late"})
     assert _scans(tmp_path / "cache", site) >= 1  # the site's time changed: read again
-    [cached] = (tmp_path / "cache").glob("entry-points-*.json")
-    found = json.loads(cached.read_text())["entry_points"]
-    assert {"group": "irpipe", "name": "late", "value": "irpipe_late",
-            "distribution": "irpipe-late", "version": "1.0"} in found  # fmt: skip
+    file = tmp_path / "cache" / entry_points._cache_file(str(site)).name
+    cached = json.loads(file.read_text())["distributions"]
+    assert ["irpipe_late", [{"group": "irpipe", "name": "late", "value": "irpipe_late",
+            "distribution": "irpipe-late", "version": "1.0"}]] in cached  # fmt: skip
+
+
+def test_scripts_run_from_many_directories_share_one_cache(tmp_path):
+    """A script's directory is first on its path; holding no distribution, it needs no file, so
+    the cache does not grow with the places scripts run from."""
+    cache = tmp_path / "cache"
+    files = []
+    for place in ("one", "two", "three"):
+        script = tmp_path / place / "evaluate.py"
+        script.parent.mkdir()
+        script.write_text(f"from pipeline.cli import main\nmain(['validate', '{QUICKSTART}'])\n")
+        env = {"IRPIPE_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin"}
+        done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True)
+        assert done.returncode == 0, done.stderr
+        files.append(sorted(path.name for path in cache.iterdir()))
+    assert files[0] and files[0] == files[1] == files[2]
 
 
 def test_in_one_process_a_new_path_entry_is_read(tmp_path, monkeypatch):
@@ -91,14 +108,33 @@ def test_in_one_process_a_new_path_entry_is_read(tmp_path, monkeypatch):
     )
 
 
+def test_an_earlier_distribution_of_a_name_shadows_a_later_one(tmp_path, monkeypatch):
+    """As importlib reads them: the first distribution of a name on the path is the one."""
+    monkeypatch.setenv("IRPIPE_CACHE_DIR", str(tmp_path / "cache"))
+    late = fake_distribution(tmp_path / "late", "irpipe-twin", {"late": "irpipe_late"})
+    early = fake_distribution(tmp_path / "early", "irpipe_twin", {"early": "irpipe_early"})
+    monkeypatch.syspath_prepend(str(late))
+    monkeypatch.syspath_prepend(str(early))
+    assert entry_points.entry_points("irpipe") == _read_by_importlib("irpipe")
+    assert "early" in {ep.name for ep in entry_points.entry_points("irpipe")}
+
+
+def _read_by_importlib(group: str) -> list[entry_points.InstalledEntryPoint]:
+    """The group's entry points as importlib reads them, with no cache."""
+    from importlib.metadata import entry_points as installed
+
+    return [
+        entry_points.InstalledEntryPoint(group, ep.name, ep.value, ep.dist.name, ep.dist.version)
+        for ep in installed(group=group)
+    ]
+
+
 def test_a_cache_that_cannot_be_written_only_costs_a_reading(tmp_path, monkeypatch):
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
     monkeypatch.setenv("IRPIPE_CACHE_DIR", str(blocked / "cache"))
     monkeypatch.setattr(entry_points, "_found", None)
-    assert entry_points.entry_points("irpipe") == [
-        ep for ep in entry_points._scan() if ep.group == "irpipe"
-    ]
+    assert entry_points.entry_points("irpipe") == _read_by_importlib("irpipe")
     assert blocked.read_text() == "not a directory"
 
 
@@ -106,11 +142,11 @@ def test_a_cache_that_cannot_be_written_only_costs_a_reading(tmp_path, monkeypat
 def test_a_damaged_cache_is_read_again(tmp_path, monkeypatch, text):
     monkeypatch.setenv("IRPIPE_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(entry_points, "_found", None)
-    entry_points._cache_file().write_text(text)
-    assert entry_points.entry_points("irpipe") == [
-        ep for ep in entry_points._scan() if ep.group == "irpipe"
-    ]
-    assert json.loads(entry_points._cache_file().read_text())["key"]  # rewritten whole
+    for entry in sys.path:
+        entry_points._cache_file(entry).write_text(text)
+    assert entry_points.entry_points("irpipe") == _read_by_importlib("irpipe")
+    site = next(entry for entry in sys.path if entry_points._metadata_in(entry))
+    assert json.loads(entry_points._cache_file(site).read_text())["key"]  # rewritten whole
 
 
 PYDANTIC_PLUGIN = """
