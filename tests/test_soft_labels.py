@@ -57,9 +57,14 @@ def _spec(tmp_path: Path, qrels: str, runs: list[str], metrics=METRICS, **more) 
     return path
 
 
-def _rows(path: Path, table: str = "per_query") -> list[tuple]:
+def _rows(path: Path, tables: tuple[str, ...] = ("per_query",)) -> list[tuple]:
+    """The rows of `tables`, in turn, from one evaluation of the spec at `path`."""
     con = evaluate(path, write=False).con
-    return con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
+    return [
+        row
+        for table in tables
+        for row in con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
+    ]
 
 
 def _same(got: list[tuple], expected: list[tuple]) -> None:
@@ -103,8 +108,8 @@ def test_whole_grades_read_as_real_give_every_metric_the_integers_values(
         write_run(run, tmp_path / f"{name}.trec")
     integer = _spec(tmp_path, "integer.txt", list(data.runs), settings=chosen)
     decimal = _spec(tmp_path, real.name, list(data.runs), settings={**chosen, "grades": "real"})
-    for table in ("per_query", "aggregate"):
-        _same(_rows(decimal, table), _rows(integer, table))
+    tables = ("per_query", "aggregate")
+    _same(_rows(decimal, tables), _rows(integer, tables))
 
 
 def test_under_real_grades_the_qrels_hold_doubles_and_under_integer_integers(tmp_path):
