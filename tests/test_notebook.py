@@ -109,6 +109,25 @@ def test_every_input_form_gives_the_values_of_the_same_data_in_files(data, from_
     assert sorted(results.per_query(to="rows")) == expected
 
 
+def test_many_frames_read_side_by_side_give_the_files_values_and_keep_the_order_setting(
+    tmp_path,
+):
+    """DuckDB reads a batch's frames in parallel, its insertion order let go for that statement
+    alone: the values are the files' to the bit, and the connection keeps its order afterwards
+    (the reports number a bad input's rows in that order)."""
+    data = generate(11, queries=60, runs=12, extremes=True)
+    write_qrels(data.qrels, tmp_path / "qrels.txt")
+    for name, run in data.runs.items():
+        write_run(run, tmp_path / f"{name}.trec", tag=name)
+    qrels, runs = _frames(data)
+    from_files = evaluate(qrels=tmp_path / "qrels.txt", metrics=METRICS,
+                          runs={n: tmp_path / f"{n}.trec" for n in data.runs})  # fmt: skip
+    results = evaluate(qrels=qrels, runs=runs, metrics=METRICS)
+    assert sorted(results.per_query(to="rows")) == sorted(from_files.per_query(to="rows"))
+    con = results.evaluation.con
+    assert con.execute("SELECT current_setting('preserve_insertion_order')").fetchone() == (True,)
+
+
 def test_integer_ids_are_read_as_their_exact_text(tmp_path):
     qrels = pd.DataFrame({"qid": [101, 101, 2**40], "docno": [7, 8, 9], "rel": [1, 0, 2]})
     run = pd.DataFrame({"qid": [101, 101, 2**40], "docno": [7, 8, 9], "score": [2.0, 1.0, 1.0]})

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from pipeline.engines.duckdb.steps import fetch_all, run_all
 from pipeline.errors import DuplicateError, InputDataError
 from pipeline.plan import input_checks as check
+from pipeline.plan.statement import Statement
 from pipeline.plan.table_inputs import (
     TABLE_COLUMNS,
     column_types,
@@ -56,8 +57,20 @@ def _check_ids(load: Load, types: dict[str, str]) -> None:
 
 def insert_tables(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
     """Every row of a batch's table inputs into their table (`ok` false for a bad row), in one
-    statement."""
-    run_all(con, [insert_rows(loads, [_columns(con, load) for load in loads])])
+    statement. The order of a table's rows means nothing (every reading of it groups or ranks),
+    so DuckDB is not held to the statement's order while it inserts: holding to it, DuckDB reads
+    the inputs of the statement's UNION ALL one after another instead of side by side (17 run
+    frames of 50k rows: 0.20 s against 0.13). The setting is restored before anything else runs:
+    the reports number a bad input's rows in its own order."""
+    statement = insert_rows(loads, [_columns(con, load) for load in loads])
+    try:
+        run_all(con, [_UNORDERED, statement])
+    finally:
+        run_all(con, [_ORDERED])
+
+
+_UNORDERED = Statement("SET preserve_insertion_order = false")
+_ORDERED = Statement("RESET preserve_insertion_order")
 
 
 def report_bad_rows(con: duckdb.DuckDBPyConnection, load: Load, bad: int) -> None:
