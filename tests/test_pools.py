@@ -246,6 +246,22 @@ def test_judged_at_k_is_the_mean_over_queries_summed_in_query_order(tmp_path, se
         assert found == {expected / len(fractions)}
 
 
+def test_a_fused_run_beside_the_pooled_runs_leaves_leave_one_out_as_it_is(tmp_path):
+    """A fused run adds no document to a pool; leaving each pooled run out gives what it gives
+    in the same spec without the fused run."""
+    data = generate(4, queries=10, runs=3, extremes=True)
+    pool, levels = {"method": {"depth": 6}}, ["leave_one_out"]
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "fused").mkdir()
+    plain = table(build_pools(pool_spec(tmp_path / "plain", data, pool, levels)), "leave_one_out_0")
+    spec = tmp_path / "fused" / "spec.yaml"
+    pool_spec(spec.parent, data, pool, levels)
+    document = yaml.safe_load(spec.read_text())
+    document["runs"]["rrf"] = {"fuse": list(data.runs), "method": "rrf"}
+    spec.write_text(yaml.safe_dump(document, sort_keys=False))
+    assert table(build_pools(spec), "leave_one_out_0") == plain
+
+
 def test_a_group_is_left_out_together(tmp_path):
     data = generate(8, queries=8, runs=4, skill=(1.0, 0.5, 0.0, 0.3))
     pool = {"method": {"depth": 5}, "groups": "^(run)[01]", "metrics": ["AP"]}

@@ -48,9 +48,9 @@ def reduced_spec(loaded: LoadedSpec, plan: PoolPlan) -> LoadedSpec:
         r: Run(path=spec.runs[r].path, collection=variant(plan.collection, g))
         for r, g in zip(plan.runs, plan.groups, strict=True)
     }
-    reduced = spec.model_copy(
-        update={"collections": collections, "runs": runs, "outputs": [], "compare": None,
-                "expect": [], "gates": [], "history": None, "pools": {}}
+    reduced = spec.with_runs(
+        runs, collections=collections, outputs=[], compare=None, expect=[], gates=[],
+        history=None, pools={},
     )  # fmt: skip
     return LoadedSpec(spec=reduced, path=loaded.path, sha256=loaded.sha256, lines=loaded.lines)
 

@@ -292,6 +292,13 @@ class Spec(StrictModel):
         """Each fused run's inputs: (run name, weight), in spec order."""
         return self._fused_inputs
 
+    def with_runs(self, runs: dict[str, Run | FusedRun], **update: Any) -> Spec:
+        """A copy holding `runs` instead (and `update`'s other fields), its fused runs resolved
+        again: a copy made by `model_copy` keeps the fused runs of the spec it copies."""
+        copy = self.model_copy(update={"runs": runs, **update})
+        copy._fused_inputs = resolved_fusions(copy.runs)
+        return copy
+
     def file_runs(self) -> dict[str, Run]:
         """The runs read from files (or tables), by name: every run but the fused ones."""
         return {name: run for name, run in self.runs.items() if isinstance(run, Run)}
