@@ -29,7 +29,8 @@ PYTHON = frozenset({"python", "py", "pycon"})
 KEYS = frozenset({"run", "output", "test", "not run", "table", "begin", "end"})
 #: folders that hold no page of the documentation: generated data, builds, environments
 SKIPPED = frozenset({"__pycache__", "node_modules", "build", "dist"})
-SKIPPED_PATHS = frozenset({"tests/benchmark/data", "tests/benchmark/results"})
+# What git ignores and running the examples writes (the quickstart's outputs hold a summary.md).
+SKIPPED_PATHS = frozenset({"tests/benchmark/data", "tests/benchmark/results", "configs/out", "out"})
 
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 _MARKER = re.compile(r"^<!--\s*(.*?)\s*-->$")
