@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.outputs.targets import Written
+from pipeline.plan.overlays import needed_collections
 from pipeline.run.preflight import check_history_directory
 from pipeline.run.provenance import spec_path
 from pipeline.run.writes import check_writes
@@ -74,16 +75,8 @@ def _covered_qrels(plan: EvaluationPlan, keeper: Keeper) -> set[str]:
         return set()
     spec, reused = plan.loaded.spec, keeper.reused_pairs
     evaluated = {c for run, c in keeper.keys if (run, c) not in reused}
-    return _with_sets(spec, {c for _, c in reused}) - _with_sets(spec, evaluated)
-
-
-def _with_sets(spec, collections: set[str]) -> set[str]:
-    """The collections, and the judgment sets of the overlays among them, at every depth."""
-    found = set(collections)
-    for name in reversed(spec.overlays()):  # each overlay before the sets it reads
-        if name in found:
-            found.update(spec.collections[name].overlay)
-    return found
+    covered = needed_collections(spec, [c for _, c in reused])  # with the sets overlays read
+    return set(covered) - set(needed_collections(spec, list(evaluated)))
 
 
 def notes(plan: EvaluationPlan, con: duckdb.DuckDBPyConnection, checks: list) -> dict:
