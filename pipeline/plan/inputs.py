@@ -120,6 +120,9 @@ SUBTOPIC_FIELDS = "qid subtopic docno grade"  # ndeval's qrels
 # one column, delimited by 0x1E instead: it numbers every line and sees a 0x1F in the text.
 _OPTIONS = """header = false, quote = '', escape = '', auto_detect = false, strict_mode = false,
                     null_padding = true"""
+# A reading of whole lines (not split at 0x1F) gives a line holding it the `cut` the loading pass
+# would: '' where the loading pass has the text after it.
+_CUT = "CASE WHEN contains(line, chr(31)) THEN '' END"
 _READ_NUMBERED = f"read_csv(?, columns = {{'line': 'VARCHAR'}}, delim = chr(30), {_OPTIONS})"
 _READ_DATA = f"""read_csv(?, columns = {{'line': 'VARCHAR', 'cut': 'VARCHAR'}}, delim = chr(31),
                     {_OPTIONS}, nullstr = chr(30) || chr(29) || chr(28))"""
@@ -197,8 +200,7 @@ def parsed_lines(source: str, fmt: Format, columns: str, explain: bool = False) 
     problem = (
         f", CASE WHEN NOT ({fmt.bad}) THEN NULL {why} ELSE 'unreadable' END" if explain else ""
     )
-    lines = _split(f"""SELECT *, CASE WHEN contains(line, chr(31)) THEN '' END AS cut
-        FROM {source} WHERE NOT ({fmt.skipped})""")
+    lines = _split(f"SELECT *, {_CUT} AS cut FROM {source} WHERE NOT ({fmt.skipped})")
     return f"""SELECT * FROM (SELECT {columns}, {fmt.select}, NOT {fmt.bad}{problem} FROM ({lines}))
         AS t({columns}, {names}, ok{", problem" if explain else ""})"""
 
@@ -213,8 +215,7 @@ _COLUMN_NAMES = {
 def numbered_lines(fmt: Format) -> str:
     """SQL over one bound path: (line_no, line, f) for every data line of a file read by `fmt`,
     numbered in file order (skipped lines, a header too, count)."""
-    numbered = f"""SELECT * FROM (SELECT row_number() OVER () AS line_no, line,
-                     CASE WHEN contains(line, chr(31)) THEN '' END AS cut
+    numbered = f"""SELECT * FROM (SELECT row_number() OVER () AS line_no, line, {_CUT} AS cut
               FROM {_READ_NUMBERED})
         WHERE NOT ({fmt.skipped})"""
     return f"SELECT line_no, line, cut, f FROM ({_split(numbered)})"
