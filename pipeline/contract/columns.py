@@ -227,7 +227,9 @@ class Columns(SubtopicColumns):
             f"row_number() OVER (PARTITION BY collection, qid ORDER BY {g} DESC)",
         )
         within = "" if k is None else f" AND {irank} <= {int(k)}"
-        expr = f"coalesce(sum({g} / {self.discount(discount, irank)}) FILTER (WHERE {g} > 0{within}), 0)"
+        # added in ideal rank order, as trec_eval adds (facts otherwise add in docno order)
+        term = f"{g} / {self.discount(discount, irank)} ORDER BY {irank}"
+        expr = f"coalesce(sum({term}) FILTER (WHERE {g} > 0{within}), 0)"
         need = Need(f"idcg_{_gain_tag(gain)}_{discount}_{k or 'all'}", "fact", expr, (irank,))
         return self._use(need, f"ideal_dcg(gain, {discount!r}, {k})")
 

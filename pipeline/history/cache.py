@@ -67,9 +67,9 @@ def run_keys(
 
 
 def _settings(resolved: dict) -> dict:
-    """The settings that can change a number: not the engine; `grades` only when real (a key
-    made before the setting existed, under integer grades, stays the same)."""
-    unset = {"engine", *(("grades",) if resolved.get("grades") == "integer" else ())}
+    """The settings that can change a number: not the engine, nor the threads; `grades` only
+    when real (a key made before the setting existed, under integer grades, stays the same)."""
+    unset = {"engine", "threads", *(("grades",) if resolved.get("grades") == "integer" else ())}
     return {k: v for k, v in resolved.items() if k not in unset}
 
 

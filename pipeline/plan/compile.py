@@ -97,6 +97,7 @@ class SqlPlan:
     """
 
     memory_limit: str | None  # DuckDB's memory_limit for the connection (`settings`)
+    threads: int | None  # DuckDB's threads for the connection (`settings`; None: every core)
 
     # The qrels' part.
     input_tables: tuple[Statement, ...]  # the empty tables the inputs are loaded into
@@ -249,6 +250,7 @@ def compile_plan(
     fusions = _fusions(loaded)
     return SqlPlan(
         memory_limit=settings.memory_limit,
+        threads=settings.threads,
         input_tables=tuple(input_tables(settings.grades)),
         qrels=_qrels(loaded),
         names=(*name_tables(loaded, metrics), *curve_names(len(metrics), curves)),

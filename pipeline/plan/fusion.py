@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from pipeline.plan.in_order import aggregates_in_order
 from pipeline.plan.inputs import Load
 from pipeline.plan.ranking import SortKey, order_by
 from pipeline.plan.statement import Statement
@@ -126,11 +127,21 @@ ranked AS (
     {cut}),
 {_candidates(every, method == "borda" or norm in ("rank", "borda"))},
 normed AS (
-    SELECT *, {NORMS[norm]} AS x FROM scored WINDOW w AS (PARTITION BY position, qid)),
+    SELECT *, {NORMS[norm]} AS x FROM scored WINDOW w AS ({_ONE_INPUT})),
 {_fused(method, k)}
 SELECT ?, qid, docno, {_FUSED_RANK if ranks else "NULL::BIGINT"}, score, true
 FROM fused"""
     return Statement(sql, [*params, name])
+
+
+#: One input's query, its rows in docno order: a window's sum over it adds them in that order (a
+#: window without an order adds them as threads deliver them, changing the last bits).
+_ONE_INPUT = "PARTITION BY position, qid ORDER BY docno ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
+
+
+def _in_input_order(method: str) -> str:
+    """A method's aggregate adding a document's inputs in spec order, the same bits every time."""
+    return aggregates_in_order(method, "position")
 
 
 #: the fused run's rank, by its score (an `ordering: rank` spec ranks by it; a file written shows it)
@@ -176,7 +187,8 @@ def _fused(method: str, k: int) -> str:
     has), which orders by pairwise majority wherever that order has no cycle."""
     if method != "condorcet":
         return f"""fused AS (
-    SELECT qid, docno, {METHODS[method].format(k=int(k))} AS score FROM normed GROUP BY qid, docno)"""
+    SELECT qid, docno, {_in_input_order(METHODS[method].format(k=int(k)))} AS score
+    FROM normed GROUP BY qid, docno)"""
     return """documents AS (SELECT DISTINCT qid, docno FROM ranked),
 grid AS (
     SELECT d.qid, d.docno, i.position, coalesce(r.pos, 9223372036854775807) AS p

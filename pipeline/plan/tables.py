@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.contract.columns import Requirements
 from pipeline.plan import subtopic_tables
+from pipeline.plan.in_order import aggregates_in_order
 from pipeline.plan.measure_sql import typed
 from pipeline.plan.missing_rankings import MISSING_RANKINGS_TABLE, POSITIVE_JUDGMENTS
 from pipeline.plan.ranking import select_list
@@ -110,7 +111,7 @@ WITH judged AS (
     SELECT q.*, col.num_docs{select_list(req.of_kind("judged_window"))}
     FROM qrels q JOIN collections col USING (collection)
 )
-SELECT collection, qid{select_list(req.of_kind("fact"))}
+SELECT collection, qid{select_list(_in_order(req.of_kind("fact"), "docno"))}
 FROM judged
 GROUP BY collection, qid"""
     return f"CREATE TABLE facts AS {subtopic_tables.facts_with_subtopics(facts, req)}"
@@ -144,7 +145,7 @@ def wide_sql(measures: tuple[CompiledMeasure, ...], ranked: str, req: Requiremen
     columns = {
         f"m{i}": typed(m.value_sql, m.kind) for i, m in enumerate(measures) if not m.condensed
     }
-    columns |= req.of_kind("grades")  # lists for the Python path
+    columns = _in_order(columns | req.of_kind("grades"), "rank")  # lists for the Python path
     values = f"""
 SELECT run, collection, qid{select_list(columns)}
 FROM ranked
@@ -159,6 +160,7 @@ def _with_condensed(measures: tuple[CompiledMeasure, ...], values: str, req: Req
     ranking in their places; a query whose ranking holds nothing judged gets their `empty_sql`,
     over its facts and an empty ranking's length, as under -J."""
     condensed = {f"m{i}": typed(m.value_sql, m.kind) for i, m in enumerate(measures) if m.condensed}
+    condensed = _in_order(condensed, "rank")
     columns = {
         f"m{i}": f"CASE WHEN c.qid IS NULL THEN {typed(m.empty_sql, m.kind)} ELSE c.m{i} END"
         if m.condensed else f"v.m{i}"
@@ -171,3 +173,9 @@ FROM ({values}) v
 JOIN (SELECT *, 0 AS num_ret FROM facts) f ON f.collection = v.collection AND f.qid = v.qid
 LEFT JOIN (SELECT run, qid{select_list(condensed)}
            FROM ranked_condensed GROUP BY run, qid) c ON c.run = v.run AND c.qid = v.qid"""
+
+
+def _in_order(columns: dict[str, str], order: str) -> dict[str, str]:
+    """Each column's aggregates adding their rows in `order` (`in_order`): a query's value is then
+    the same to the last bit whatever the threads, and in rank order it is trec_eval's."""
+    return {name: aggregates_in_order(sql, order) for name, sql in columns.items()}

@@ -56,7 +56,7 @@ def pool_pass(loaded: LoadedSpec, plans: list[PoolPlan], sizes: dict[Path, int])
     from pipeline.engines.duckdb.steps import run_all
 
     settings = loaded.spec.settings
-    con = connection(settings.memory_limit)
+    con = connection(settings.memory_limit, settings.threads)
     run_all(con, input_tables(settings.grades))
     pooled = list(dict.fromkeys(p.collection for p in plans))
     for name in needed_collections(loaded.spec, pooled):  # an overlay's sets, too

@@ -75,6 +75,13 @@ class Settings(StrictModel):
         "temporary files (default: DuckDB's, 80% of RAM); numbers do not change",
         json_schema_extra=_SIZE_SCHEMA,
     )
+    threads: int | None = Field(
+        None,
+        ge=1,
+        description="the threads DuckDB works with (Spark's local cores, where the spark: "
+        "section names no master); default: every core of the machine; numbers and bytes "
+        "do not change with it",
+    )
     engine: Literal["duckdb", "spark"] = Field(
         "duckdb",
         description="duckdb: evaluate on this machine; spark: on Apache Spark (the spark: "

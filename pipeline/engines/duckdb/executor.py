@@ -35,14 +35,16 @@ _CLOSED = (duckdb.ConnectionException,)
 
 def connect(plan: SqlPlan) -> duckdb.DuckDBPyConnection:
     """An in-memory connection configured for the plan."""
-    return connection(plan.memory_limit)
+    return connection(plan.memory_limit, plan.threads)
 
 
-def connection(memory_limit: str | None) -> duckdb.DuckDBPyConnection:
-    """An in-memory connection with DuckDB's memory limit (the `memory_limit` setting), that a
-    signal interrupts."""
-    # A memory limit is connection configuration, given as a value: never SQL text.
-    config = {"memory_limit": memory_limit} if memory_limit else {}
+def connection(memory_limit: str | None, threads: int | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory connection with DuckDB's memory limit and threads (the `memory_limit` and
+    `threads` settings; DuckDB's defaults where None), that a signal interrupts."""
+    # Configuration given as values: never SQL text.
+    config: dict = {"memory_limit": memory_limit} if memory_limit else {}
+    if threads is not None:
+        config["threads"] = threads
     return interrupts.watch(duckdb.connect(config=config), _CLOSED)
 
 

@@ -38,7 +38,7 @@ def execute(
     """Evaluate `plan` on Spark; `con` (on the driver) receives the DuckDB engine's result tables."""
     require_pyspark()
     with quiet():
-        spark = session(loaded.spec.spark)
+        spark = session(loaded.spec.spark, loaded.spec.settings.threads)
         with _arrow_batches(spark):
             _execute(spark, plan, loaded, con)
     return con
@@ -120,7 +120,7 @@ def describe_input(loaded: LoadedSpec):
     from pipeline.digest import digest_text
     from pipeline.engines.spark.inputs import files_of
 
-    spark = session(loaded.spec.spark)
+    spark = session(loaded.spec.spark, loaded.spec.settings.threads)
 
     def describe(path) -> tuple[int, str]:
         found = files_of(spark, path)

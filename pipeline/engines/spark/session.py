@@ -45,9 +45,10 @@ def quiet() -> Iterator[None]:
         yield
 
 
-def session(section: SparkSection | None) -> SparkSession:
+def session(section: SparkSection | None, threads: int | None = None) -> SparkSession:
     """The active session (a notebook's, a test's) as it is; under spark-submit, the session its
-    command line configures; else one built from the spec's `spark:` section."""
+    command line configures; else one built from the spec's `spark:` section (without a master
+    there, a local one with `threads` cores: the `threads` setting; all of them where None)."""
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
@@ -55,7 +56,7 @@ def session(section: SparkSection | None) -> SparkSession:
         return active
     builder = SparkSession.builder.appName(section.app_name if section else "irpipe")
     if not _submitted():  # spark-submit's --master and --conf win over the spec's
-        builder = _configured(builder, section)
+        builder = _configured(builder, section, threads)
     try:
         with quiet():
             spark = builder.getOrCreate()
@@ -70,8 +71,10 @@ def _submitted() -> bool:
     return "PYSPARK_GATEWAY_PORT" in os.environ
 
 
-def _configured(builder, section: SparkSection | None):
+def _configured(builder, section: SparkSection | None, threads: int | None):
     master = section.master if section else None
+    if master is None and threads is not None:
+        master = f"local[{int(threads)}]"
     conf = {"spark.ui.showConsoleProgress": "false", **(section.conf if section else {})}
     if master is not None:
         builder = builder.master(master)
