@@ -55,6 +55,12 @@ def _parser() -> argparse.ArgumentParser:
                 choices=("duckdb", "spark"),
                 help="evaluate on this engine (over the spec's settings.engine)",
             )
+            sub.add_argument(
+                "--threads",
+                type=_threads,
+                metavar="N",
+                help="DuckDB's threads, or a local Spark's cores (over the spec's settings.threads)",
+            )
         if name == "validate":
             sub.add_argument(
                 "--no-data",
@@ -78,6 +84,13 @@ def _parser() -> argparse.ArgumentParser:
     new_plugin.add_argument("--dir", default=".", help="where to create irpipe-NAME/ (default: .)")
     new_plugin.set_defaults(command="new_plugin")
     return parser
+
+
+def _threads(value: str) -> int:
+    """`--threads N`: a whole number of at least 1."""
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {value!r}")
+    return int(value)
 
 
 def _history_commands(commands) -> None:

@@ -101,7 +101,11 @@ def _evaluate(args: argparse.Namespace):
     try:
         with observing(progress):
             return evaluate(
-                args.spec, history=args.history, refresh=args.refresh, engine=args.engine
+                args.spec,
+                history=args.history,
+                refresh=args.refresh,
+                engine=args.engine,
+                threads=args.threads,
             )
     finally:
         progress.finished()  # the bar is erased before anything else is printed

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pipeline.plan.compile import SqlPlan
     from pipeline.spec import LoadedSpec
 
-__all__ = ["ENGINES", "Engine", "engine_named", "execute", "with_engine"]
+__all__ = ["ENGINES", "Engine", "engine_named", "execute", "with_runtime"]
 
 #: each engine by its name in `settings.engine`, and the module whose ENGINE it is (imported only
 #: when a spec names it: pyspark is never imported for the DuckDB engine)
@@ -72,9 +72,12 @@ def execute(
     return engine.execute(plan, loaded, con or engine.connect(plan))
 
 
-def with_engine(loaded: LoadedSpec, engine: str | None) -> LoadedSpec:
-    """The spec with its `settings.engine` replaced by `engine` (the command line's), if given."""
-    if engine is None or engine == loaded.spec.settings.engine:
+def with_runtime(loaded: LoadedSpec, engine: str | None, threads: int | None = None) -> LoadedSpec:
+    """The spec with its `settings.engine` and `settings.threads` replaced by the command line's
+    `engine` and `threads`, where given (neither changes a number)."""
+    given = {"engine": engine, "threads": threads}
+    update = {key: value for key, value in given.items() if value is not None}
+    if not update:
         return loaded
-    settings = loaded.spec.settings.model_copy(update={"engine": engine})
+    settings = loaded.spec.settings.model_copy(update=update)
     return replace(loaded, spec=loaded.spec.model_copy(update={"settings": settings}))

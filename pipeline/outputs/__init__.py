@@ -26,6 +26,7 @@ from pipeline.hookspecs import hookimpl
 from pipeline.plan.output_jobs import OutputJob
 from pipeline.spec.outputs import JUDGMENT_LEVELS
 from pipeline.spec.pools import POOL_LEVELS
+from pipeline.spec.settings import RUNTIME_SETTINGS
 from pipeline.sql import quote_identifier
 
 if TYPE_CHECKING:  # DuckDB is imported where a table is written: validating a spec needs none
@@ -152,7 +153,9 @@ class MarkdownWriter(Writer):
         lines = [_markdown_row(header), "|" + "---|" * len(header)]
         for row in rows:
             lines.append(_markdown_row(map(_formatted, row, integral, header)))
-        settings = ", ".join(f"{k}={v}" for k, v in manifest["settings"].items())
+        settings = ", ".join(
+            f"{k}={v}" for k, v in manifest["settings"].items() if k not in RUNTIME_SETTINGS
+        )
         lines += [
             "",
             f"irpipe {manifest['irpipe_version']}; {settings}; spec {manifest['spec_sha256'][:12]}",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.engines import engine_named, with_engine
+from pipeline.engines import engine_named, with_runtime
 from pipeline.errors import IrpipeWarning
 from pipeline.outputs import write_outputs
 from pipeline.run.evaluation_plan import EvaluationPlan
@@ -119,6 +119,7 @@ def evaluate(
     remember: bool = True,
     engine: str | None = None,
     runner: Engine | None = None,
+    threads: int | None = None,
 ) -> Evaluation:
     """Validate, then run every stage of the evaluation (`pipeline.run.stages`): evaluate every
     run with every metric, decide the expected values and gates, record all of it in the
@@ -126,13 +127,13 @@ def evaluate(
     history's dashboard. With a history, runs whose results it holds under the same key are
     not evaluated again, unless `refresh` (or on an engine that reuses no results);
     `remember=False` leaves the history alone (`irpipe pool` evaluates, but is not an
-    evaluation to remember). `engine` replaces the spec's `settings.engine`. A plan that
+    evaluation to remember). `engine` and `threads` replace the spec's settings. A plan that
     `validate` built already is evaluated as it is (the Python door's `Evaluator` validates
     once and evaluates each run's table by its plan, on `runner`: an engine of its own, a
     session keeping the qrels' part between calls). The checks' warnings (a gate skipped) are
     held in `Evaluation.notices`, for the caller to show after its results."""
     started = now()
-    plan = spec if isinstance(spec, EvaluationPlan) else validate(_loaded(spec, engine))
+    plan = spec if isinstance(spec, EvaluationPlan) else validate(_loaded(spec, engine, threads))
     runner = runner or engine_named(plan.engine)
     keeper = (
         keeper_of(plan.loaded, history, refresh or not runner.reuses_results) if remember else None
@@ -281,6 +282,6 @@ _STEPS = {
 }
 
 
-def _loaded(spec: str | Path | LoadedSpec, engine: str | None) -> LoadedSpec:
-    """The spec, loaded unless it is, with the command line's engine."""
-    return with_engine(spec if isinstance(spec, LoadedSpec) else load_spec(spec), engine)
+def _loaded(spec: str | Path | LoadedSpec, engine: str | None, threads: int | None) -> LoadedSpec:
+    """The spec, loaded unless it is, with the command line's engine and threads."""
+    return with_runtime(spec if isinstance(spec, LoadedSpec) else load_spec(spec), engine, threads)

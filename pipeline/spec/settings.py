@@ -12,7 +12,12 @@ from pydantic_core import PydanticCustomError
 
 from pipeline.spec.base import StrictModel, at_key
 
-__all__ = ["Settings"]
+__all__ = ["RUNTIME_SETTINGS", "Settings"]
+
+#: The settings that say where and with what an evaluation runs, never what a number is: recorded
+#: in manifests and the history, but not in the bytes of a result (the same spec writes the same
+#: table on DuckDB at 1 thread or 8, or on Spark).
+RUNTIME_SETTINGS = frozenset({"engine", "threads", "memory_limit"})
 
 
 def _number(value: Any) -> Any:
