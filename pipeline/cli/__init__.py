@@ -67,6 +67,12 @@ def _parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="check the spec alone: do not touch the input files (a run pattern stays one run)",
             )
+    verify = commands.add_parser(
+        "verify", help="evaluate an output again from its manifest and compare the bytes"
+    )
+    verify.add_argument(
+        "output", help="an output irpipe wrote (its <file>.manifest.json beside it)"
+    )
     schema = commands.add_parser("schema", help="print the spec's JSON Schema (for editors)")
     schema.add_argument("--check", metavar="FILE", help="fail unless FILE is exactly that schema")
     commands.add_parser("metrics", help="list every metric, its aliases and parameters")

@@ -22,6 +22,7 @@ __all__ = [
     "show",
     "trec_eval",
     "validate",
+    "verify",
 ]
 
 
@@ -109,6 +110,17 @@ def _evaluate(args: argparse.Namespace):
             )
     finally:
         progress.finished()  # the bar is erased before anything else is printed
+
+
+def verify(args: argparse.Namespace) -> int:
+    """`irpipe verify OUTPUT`: check the inputs its manifest names, evaluate again and compare
+    the bytes; exit 0 when they are the same, 5 naming the first row that differs (an input
+    whose digest changed is exit 3, raised on the way)."""
+    from pipeline.run.reproduce import verify as reproduce
+
+    verdict = reproduce(args.output)
+    print(verdict.message())
+    return ExitCode.OK if verdict.same else ExitCode.CHECKS
 
 
 def agree(args: argparse.Namespace) -> int:
