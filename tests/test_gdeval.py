@@ -4,10 +4,13 @@ average; the built-in `ERR@k` is the same formula under irpipe's settings.
 The reference is the gdeval.pl (v1.2a, the TREC Web track's) that ir_measures ships, run with perl
 on generated collections: grades 0-4, negative grades, unjudged documents, score ties (docno
 decides), queries the runs lack, queries without a grade above 0, a query all of whose documents
-tie (`synthetic.EXTREMES`). ir_measures' copy does not print the mean (its `amean` line): the tests
-run a copy with the original's mean put back, and a copy printing every value with 17 significant
-digits, so that irpipe's unrounded values are compared with gdeval's own unrounded arithmetic
-(1e-12) as well as with its printed lines (half a unit of the 5th decimal).
+tie (`synthetic.EXTREMES`). ir_measures' copy does not print the mean (its `amean` line) and has no
+`-c` (the TREC Web track's script averages over every qrels query with a grade above 0 with it, a
+query the run lacks printed and counted as 0): the tests run a copy with the mean and `-c` put
+back, printing its numbers with 5 decimals, and a copy printing them with 17 significant digits,
+so that irpipe's unrounded values are compared with gdeval's own unrounded arithmetic (1e-12) as
+well as with its printed lines (half a unit of the 5th decimal). `queries: qrels` (the default) is
+`gdeval.pl -c`, `queries: intersection` gdeval.pl without it.
 """
 
 from __future__ import annotations
@@ -32,25 +35,37 @@ EXACT = 1e-12
 
 def gdeval_copy(directory: Path, number: str) -> Path:
     """gdeval.pl with its mean line put back (the TREC script prints `runid,amean,nDCG,ERR`, the
-    mean over the topics it printed) and its numbers printed with `number` (printf format)."""
+    mean over the topics it printed), its `-c` flag (each qrels topic with a grade above 0 that
+    the run lacks prints 0 and counts in the mean), and its numbers printed with `number`."""
     text = GDEVAL.read_text(encoding="utf-8")
     text = re.sub(r"# (\$(ndcg|err)Total \+= \$\2;)", r"\1", text)
+    flag = 'if ($#ARGV >= 0 && $ARGV[0] eq "-c") { $cflag = 1; shift; }\n'
+    text = text.replace("die $usage unless $#ARGV == 2;", flag + "die $usage unless $#ARGV == 2;")
+    text = text.replace("    $topics++;\n", "    $topics++;\n    $printed{$topic} = 1;\n", 1)
+    complete = (
+        "if ($cflag) { for $topic (sort { $a <=> $b } keys %seen) { next if $printed{$topic};\n"
+        '  $topics++; printf "$runid,$topic,%.5f,%.5f\\n", 0, 0; } }\n'
+    )
     mean = (
         'if ($topics > 0) { printf "$runid,amean,%.5f,%.5f\\n", '
         "$ndcgTotal / $topics, $errTotal / $topics; }\n"
         'else { print "$runid,amean,0.00000,0.00000\\n"; }\n\nexit 0;'
     )
-    text = text.replace("\nexit 0;", "\n" + mean, 1).replace("%.5f", number)
+    text = text.replace("\nexit 0;", "\n" + complete + mean, 1).replace("%.5f", number)
     assert text.count("$ndcgTotal += $ndcg") == 1 and "amean" in text, "gdeval.pl changed"
+    assert text.count("$cflag") == 2 and text.count("$printed{$topic}") == 2, "gdeval.pl changed"
     path = directory / f"gdeval_{len(number)}.pl"
     path.write_text(text, encoding="utf-8")
     return path
 
 
-def gdeval(script: Path, qrels: Path, run: Path, k: int) -> dict[str, tuple[float, float]]:
-    """{topic or 'amean': (nDCG@k, ERR@k)} as the script prints them."""
+def gdeval(
+    script: Path, qrels: Path, run: Path, k: int, complete: bool = False
+) -> dict[str, tuple[float, float]]:
+    """{topic or 'amean': (nDCG@k, ERR@k)} as the script prints them (with -c if `complete`)."""
+    flags = ["-c"] if complete else []
     done = subprocess.run(
-        ["perl", str(script), str(qrels), str(run), str(k)], capture_output=True, text=True
+        ["perl", str(script), *flags, str(qrels), str(run), str(k)], capture_output=True, text=True
     )
     assert done.returncode == 0 and not done.stderr, done.stderr
     lines = [line.split(",") for line in done.stdout.splitlines()[1:]]
@@ -74,12 +89,17 @@ def metrics() -> list[str]:
     ]
 
 
-@pytest.fixture(scope="module")
-def compared(tmp_path_factory):
-    """Per collection and run: irpipe's per-query values and means, and gdeval's lines, printed
-    (5 decimals) and unrounded (%.17g), at every cutoff."""
+QUERIES = {"qrels": True, "intersection": False}  # the setting: gdeval.pl -c or not
+
+
+@pytest.fixture(scope="module", params=sorted(QUERIES))
+def compared(request, tmp_path_factory):
+    """Per collection and run: irpipe's per-query values and means under a `queries` setting, and
+    gdeval's lines (with -c under `qrels`), printed (5 decimals) and unrounded (%.17g), at every
+    cutoff."""
     root = tmp_path_factory.mktemp("gdeval")
     scripts = {"printed": gdeval_copy(root, "%.5f"), "exact": gdeval_copy(root, "%.17g")}
+    complete = QUERIES[request.param]
     found = []
     for seed in range(COLLECTIONS):
         directory = root / f"c{seed}"
@@ -88,25 +108,28 @@ def compared(tmp_path_factory):
         write_qrels(data.qrels, directory / "qrels.txt")
         for name, run in data.runs.items():
             write_numeric_run(run, directory / f"{name}.txt")
-        evaluation = evaluate(_spec(directory, data.runs), write=False)
+        spec = _spec(directory, data.runs, {"queries": request.param})
+        evaluation = evaluate(spec, write=False)
         per_query = {(r, q, m): v for r, _, q, m, v in evaluation.per_query()}
         means = {(r, m): (v, n) for r, _, m, v, n in evaluation.aggregate()}
         for name in data.runs:
+            run = directory / f"{name}.txt"
             lines = {
-                (how, k): gdeval(script, directory / "qrels.txt", directory / f"{name}.txt", k)
+                (how, k): gdeval(script, directory / "qrels.txt", run, k, complete)
                 for how, script in scripts.items()
                 for k in CUTOFFS
             }
-            found.append((data, name, per_query, means, lines))
+            found.append((data, name, per_query, means, lines, request.param))
     return found
 
 
-def _spec(directory: Path, runs: dict) -> Path:
+def _spec(directory: Path, runs: dict, settings: dict | None = None) -> Path:
     import yaml
 
     spec = {
         "collections": {"c": {"qrels": "qrels.txt"}},
         "runs": {name: {"path": f"{name}.txt", "collection": "c"} for name in runs},
+        "settings": settings or {},
         "metrics": metrics(),
     }
     path = directory / "spec.yaml"
@@ -118,7 +141,7 @@ def _spec(directory: Path, runs: dict) -> Path:
 def test_every_query_line_is_gdeval_s(compared, how):
     tolerance = PRINTED if how == "printed" else EXACT
     checked = 0
-    for _, run, per_query, _, lines in compared:
+    for _, run, per_query, _, lines, _ in compared:
         for k in CUTOFFS:
             theirs = {q: v for q, v in lines[how, k].items() if q != "amean"}
             for i, name in enumerate(("nDCG", "ERR")):
@@ -135,7 +158,7 @@ def test_every_query_line_is_gdeval_s(compared, how):
 @pytest.mark.parametrize("how", ["printed", "exact"])
 def test_the_mean_is_gdeval_s_amean_line(compared, how):
     tolerance = PRINTED if how == "printed" else EXACT
-    for _, run, _, means, lines in compared:
+    for _, run, _, means, lines, _ in compared:
         for k in CUTOFFS:
             printed = len(lines[how, k]) - 1
             for i, name in enumerate(("nDCG", "ERR")):
@@ -145,16 +168,18 @@ def test_the_mean_is_gdeval_s_amean_line(compared, how):
 
 
 def test_err_is_gdeval_s_formula_under_irpipe_s_query_set(compared):
-    """The default variant: gdeval's value where gdeval prints one, 0 for every other qrels
-    query (a query the run lacks, or without a grade above 0), averaged over the qrels."""
-    for data, run, per_query, means, lines in compared:
+    """The default variant: gdeval's value where gdeval prints one, 0 for every other query of
+    the `queries` setting (one the run lacks, or without a grade above 0), averaged over them."""
+    for data, run, per_query, means, lines, setting in compared:
+        answered = set(data.qrels) & set(data.runs[run])
+        queries = set(data.qrels) if setting == "qrels" else answered
         for k in CUTOFFS:
             exact = lines["exact", k]
             values = {q: v for (r, q, m), v in per_query.items() if (r, m) == (run, f"ERR@{k}")}
-            assert set(values) == set(data.qrels)
+            assert set(values) == queries
             for q, value in values.items():
                 assert math.isclose(value, exact[q][1] if q in exact else 0.0, abs_tol=EXACT)
-            assert means[run, f"ERR@{k}"][1] == len(data.qrels)
+            assert means[run, f"ERR@{k}"][1] == len(queries)
 
 
 def test_the_judged_rows_plan_gives_the_full_plan_s_values(tmp_path):

@@ -76,8 +76,8 @@ def test_every_builtin_measure_is_documented():
     ("text", "canonicals"),
     [
         ("P.5,10", ["P@5", "P@10"]),
-        ("set_F.0.25", ["SetF(beta=0.5)"]),
-        ("set_F_0.25", ["SetF(beta=0.5)"]),
+        ("set_F.0.25", ["SetF(beta2=0.25)"]),
+        ("set_F_0.25", ["SetF(beta2=0.25)"]),
         ("ndcg.1=3,2=9", ["nDCG(gain={1:3.0,2:9.0})"]),
         ("utility_2,-1,0,0", ["Utility(a=2.0)"]),
         ("success", ["Success@1", "Success@5", "Success@10"]),

@@ -126,3 +126,21 @@ def test_duplicate_documents_exit_4_as_trec_eval(capsys, tmp_path):
     (tmp_path / "r.trec").write_text("1 Q0 a 1 2 t\n1 Q0 a 2 1 t\n")
     code, out, err = trec_eval(capsys, str(tmp_path / "q.txt"), str(tmp_path / "r.trec"))
     assert (code, out) == (4, "") and "r.trec:1" in err and "again on line 2" in err
+
+
+@pytest.mark.parametrize(
+    ("measure", "relevant", "retrieved"), [("set_F.2", 4, 24), ("set_F.0.5", 8, 12)]
+)
+def test_set_F_uses_its_parameter_as_written(capsys, tmp_path, measure, relevant, retrieved):
+    """trec_eval's set_F.x computes with x itself: here F is exactly 0.09375, printed 0.0938;
+    x taken as beta = sqrt(x), squared again (2.0000000000000004), gave 0.09374999999999999."""
+    (tmp_path / "qrels.txt").write_text("".join(f"1 0 r{i} 1\n" for i in range(relevant)))
+    ranked = ["r0", *(f"u{i}" for i in range(retrieved - 1))]
+    lines = (f"1 Q0 {d} {i} {100 - i} t\n" for i, d in enumerate(ranked))
+    (tmp_path / "run.trec").write_text("".join(lines))
+    files = str(tmp_path / "qrels.txt"), str(tmp_path / "run.trec")
+    code, out, _ = trec_eval(capsys, "-q", "-m", measure, *files)
+    label = f"set_F_{measure[6:]}"
+    assert (code, out) == (0, f"{label:<22}\t1\t0.0938\n{label:<22}\tall\t0.0938\n")
+    qrels, run = _read(tmp_path)
+    assert pytrec_eval.RelevanceEvaluator(qrels, {measure}).evaluate(run)["1"]["set_F"] == 0.09375

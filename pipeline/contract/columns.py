@@ -185,7 +185,7 @@ class Columns(SubtopicColumns):
 
     def ideal_at_rank(self, gain: Gain) -> IdealAtRank:
         """Columns of the ideal ranking at this row's rank (see `IdealAtRank`)."""
-        need = IdealAtRank(f"ideal_{_gain_tag(gain)}", "ideal", self.gain(gain, "rel"))
+        need = IdealAtRank(f"ideal_{_gain_tag(gain)}", "ideal", self.ideal_gain(gain))
         return self._use(need, "ideal_at_rank(gain)")
 
     # -- per-query facts from the qrels ----------------------------------------------------------
@@ -220,7 +220,7 @@ class Columns(SubtopicColumns):
 
         As in trec_eval, only positive gains enter the ideal ranking.
         """
-        g = self.gain(gain, "rel")
+        g = self.ideal_gain(gain)
         irank = Need(
             f"irank_{_gain_tag(gain)}",
             "judged_window",
@@ -235,7 +235,7 @@ class Columns(SubtopicColumns):
 
     def ideal_totals(self, gain: Gain) -> IdealTotals:
         """Facts of the whole ideal ranking (see `IdealTotals`); declare the group as it is."""
-        g, tag = self.gain(gain, "rel"), _gain_tag(gain)
+        g, tag = self.ideal_gain(gain), _gain_tag(gain)
         positive = f"FILTER (WHERE {g} > 0)"
         return IdealTotals(
             self._use(_fact(f"ideal_len_{tag}", f"count(*) {positive}"), "ideal_totals(gain)"),
@@ -265,6 +265,16 @@ class Columns(SubtopicColumns):
             f"WHEN {grade_literal(g)} THEN {double(v)}" for g, v in sorted(gain.items())
         )
         return f"(CASE {column} {cases} ELSE greatest({column}, 0) END)"
+
+    def ideal_gain(self, gain: Gain) -> str:
+        """SQL gain of a judgment (`rel`) in the ideal ranking. A negative judgment never enters
+        it, even where a mapping gives its grade a gain: trec_eval's ideal list repeats each gain
+        as often as its grade is judged, and counts grades >= 0 only (a mapping's -1 or -2 gains
+        the retrieved unjudged documents, not the ideal)."""
+        g = self.gain(gain, "rel")
+        if isinstance(gain, dict) and any(grade < 0 for grade in gain):
+            return f"(CASE WHEN rel >= 0 THEN {g} ELSE 0 END)"
+        return g
 
     @staticmethod
     def discount(discount: Discount, rank: str = "rank") -> str:

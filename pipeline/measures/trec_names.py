@@ -6,7 +6,6 @@ Each trec_eval measure maps to registry metrics; this module only translates nam
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -84,6 +83,12 @@ def _utility(values: list[float]) -> tuple[str, dict]:
     return "Utility", dict(zip("abcd", values, strict=True))
 
 
+def _beta_squared(value: float) -> dict:
+    """trec_eval's set_F parameter is β², used as written: `beta2`, not `beta` = its square root
+    (squared again, sqrt(2) gives 2.0000000000000004). 1 is SetF's default (1·1 is exactly 1)."""
+    return {} if value == 1.0 else {"beta2": value}
+
+
 def _eleven_point(levels: list[float]) -> dict:
     params: dict[str, Any] = {"variant": "interpolated_11pt"}
     if tuple(levels) != RECALLS:
@@ -134,8 +139,7 @@ MEASURES = [
     TrecMeasure("set_relative_P", "plain", _plain("SetRelativeP")),
     TrecMeasure("set_recall", "plain", _plain("SetR")),
     TrecMeasure("set_map", "plain", _plain("SetAP")),
-    # trec_eval's parameter is beta squared
-    TrecMeasure("set_F", "double_list", lambda v: ("SetF", {"beta": math.sqrt(v[0])}), (1.0,)),
+    TrecMeasure("set_F", "double_list", lambda v: ("SetF", _beta_squared(v[0])), (1.0,)),
     TrecMeasure("num_nonrel_judged_ret", "plain", _plain("NumNonRelJudgedRet"), integer=True),
     TrecMeasure("yaap", "plain", _plain("YAAP")),
     TrecMeasure("rbp", "pairs", _gains("RBP", ("gain", "p"))),

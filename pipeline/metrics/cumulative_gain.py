@@ -38,7 +38,7 @@ class NDCGParams(GainParams):
     variant: Literal["standard", "gdeval"] = Field(
         "standard",
         description="standard: trec_eval's ndcg_cut; gdeval: gdeval.pl's (exponential gain, "
-        "its queries: answered, with a grade above 0)",
+        "its queries: those with a grade above 0; queries: qrels is gdeval.pl -c)",
     )
 
     @field_validator("variant")

@@ -7,7 +7,8 @@ R(g_i) = (2^g_i - 1) / 2^max_grade, having read on past every earlier document:
 
 trec_eval has no ERR. `variant='standard'` is this definition under irpipe's settings (ordering,
 `queries`, `missing_queries`); `variant='gdeval'` is gdeval.pl's (TREC Web track), which reports
-only the queries the run answers whose qrels hold a grade above 0 (`reported_queries`).
+only the queries whose qrels hold a grade above 0, those the run answers or, with its -c
+(`queries: qrels`), all of them (`reported_queries`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class ERRParams(MeasureParams):
     variant: Literal["standard", "gdeval"] = Field(
         "standard",
         description="standard: every query of the `queries` setting; gdeval: gdeval.pl's "
-        "queries (answered, with a grade above 0)",
+        "queries (those with a grade above 0; queries: qrels is gdeval.pl -c)",
     )
 
 

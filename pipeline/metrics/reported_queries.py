@@ -1,11 +1,14 @@
 """Which queries a defining tool reports, for the variants that equal it (not a plugin: helpers).
 
 trec_eval's measures give every query a value, and the `queries` setting picks the ones averaged.
-gdeval.pl (`nDCG` and `ERR` with `variant='gdeval'`) prints a line only for a query the run answers
-and whose qrels hold a grade above 0, and averages those lines; rbp_eval (`RBP` with
-`variant='rbp_eval'`) prints one for every query the run answers that the qrels judge. A query the
-tool does not print has no value here (NULL): it is left out of the mean, whatever the `queries`
-setting, and `n_queries` counts the queries averaged, as the tool's mean does.
+gdeval.pl (`nDCG` and `ERR` with `variant='gdeval'`) prints a line only for a query whose qrels hold
+a grade above 0, and averages those lines: by default only the queries the run answers, with `-c`
+every such query of the qrels, a query the run lacks scoring 0. Its variants follow `queries` as
+ndeval's measures do: `qrels` (the default) is `gdeval.pl -c`, `intersection` gdeval.pl's default.
+rbp_eval (`RBP` with `variant='rbp_eval'`) prints one for every query the run answers that the
+qrels judge, whatever the `queries` setting. A query the tool does not print has no value here
+(NULL): it is left out of the mean, and `n_queries` counts the queries averaged, as the tool's
+mean does.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ def judged_topic(c: Columns, value: str, aggregate: bool = True) -> str:
 # keeps its own methods (their `p` is its Params) and hands them these.
 def gdeval_needs(p: Any, c: Columns) -> tuple[Need, ...]:
     """What the gdeval variant reads besides the measure's own needs."""
-    return (*judged_topic_needs(c), *answered_needs(c)) if p.variant == "gdeval" else ()
+    return judged_topic_needs(c) if p.variant == "gdeval" else ()
 
 
 def gdeval_reported(p: Any, c: Columns, value: str) -> str:
@@ -63,8 +66,9 @@ def gdeval_reported(p: Any, c: Columns, value: str) -> str:
 
 
 def gdeval_missing(p: Any, c: Columns) -> str:
-    """The `missing` value: under gdeval, 0 for a judged topic the run answered, else none."""
-    return answered(c, gdeval_empty(p, c)) if p.variant == "gdeval" else "0"
+    """The `missing` value: under gdeval, 0 for a judged topic (one the run lacks is averaged
+    under `queries: qrels`, gdeval.pl -c, and left out under `intersection`), else none."""
+    return gdeval_empty(p, c)
 
 
 def gdeval_empty(p: Any, c: Columns) -> str:

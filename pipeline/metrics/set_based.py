@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 
 from ..api import Columns, Measure, RankedParams, double, hookimpl, ratio
 
@@ -43,12 +43,31 @@ class SetR(Measure[RankedParams]):
 
 class FParams(RankedParams):
     beta: float = Field(1.0, gt=0, description="weight of recall: F = (b²+1)PR / (b²P + R)")
+    beta2: float | None = Field(
+        None,
+        ge=0,
+        description="β² itself, used as written (trec_eval's set_F.x: set_F.2 is beta2=2); "
+        "instead of beta",
+    )
+
+    @field_validator("beta2")
+    @classmethod
+    def _one_weight(cls, beta2: float | None, info: ValidationInfo) -> float | None:
+        """β or β², not both: each says how much recall weighs."""
+        if beta2 is not None and info.data.get("beta", 1.0) != 1.0:
+            raise ValueError("give beta or beta2 (= beta²), not both")
+        return beta2
+
+    def beta_squared(self) -> float:
+        """β² as the formula uses it: beta2 as written (trec_eval's arithmetic), else beta·beta."""
+        return self.beta2 if self.beta2 is not None else self.beta * self.beta
 
 
 class SetF(Measure[FParams]):
     """F-measure of the retrieved set: (β²+1)·P·R / (β²·P + R), 0 when nothing relevant is found.
 
-    trec_eval's `set_F.x` takes x = β² (so `set_F.0.25` is β = 0.5).
+    trec_eval's `set_F.x` takes x = β² and uses it as written: it is `beta2` (`set_F.2` is
+    SetF(beta2=2.0)), since the square of sqrt(2) is not 2 in doubles and can change a printed digit.
     """
 
     judged_rows_suffice = True
@@ -66,7 +85,7 @@ class SetF(Measure[FParams]):
         hits = c.relevant_within(p)
         precision = f"({hits} / {c.retrieved_within(p)})"
         recall = f"({hits} / {c.relevant_total(p)})"
-        b2 = double(p.beta * p.beta)
+        b2 = double(p.beta_squared())
         f = f"({b2} + 1) * {precision} * {recall} / ({b2} * {precision} + {recall})"
         return f"(CASE WHEN {hits} > 0 THEN {f} ELSE 0 END)"
 

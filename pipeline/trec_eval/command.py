@@ -21,7 +21,7 @@ from pipeline.outputs.trec_eval import RUNID, Line, render, runid_of
 from pipeline.run.preflight import validate
 from pipeline.spec import LoadedSpec, Spec
 
-__all__ = ["main"]
+__all__ = ["main", "parse", "printed"]
 
 USAGE = "usage: irpipe trec-eval [-h] [-q] [-n] [-c] [-J] [-l N] [-M N] [-N N] [-m measure[.params]] ... [--engine duckdb|spark] qrels run"
 
@@ -113,17 +113,11 @@ def _apply(options: Options, flag: str, value: str) -> Options | None:
 
 def evaluate(options: Options) -> int:
     """Evaluate and print; the exit code is 0, or trec_eval's for its fatal cases."""
-    try:
-        selected = select(options.measures)
-    except SpecError as exc:  # trec_eval: 1 for names, 2 for bad parameters, 4 if computing fails
-        raise TrecEvalExit(str(exc), getattr(exc, "trec_eval_exit", 1)) from None
-    loaded = _spec(options, selected)
-    try:
-        con = execute(validate(loaded).sql, loaded)
-    except (SpecError, InputDataError) as exc:  # trec_eval stops duplicates with exit 4
-        raise TrecEvalExit(str(exc), 4 if isinstance(exc, DuplicateError) else 2) from None
+    selected = _select(options)
+    run = Path(options.files[1])
+    con = _execute(options, selected, {"run": run})
     missing = _missing_topics(con, options)
-    runid = runid_of(Path(options.files[1]))
+    runid = runid_of(run)
     text = render(
         con,
         _layout(selected),
@@ -142,8 +136,40 @@ def evaluate(options: Options) -> int:
     return 0
 
 
-def _spec(options: Options, selected: list[Selected]) -> LoadedSpec:
-    qrels, run = options.files
+def printed(options: Options, runs: list[Path]) -> str:
+    """What the door prints for each run of `runs` in turn, as one call per run would print it
+    (each with `options`' flags and qrels), evaluated in one pass. The runs must answer every
+    qrels topic unless -c (or 9.x) says how to treat a missing one."""
+    selected = _select(options)
+    names = {f"run{i}": path for i, path in enumerate(runs)}
+    con = _execute(options, selected, names)
+    if _missing_topics(con, options):
+        raise TrecEvalExit("a run lacks a qrels topic: use -c", 4)
+    return render(
+        con,
+        _layout(selected),
+        options.per_query,
+        options.summary,
+        runid=lambda name: runid_of(names[name]),
+    )
+
+
+def _select(options: Options) -> list[Selected]:
+    try:
+        return select(options.measures)
+    except SpecError as exc:  # trec_eval: 1 for names, 2 for bad parameters, 4 if computing fails
+        raise TrecEvalExit(str(exc), getattr(exc, "trec_eval_exit", 1)) from None
+
+
+def _execute(options: Options, selected: list[Selected], runs: dict[str, Path]):
+    loaded = _spec(options, selected, runs)
+    try:
+        return execute(validate(loaded).sql, loaded)
+    except (SpecError, InputDataError) as exc:  # trec_eval stops duplicates with exit 4
+        raise TrecEvalExit(str(exc), 4 if isinstance(exc, DuplicateError) else 2) from None
+
+
+def _spec(options: Options, selected: list[Selected], runs: dict[str, Path]) -> LoadedSpec:
     metrics = [
         {"metric": metric, "label": label, **params}
         for s in selected
@@ -151,8 +177,8 @@ def _spec(options: Options, selected: list[Selected]) -> LoadedSpec:
         for label, metric, params in s.outputs
     ]
     data = {
-        "collections": {"qrels": {"qrels": qrels, "num_docs": options.num_docs}},
-        "runs": {"run": {"path": run, "collection": "qrels"}},
+        "collections": {"qrels": {"qrels": options.files[0], "num_docs": options.num_docs}},
+        "runs": {name: {"path": str(path), "collection": "qrels"} for name, path in runs.items()},
         "settings": {
             "relevance_level": options.level,
             "max_docs": options.max_docs,
