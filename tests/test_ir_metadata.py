@@ -76,7 +76,12 @@ def runs_dir(tmp_path: Path) -> Path:
 
 def spec(**more) -> dict:
     runs = {"sys": {"path": "runs/input.*", "collection": "c", **more.pop("run", {})}}
-    return {"collections": {"c": {"qrels": "qrels.txt"}}, "runs": runs, "metrics": ["AP", "nDCG@10"], **more}
+    return {
+        "collections": {"c": {"qrels": "qrels.txt"}},
+        "runs": runs,
+        "metrics": ["AP", "nDCG@10"],
+        **more,
+    }
 
 
 def run_cli(capsys, path: Path) -> tuple[int, str]:
@@ -136,13 +141,17 @@ def test_a_compressed_run_has_its_block_read_from_its_text(tmp_path, compress):
 )  # fmt: skip
 def test_a_malformed_block_is_an_input_error_naming_the_file_and_line(lines, line, message):
     text = f"# ir_metadata.start\n{lines}# ir_metadata.end\n".encode()
-    with pytest.raises(InputDataError, match=rf"^run.txt:{line}: (the ir_metadata block is )?{message}"):
+    with pytest.raises(
+        InputDataError, match=rf"^run.txt:{line}: (the ir_metadata block is )?{message}"
+    ):
         parse(text.splitlines(keepends=True), "run.txt")
 
 
 def test_a_block_without_its_end_is_an_input_error_naming_its_start():
     lines = [b"# note\n", b"# ir_metadata.start\n", b"# tag: x\n"]
-    with pytest.raises(InputDataError, match=r"^run.txt:2: '# ir_metadata.start' has no '# ir_metadata.end'"):
+    with pytest.raises(
+        InputDataError, match=r"^run.txt:2: '# ir_metadata.start' has no '# ir_metadata.end'"
+    ):
         parse(lines, "run.txt")
 
 
@@ -238,7 +247,9 @@ def test_a_file_without_a_tag_is_an_input_error_naming_it(runs_dir, write_spec, 
 def test_names_ir_metadata_on_one_file_is_a_spec_error(runs_dir, write_spec):
     runs = {"r": {"path": "runs/input.run0", "collection": "c", "names": "ir_metadata"}}
     path = write_spec({**spec(), "runs": runs})
-    with pytest.raises(SpecError, match=r"spec.yaml:\d+: runs.r.names: names: ir_metadata names the runs a glob"):
+    with pytest.raises(
+        SpecError, match=r"spec.yaml:\d+: runs.r.names: names: ir_metadata names the runs a glob"
+    ):
         load_spec(path)
 
 
@@ -285,7 +296,9 @@ def _check_document(runs_dir: Path, run: str, tag: str) -> None:
     assert evaluation["settings"]["queries"] == "qrels"
     aggregate = _aggregate(runs_dir / "out" / "agg.csv")
     for metric in ("AP", "nDCG@10"):
-        assert (evaluation["values"][metric], evaluation["n_queries"][metric]) == aggregate[(run, metric)]
+        assert (evaluation["values"][metric], evaluation["n_queries"][metric]) == aggregate[
+            (run, metric)
+        ]
     assert evaluation["significance test"] == [
         {"name": "t", "correction method": "holm", "alpha": 0.05, "samples": 100000, "seed": 0}
     ]
@@ -333,11 +346,16 @@ def test_a_per_run_path_without_run_is_a_spec_error(runs_dir, write_spec, capsys
     path = write_spec(spec(outputs=[{"path": "meta.yaml", "level": "ir_metadata"}]))
     code, err = run_cli(capsys, path)
     assert code == 2
-    assert "outputs.0.level: level ir_metadata writes one file per run: its path must hold {run}" in err
+    assert (
+        "outputs.0.level: level ir_metadata writes one file per run: its path must hold {run}"
+        in err
+    )
 
 
 def test_a_run_under_two_collections_needs_collection_in_the_path(runs_dir, write_spec, capsys):
-    two = spec(outputs=[{"path": "m/{run}.yaml", "level": "ir_metadata"}], run={"collection": ["c", "d"]})
+    two = spec(
+        outputs=[{"path": "m/{run}.yaml", "level": "ir_metadata"}], run={"collection": ["c", "d"]}
+    )
     two["collections"]["d"] = {"qrels": "qrels.txt"}
     code, err = run_cli(capsys, write_spec(two))
     assert code == 2

@@ -293,7 +293,9 @@ def _output_jobs(loaded: LoadedSpec, pools: tuple) -> tuple[OutputJob, ...]:
     for i, output in enumerate(loaded.spec.outputs):
         if output.level in PER_RUN_LEVELS:
             files = run_files(output, loaded.spec.runs, loaded.where("outputs", i, "path"))
-            jobs += [OutputJob(per_run_table(i, j), f.path, output.level) for j, f in enumerate(files)]
+            jobs += [
+                OutputJob(per_run_table(i, j), f.path, output.level) for j, f in enumerate(files)
+            ]
         else:
             jobs.append(OutputJob(_table(i, output), output.path, output.level))
     return (*jobs, *pool_jobs(pools))

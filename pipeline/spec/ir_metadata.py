@@ -17,7 +17,7 @@ import bz2
 import datetime
 import gzip
 import lzma
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -84,35 +84,33 @@ class HeadLines:
         return True
 
 
-#: how a compressed run is opened (a Zstandard file's head is read where Python can: 3.14's
-#: `compression.zstd`; DuckDB reads the run itself)
-def _zstd_open(path: Path) -> IO[bytes] | None:
-    try:
-        from compression import zstd  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    return zstd.open(path, "rb")
+#: the compressions whose text Python reads (a Zstandard file's where Python can: 3.14's
+#: `compression.zstd`; DuckDB reads the run itself either way)
+_COMPRESSIONS = {".gz": gzip, ".bz2": bz2, ".xz": lzma, ".zst": None}
 
 
-_OPENERS: dict[str, Callable[[Path], IO[bytes] | None]] = {
-    ".gz": lambda p: gzip.open(p, "rb"),
-    ".bz2": lambda p: bz2.open(p, "rb"),
-    ".xz": lambda p: lzma.open(p, "rb"),
-    ".zst": _zstd_open,
-}
+def _open(path: Path) -> IO[bytes] | None:
+    """The file's text as bytes (decompressed), or None where its compression is not read."""
+    suffix = path.suffix.lower()
+    module = _COMPRESSIONS.get(suffix)
+    if suffix == ".zst":
+        try:
+            from compression import zstd as module  # type: ignore[import-not-found,no-redef]
+        except ImportError:
+            return None
+    return module.open(path, "rb") if module is not None else path.open("rb")
 
 
 def is_compressed(path: Path) -> bool:
     """Whether the file's text is compressed (its head is read by `read_head`, not the digest)."""
-    return path.suffix.lower() in _OPENERS
+    return path.suffix.lower() in _COMPRESSIONS
 
 
 def read_head(path: Path) -> list[bytes] | None:
     """The opening lines of the file at `path` (decompressed), reading nothing past them; None
     where its compression cannot be read here (Zstandard before Python 3.14)."""
-    opener = _OPENERS.get(path.suffix.lower(), lambda p: p.open("rb"))
     try:
-        handle = opener(path)
+        handle = _open(path)
         if handle is None:
             return None
         head = HeadLines()
