@@ -182,6 +182,14 @@ def test_the_python_door_records_the_block_too(runs_dir, write_spec):
     assert [inputs[r]["ir_metadata"]["tag"] for r in ("sys/run0", "sys/run1")] == ["bm25", "rm3"]
 
 
+def test_a_block_changes_no_value(runs_dir, write_spec):
+    with_block = pipeline.evaluate(write_spec(spec())).aggregate(to="rows")
+    for path in (runs_dir / "runs").iterdir():
+        path.write_text(path.read_text().split("# ir_metadata.end\n", 1)[1])
+    without = pipeline.evaluate(write_spec(spec())).aggregate(to="rows")
+    assert with_block == without and len(without) == 4
+
+
 def test_a_run_without_a_block_records_none(tmp_path, write_spec):
     data = generate(3, queries=4, runs=1)
     write_qrels(data.qrels, tmp_path / "qrels.txt")
