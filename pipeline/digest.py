@@ -7,6 +7,7 @@ by size and mtime would be worth, and those can lie after a copy or a `touch`.""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +24,18 @@ DIGEST = "xxh3_128"
 _BLOCK = 1 << 22
 
 
-def digest_file(path: Path) -> str:
-    """`xxh3_128:<hex>` of the file's bytes (compressed files as stored)."""
+def digest_file(path: Path, watch: Callable[[bytes], bool] | None = None) -> str:
+    """`xxh3_128:<hex>` of the file's bytes (compressed files as stored). `watch` is handed the
+    blocks read, in order, until it returns False: what a caller reads of the file's head (a
+    run's ir_metadata) costs no second read."""
     import xxhash
 
     state = xxhash.xxh3_128()
     with path.open("rb") as handle:
         while block := handle.read(_BLOCK):
             state.update(block)
+            if watch is not None and not watch(block):
+                watch = None
     return f"{DIGEST}:{state.hexdigest()}"
 
 

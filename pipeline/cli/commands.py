@@ -58,9 +58,7 @@ def _print_summary(evaluation) -> None:
     """The aggregate table, its marks, the files written and what the history reused."""
     from pipeline.console.draw import print_results
 
-    spec = evaluation.loaded.spec
-    outputs = [output.path for output in spec.outputs]
-    outputs += [output.path for pool in spec.pools.values() for output in pool.outputs]
+    outputs = [job.path for job in evaluation.plan.outputs]  # a per-run output's every file
     notes = [note] if (note := evaluation.history_note()) else []
     rows, metrics = evaluation.aggregate(), evaluation.plan.metrics
     if evaluation.plan.judging is not None:

@@ -27,4 +27,5 @@ DEFAULT_PLUGINS = (
     "pipeline.outputs.plots",
     "pipeline.outputs.pool",
     "pipeline.outputs.trec_run",
+    "pipeline.outputs.ir_metadata",
 )

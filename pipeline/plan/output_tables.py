@@ -6,6 +6,8 @@ pr_curve, pr_curve_101   per run and recall level: interpolated precision averag
     same SQL (`per_query.result_tables`) into tables of their own, `curve_per_query` and
     `curve_aggregate`, so per_query and aggregate hold the spec's metrics only. Each value is
     therefore the aggregate of `IPrec@r`, which is trec_eval's `iprec_at_recall_r`.
+ir_metadata_<i>_<j>   output i's file j (`level: ir_metadata`, one per run and collection): that
+    run's aggregate rows, its metrics in the spec's order.
 diff_plot_<i>   per run of the baseline's collection and query: output i's metric minus the
     baseline run's, and whether the query got better, worse or tied (`level: diff_plot`); a
     baseline evaluated under several collections is compared under each, with its runs.
@@ -20,7 +22,7 @@ from pipeline.errors import SpecError
 from pipeline.plan.statement import Statement
 from pipeline.plan.tables import values_table
 from pipeline.spec.base import did_you_mean
-from pipeline.spec.outputs import CURVE_LEVELS, DIFF_LEVELS
+from pipeline.spec.outputs import CURVE_LEVELS, DIFF_LEVELS, PER_RUN_LEVELS, run_files
 
 if TYPE_CHECKING:
     from pipeline.measures.registry import Registry
@@ -35,6 +37,7 @@ __all__ = [
     "is_curve_table",
     "output_table",
     "output_tables",
+    "per_run_table",
 ]
 
 #: the recall levels of each `recall_levels` value; i/10 equals (10i)/100 to the bit, so the
@@ -65,6 +68,11 @@ def output_table(index: int, output: Output) -> str | None:
     if output.level == "run":
         return f"fused_run_{index}"
     return None
+
+
+def per_run_table(index: int, file: int) -> str:
+    """The table of file `file` of per-run output `index` (one run under one collection)."""
+    return f"ir_metadata_{index}_{file}"
 
 
 def _curve_sizes(spec: Spec) -> list[int]:
@@ -101,7 +109,23 @@ def output_tables(loaded: LoadedSpec, diffs: Mapping[int, ResolvedMeasure]) -> l
     for i, output in enumerate(spec.outputs):
         if output.level in DIFF_LEVELS:
             statements.append(_diff_sql(i, output, diffs[i]))
+        if output.level in PER_RUN_LEVELS:
+            files = run_files(output, spec.runs, loaded.where("outputs", i, "path"))
+            statements += [_per_run_sql(per_run_table(i, j), f) for j, f in enumerate(files)]
     return statements
+
+
+def _per_run_sql(table: str, file) -> Statement:
+    # The aggregate's rows of one run under one collection, metrics in the spec's order.
+    return Statement(
+        f"""
+CREATE TABLE {table} AS
+SELECT a.collection, a.run, a.metric, a.value, a.n_queries
+FROM aggregate a JOIN metrics m USING (metric)
+WHERE a.collection = ? AND a.run = ?
+ORDER BY m.ordinal""",
+        [file.collection, file.run],
+    )
 
 
 def _curve_sql(size: int) -> Statement:

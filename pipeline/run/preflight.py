@@ -17,7 +17,12 @@ from pipeline.measures.resolve import check_needs, resolve_metric, resolve_metri
 from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.outputs import writer_for, writers_of
 from pipeline.plan.compile import compile_plan
-from pipeline.plan.output_tables import check_diff_outputs, curve_measures, output_table
+from pipeline.plan.output_tables import (
+    check_diff_outputs,
+    curve_measures,
+    output_table,
+    per_run_table,
+)
 from pipeline.plan.qrels_formats import recognised
 from pipeline.plan.table_inputs import MEMORY, memory_view
 from pipeline.run.evaluation_plan import EvaluationPlan, OutputJob
@@ -32,7 +37,7 @@ from pipeline.run.sections import (
 from pipeline.run.writes import check_writes
 from pipeline.spec import LoadedSpec, load_spec
 from pipeline.spec.models import is_uri
-from pipeline.spec.outputs import JUDGMENT_LEVELS
+from pipeline.spec.outputs import JUDGMENT_LEVELS, PER_RUN_LEVELS, run_files
 
 __all__ = ["check_history_directory", "check_pool_inputs", "compile_spec", "validate"]
 
@@ -282,8 +287,17 @@ def _check_dashboard(loaded: LoadedSpec) -> None:
 
 
 def _output_jobs(loaded: LoadedSpec, pools: tuple) -> tuple[OutputJob, ...]:
-    """Every file to write: the spec's outputs, then its pools'."""
-    jobs = [OutputJob(_table(i, o), o.path, o.level) for i, o in enumerate(loaded.spec.outputs)]
+    """Every file to write: the spec's outputs (a per-run output's file for each run), then its
+    pools'."""
+    jobs = []
+    for i, output in enumerate(loaded.spec.outputs):
+        if output.level in PER_RUN_LEVELS:
+            files = run_files(output, loaded.spec.runs, loaded.where("outputs", i, "path"))
+            jobs += [
+                OutputJob(per_run_table(i, j), f.path, output.level) for j, f in enumerate(files)
+            ]
+        else:
+            jobs.append(OutputJob(_table(i, output), output.path, output.level))
     return (*jobs, *pool_jobs(pools))
 
 

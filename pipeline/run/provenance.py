@@ -12,7 +12,7 @@ import os
 import platform
 import socket
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -22,6 +22,7 @@ from pipeline._version import __version__
 from pipeline.digest import digest_file, digest_table, digest_text
 from pipeline.formatting import finite
 from pipeline.plan.table_inputs import memory_view
+from pipeline.spec import ir_metadata
 
 if TYPE_CHECKING:
     from pipeline.measures.resolved import ResolvedMeasure
@@ -43,17 +44,22 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Input:
-    """One input file: `qrels` of a collection or a `run`, by name, where, and what it holds."""
+    """One input file: `qrels` of a collection or a `run`, by name, where, and what it holds;
+    a run file's ir_metadata block (`pipeline.spec.ir_metadata`), where it has one."""
 
     role: str
     name: str
     path: str
     size: int
     digest: str
+    ir_metadata: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"role": self.role, "name": self.name, "path": self.path, "size": self.size,
-                "digest": self.digest}  # fmt: skip
+        found = {"role": self.role, "name": self.name, "path": self.path, "size": self.size,
+                 "digest": self.digest}  # fmt: skip
+        if self.ir_metadata is not None:  # only where the file has a block: other records as before
+            found["ir_metadata"] = self.ir_metadata
+        return found
 
 
 def inputs_of(
@@ -67,7 +73,10 @@ def inputs_of(
     files = [("qrels", n, c.qrels_file) for n, c in spec.collections.items() if c.qrels_file]
     files += [("run", name, r.path) for name, r in spec.file_runs().items()]
     files += [("exclude", name, p.exclude) for name, p in spec.pools.items() if p.exclude]
-    described = [_describe(p, describe, loaded.tables.get(_view(role, p))) for role, _, p in files]
+    described = [
+        _describe(p, describe, loaded.tables.get(_view(role, p)), role == "run")
+        for role, _, p in files
+    ]
     found = [
         Input(role, name, str(p), *d) for (role, name, p), d in zip(files, described, strict=True)
     ]
@@ -114,12 +123,22 @@ def _view(role: str, path: Path | str) -> str:
     return memory_view(path, "qrels" if role in ("qrels", "exclude") else "run")
 
 
-def _describe(path: Path | str, describe, table) -> tuple[int, str]:
+def _describe(
+    path: Path | str, describe, table, run: bool
+) -> tuple[int, str, dict[str, Any] | None]:
+    """(size, digest, ir_metadata block) of an input; a run file's block is read from the
+    blocks its digest reads (a compressed run's from its decompressed head)."""
     if table is not None:  # read in Python (a frame, an ir_datasets id): its Arrow data
-        return table.nbytes, digest_table(table)
+        return table.nbytes, digest_table(table), None
     if describe is not None and not (isinstance(path, Path) and path.is_file()):
-        return describe(path)
-    return path.stat().st_size, digest_file(path)
+        return *describe(path), None
+    if not run:
+        return path.stat().st_size, digest_file(path), None
+    if ir_metadata.is_compressed(path):
+        return path.stat().st_size, digest_file(path), ir_metadata.read_block(path)
+    head = ir_metadata.HeadLines()
+    digest = digest_file(path, head)
+    return path.stat().st_size, digest, ir_metadata.parse(head.finish(), str(path))
 
 
 def versions(engine: str = "duckdb") -> dict[str, Any]:

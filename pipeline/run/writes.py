@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pipeline.outputs.targets import Kept, Written, check_written
 from pipeline.spec import LoadedSpec
+from pipeline.spec.outputs import PER_RUN_LEVELS, run_files
 
 __all__ = ["check_report", "check_writes", "kept_paths", "written_paths"]
 
@@ -50,6 +51,13 @@ def kept_paths(loaded: LoadedSpec) -> list[Kept]:
     ]
 
 
+def _paths(loaded: LoadedSpec, key: tuple, output) -> list[Path]:
+    """The files an output writes: its path, or a per-run output's file for each run."""
+    if output.level not in PER_RUN_LEVELS:
+        return [output.path]
+    return [f.path for f in run_files(output, loaded.spec.runs, loaded.where(*key, "path"))]
+
+
 def written_paths(loaded: LoadedSpec) -> list[Written]:
     """Every path the evaluation writes: the outputs (the spec's, then its pools'), the history
     and its dashboard."""
@@ -60,8 +68,9 @@ def written_paths(loaded: LoadedSpec) -> list[Written]:
     ]
     outputs = [*spec.outputs, *(o for p in spec.pools.values() for o in p.outputs)]
     written = [
-        Written(o.path, "output", ".".join(map(str, k)), loaded.where(*k, "path"))
+        Written(path, "output", ".".join(map(str, k)), loaded.where(*k, "path"))
         for k, o in zip(keys, outputs, strict=True)
+        for path in _paths(loaded, k, o)
     ]
     if spec.history is not None:
         written.append(Written(spec.history.path, "history", "history", loaded.where("history")))

@@ -13,6 +13,11 @@ The run name of a file (`run_name`), in three steps:
    the name (`bm25.k1_0.9` stays `bm25.k1_0.9`): a dot in a name is more often a parameter or a
    version than a file type.
 Two files with the same run name are an error naming both files.
+
+With `names: ir_metadata` beside the pattern, each file's run is named `<name>/<tag>` instead, by
+the `tag` of the ir_metadata block that opens it (`pipeline.spec.ir_metadata`): the name its
+authors gave it, read from the file's opening comment lines alone. A file without a tag is an
+input error naming it; two files with one tag, a spec error naming both.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import SpecError
+from pipeline.spec import ir_metadata
 
 __all__ = ["COMPRESSION_SUFFIXES", "RUN_SUFFIXES", "expand_run_globs", "run_name"]
 
@@ -63,17 +69,44 @@ def expand_run_globs(
     for name, run in runs.items():
         pattern = run.get("path") if isinstance(run, dict) else None
         where = _where(spec_path, lines, name)
+        by_tag = isinstance(run, dict) and run.get("names") == BY_TAG
         if not _is_pattern(pattern, base_dir):
+            if by_tag and isinstance(pattern, str):
+                raise SpecError(_one_file(spec_path, lines, name))
             _add(expanded, origins, name, run, (where, f"runs.{name}"))
             continue
         files = _matches(pattern, base_dir, where, required)
         if not files:
             _add(expanded, origins, name, run, (where, f"runs.{name}"))
         for file in files:
-            new = f"{name}/{run_name(file)}"
+            new = f"{name}/{_tag(base_dir / file) if by_tag else run_name(file)}"
             _add(expanded, origins, new, {**run, "path": file}, (where, file))
             _copy_lines(lines, name, new)
     return {**data, "runs": expanded}
+
+
+#: the `names` that names a pattern's runs by their files' ir_metadata tags
+BY_TAG = "ir_metadata"
+
+
+def _tag(file: Path) -> str:
+    """The tag of the ir_metadata block that opens `file`."""
+    lines = ir_metadata.read_head(file)
+    if lines is None:
+        raise SpecError(
+            f"{file}: names: ir_metadata reads the tag of each file, and this Python cannot "
+            "read Zstandard (Python 3.14 can); decompress it, or name its runs by file"
+        )
+    return ir_metadata.tag_of(ir_metadata.parse(lines, str(file)), str(file))
+
+
+def _one_file(spec_path: Path, lines: dict[tuple, int], name: Any) -> str:
+    line = lines.get(("runs", name, "names")) or lines.get(("runs", name))
+    where = f"{spec_path}:{line}: runs.{name}.names" if line else f"{spec_path}: runs.{name}.names"
+    return (
+        f"{where}: names: ir_metadata names the runs a glob pattern matches, and this path is "
+        f"one file, named by its key ({name}); remove names, or give a pattern such as runs/*"
+    )
 
 
 def _is_pattern(path: Any, base_dir: Path) -> bool:
@@ -97,7 +130,8 @@ def _add(runs: dict, origins: dict, name: Any, run: Any, source: tuple[str, str]
         raise SpecError(
             f"{where}: {origins[name]} and {origin} are both named '{name}' "
             "(a pattern names each file <run>/<file name without compression and run suffix>, "
-            "or <run>/<tag> for TREC's input.<tag>); rename a file or give it its own run"
+            "or <run>/<tag> for TREC's input.<tag>, or with names: ir_metadata <run>/<the tag of "
+            "its ir_metadata block>); rename a file or give it its own run"
         )
     runs[name] = run
     origins[name] = origin

@@ -143,6 +143,13 @@ class Run(StrictModel):
         description="name of a collection in `collections`, or a list of them: the run is "
         "evaluated under each (its file read once)"
     )
+    names: Literal["file", "ir_metadata"] = Field(
+        "file",
+        description="how a glob pattern in `path` names each file's run, <key>/<name>: file (the "
+        "file's name without compression and run suffix; input.<tag> by its tag) or ir_metadata "
+        "(the tag of the ir_metadata block in the file's opening # lines; a file without one is "
+        "an input error)",
+    )
 
     _names = field_validator("collection", mode="before")(judgment_sets.check_collection_names)
 

@@ -3,6 +3,8 @@ level reads (recall levels of curves, the metric and baseline of a difference pl
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -13,13 +15,17 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from pipeline.errors import SpecError
 from pipeline.spec.base import StrictModel, resolve_path
 
 __all__ = [
     "CURVE_LEVELS",
     "DIFF_LEVELS",
     "JUDGMENT_LEVELS",
+    "PER_RUN_LEVELS",
     "Output",
+    "RunFile",
+    "run_files",
 ]
 
 
@@ -30,6 +36,9 @@ DIFF_LEVELS = ("diff_plot",)
 
 #: the levels of the judgment sets' comparisons (`agreement:`, `correlation:`), each its table
 JUDGMENT_LEVELS = ("agreement", "confusion", "correlation")
+
+#: the levels written as one file per run (and collection): the path holds `{run}`
+PER_RUN_LEVELS = ("ir_metadata",)
 
 
 class Output(StrictModel):
@@ -51,6 +60,7 @@ class Output(StrictModel):
         "agreement",
         "confusion",
         "correlation",
+        "ir_metadata",
     ] = Field(
         "aggregate",
         description="query: one row per query; aggregate: one per run and metric; pr_curve: "
@@ -60,7 +70,9 @@ class Output(StrictModel):
         "(.md, .tex, .html): runs by metrics, best in bold, significance marks; run: the fused "
         "run `run` as a TREC run file (.trec, .txt, .run); agreement: the statistics of each "
         "agreement entry; confusion: its pairs by (reference grade, other grade); correlation: "
-        "the statistics of two orderings of the runs",
+        "the statistics of two orderings of the runs; ir_metadata: one YAML file per run "
+        "(.yaml, .yml; the path holds {run}, and {collection} where a run is evaluated under "
+        "several): its ir_metadata block merged with what the evaluation knows",
     )
     recall_levels: Literal[11, 101] | None = Field(
         None,
@@ -82,6 +94,19 @@ class Output(StrictModel):
     @classmethod
     def _path(cls, value: Any, info: ValidationInfo) -> Any:
         return resolve_path(Path(value), info) if isinstance(value, str) else value
+
+    @field_validator("level")
+    @classmethod
+    def _per_run_path(cls, value: Any, info: ValidationInfo) -> Any:
+        path = info.data.get("path")
+        if value in PER_RUN_LEVELS and path is not None and _RUN not in str(path):
+            raise PydanticCustomError(
+                "missing_for_level",
+                "level {level} writes one file per run: its path must hold {run}, e.g. "
+                "out/ir_metadata/{run}.yaml",
+                {"level": value, "run": _RUN},
+            )
+        return value
 
     @field_validator("recall_levels")
     @classmethod
@@ -131,4 +156,55 @@ def _level_error(key: str, level: str, levels: tuple[str, ...]) -> PydanticCusto
         "not_for_level",
         "{key} is for level {levels}, not {level}; remove it or change the level",
         {"key": key, "level": level, "levels": " or ".join(levels)},
+    )
+
+
+_RUN, _COLLECTION = "{run}", "{collection}"
+
+
+@dataclass(frozen=True)
+class RunFile:
+    """One file of a per-run output: the run and collection it describes, and its path."""
+
+    collection: str
+    run: str
+    path: Path
+
+
+def run_files(output: Output, runs: Mapping[str, Any], where: str) -> list[RunFile]:
+    """The files a per-run output writes, in spec order: its path with `{run}` (and
+    `{collection}`) filled in, for each run and collection it is evaluated under. SpecError
+    (beginning with `where`) where a run's name would lead out of the path's directory, or two
+    runs would write one file."""
+    found: dict[Path, RunFile] = {}
+    for run, entry in runs.items():
+        for collection in entry.collections:
+            file = RunFile(collection, run, _filled(output.path, run, collection, where))
+            if file.path in found:
+                raise SpecError(_clash(where, found[file.path], file))
+            found[file.path] = file
+    return list(found.values())
+
+
+def _filled(pattern: Path, run: str, collection: str, where: str) -> Path:
+    for name, value in (("run", run), ("collection", collection)):
+        parts = value.replace("\\", "/").split("/")
+        if value.startswith("/") or any(part in ("", ".", "..") for part in parts):
+            raise SpecError(
+                f"{where}: the {name} '{value}' cannot name a file ('{{{name}}}' in the path): "
+                f"rename it, or name each file otherwise"
+            )
+    text = str(pattern).replace(_RUN, run).replace(_COLLECTION, collection)
+    return Path(text)
+
+
+def _clash(where: str, first: RunFile, second: RunFile) -> str:
+    fix = (
+        "add {collection} to the path"
+        if first.run == second.run
+        else "give the path a part that tells them apart"
+    )
+    return (
+        f"{where}: run {first.run} under {first.collection} and run {second.run} under "
+        f"{second.collection} would both write {first.path}; {fix}"
     )
