@@ -64,6 +64,7 @@ def test_manifest_records_settings_hashes_and_version(tmp_path, spec):
         "input": "strict",
         "grades": "integer",
         "memory_limit": None,
+        "threads": None,
         "engine": "duckdb",
     }
     assert len(manifest["spec_sha256"]) == 64
