@@ -21,6 +21,7 @@ from pipeline.errors import SpecError
 from pipeline.host.builtin import DEFAULT_PLUGINS
 from pipeline.host.manager import CONTESTED_FIX, PluginManager, PluginState, get_plugin_manager
 from pipeline.measures.field_names import FIELD_NAMES, REFUSED
+from pipeline.measures.finite import non_finite
 from pipeline.measures.namespace import Contest, Namespace, Owner, admitted, names_of
 from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.measures.trec_names import ORDER as TREC_NAMES
@@ -192,6 +193,9 @@ class Registry:
             example = f"{measure.name}@10" if measure.cutoff in missing else measure.name
             raise SpecError(f"'{text}': {measure.name} needs {', '.join(missing)} (e.g. {example})")
         values, judged_only = _judged_only(measure, values, text)
+        found = non_finite(values)
+        if found is not None:
+            raise SpecError(found.message(text))
         try:
             params = measure.Params.model_validate(values)
         except ValidationError as exc:
