@@ -6,6 +6,7 @@ clash both stay loaded: the clashing measures of both are withheld, every other 
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -221,8 +222,9 @@ def test_irpipe_metrics_shows_the_distribution_of_each_metric(tmp_path):
         "PYTHONPATH": f"{site}:{example}:{ROOT}",
         "COLUMNS": "300",
     }
-    result = subprocess.run([sys.executable, "-m", "pipeline.cli", "metrics"], capture_output=True, text=True, env=env)  # fmt: skip
+    command = [sys.executable, "-m", "pipeline.cli", "metrics", "--json"]
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr
-    rows = {line.split("│")[0].strip(): line.split("│") for line in result.stdout.splitlines()}
-    assert rows["Assessed"][3].strip() == "irpipe-judged"
-    assert rows["AP"][3].strip() == "irpipe"
+    providers = {m["name"]: m["provided_by"] for m in json.loads(result.stdout)}
+    assert providers["Assessed"] == "irpipe-judged"
+    assert providers["AP"] == "irpipe"
