@@ -411,7 +411,7 @@ CASES = [
     Case("spec_output_replaces_input", spec(lambda s: (add_output("run.txt.csv")(s), qrels_path("run.txt.csv")(s)), write("run.txt.csv", QRELS)), SPEC_ERROR, r"/spec\.yaml:\d+: outputs\.3\.path: .*run\.txt\.csv is an input of this spec"),
     Case("spec_run_not_a_mapping", spec(lambda s: s["runs"].update(r=["run.txt"])), SPEC_ERROR, r"/spec\.yaml:\d+: runs\.r: expected a mapping with the keys: path, collection"),
     Case("spec_path_not_a_string", spec(run_path(3)), SPEC_ERROR, r"/spec\.yaml:\d+: runs\.r\.path: expected a file path \(a string\)"),
-    Case("spec_unknown_metric", spec(lambda s: s["metrics"].append("nDGC@10")), SPEC_ERROR, r"/spec\.yaml:\d+: metrics\.2: unknown metric 'nDGC'; did you mean 'nDCG'"),
+    Case("spec_unknown_metric", spec(lambda s: s["metrics"].append("nDGC@10")), SPEC_ERROR, r"/spec\.yaml:\d+: metrics\.2: unknown metric 'nDGC'; did you mean 'nDCG@10'"),
     Case("spec_duplicate_key", write("spec.yaml", yaml.safe_dump(SPEC) + "metrics: [AP]\n"), SPEC_ERROR, r"/spec\.yaml:\d+: metrics: duplicate key"),
     Case("spec_yaml_tag", write("spec.yaml", "collections: !!python/object/apply:os.system ['true']\n"), SPEC_ERROR, r"/spec\.yaml:1: invalid YAML: tag"),
     Case("spec_alias_bomb", write("spec.yaml", ALIAS_BOMB), SPEC_ERROR, r"/spec\.yaml: invalid YAML: more than 100,000 values"),
@@ -441,7 +441,7 @@ CASES = [
     Case("junit_is_a_manifest", line("run.txt", 2, "garbage"), SPEC_ERROR, r"^Error: --junit: \S+/summary\.csv\.manifest\.json is the manifest of outputs\.0; name another path", command=("run", "--quiet", "--junit", "{d}/out/summary.csv.manifest.json")),
     Case("output_database_held", hold_database("out/all.duckdb"), OUTPUT_ERROR, r"/out/all\.duckdb: the database is open in process \d+; close it there and rerun"),
     # a spec checked without its data (validate --no-data) is still checked whole
-    Case("no_data_unknown_metric", spec(lambda s: s["metrics"].append("nDGC@10"), remove("run.txt", "qrels.txt")), SPEC_ERROR, r"/spec\.yaml:\d+: metrics\.2: unknown metric 'nDGC'; did you mean 'nDCG'", command=("validate", "--no-data")),
+    Case("no_data_unknown_metric", spec(lambda s: s["metrics"].append("nDGC@10"), remove("run.txt", "qrels.txt")), SPEC_ERROR, r"/spec\.yaml:\d+: metrics\.2: unknown metric 'nDGC'; did you mean 'nDCG@10'", command=("validate", "--no-data")),
     Case("no_data_unknown_trec_eval_name", spec(lambda s: s["metrics"].append("recip_rnak"), remove("run.txt")), SPEC_ERROR, r"metrics\.2: unknown metric 'recip_rnak'; did you mean 'recip_rank'", command=("validate", "--no-data")),
     Case("no_data_bad_parameter", spec(lambda s: s["metrics"].append({"metric": "nDCG", "gain": "cubic"}), remove("run.txt")), SPEC_ERROR, r"metrics\.2: 'nDCG': parameter 'gain.*Input should be 'linear' or 'exponential'", command=("validate", "--no-data")),
     Case("no_data_output_without_writer", spec(lambda s: (add_output("results.xlsx")(s)), remove("run.txt")), SPEC_ERROR, r"outputs\.3\.path: .*no writer for '\.xlsx'", command=("validate", "--no-data")),

@@ -6,6 +6,7 @@ clash both stay loaded: the clashing measures of both are withheld, every other 
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -82,6 +83,10 @@ CLASHES = [
      r"metric name 'ndcg_cut_7' of ndcg_cut_7 .* clashes with trec_eval's name 'ndcg_cut' for nDCG .*: trec_eval's syntax reads it as 'ndcg_cut' with parameters"),
     ("name_read_as_trec_eval_parameters", [("irpipe-evil", plugin(measure("Evil", "P.5")))],
      r"metric name 'P\.5' of P\.5 .* clashes with trec_eval's name 'P' for P .*: the same name"),
+    ("alias_vs_ranx_name", [("irpipe-evil", plugin(measure("Evil", "Evil", hit_rate={})))],
+     r"metric alias 'hit_rate' of Evil .* clashes with ranx's name 'hit_rate' for Success \(distribution 'irpipe'\): the same name"),
+    ("name_differs_in_case_from_ranx_name", [("irpipe-evil", plugin(measure("Evil", "R-Precision")))],
+     r"metric name 'R-Precision' of R-Precision .* clashes with ranx's name 'r-precision' for Rprec \(distribution 'irpipe'\): the names differ only in case"),
     ("alias_vs_alias_in_one_plugin", [
         ("irpipe-evil", plugin(measure("Evil", "Evil", twin={}), measure("Other", "Other", twin={}))),
      ], r"metric alias 'twin' of (Evil|Other) .*'irpipe-evil'\) clashes with alias 'twin' of (Evil|Other) .*: the same name"),
@@ -217,8 +222,9 @@ def test_irpipe_metrics_shows_the_distribution_of_each_metric(tmp_path):
         "PYTHONPATH": f"{site}:{example}:{ROOT}",
         "COLUMNS": "300",
     }
-    result = subprocess.run([sys.executable, "-m", "pipeline.cli", "metrics"], capture_output=True, text=True, env=env)  # fmt: skip
+    command = [sys.executable, "-m", "pipeline.cli", "metrics", "--json"]
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr
-    rows = {line.split("│")[0].strip(): line.split("│") for line in result.stdout.splitlines()}
-    assert rows["Assessed"][3].strip() == "irpipe-judged"
-    assert rows["AP"][3].strip() == "irpipe"
+    providers = {m["name"]: m["provided_by"] for m in json.loads(result.stdout)}
+    assert providers["Assessed"] == "irpipe-judged"
+    assert providers["AP"] == "irpipe"

@@ -119,7 +119,7 @@ def _listed_metrics(monkeypatch) -> list[tuple]:
 
     rows: list[tuple] = []
     monkeypatch.setattr(pipeline.console.draw, "print_metrics", rows.extend)
-    commands.metrics(argparse.Namespace())
+    commands.metrics(argparse.Namespace(names=[], json=False))
     return [row for row in rows if row[3] == "irpipe"]
 
 

@@ -30,7 +30,7 @@ def test_names_and_aliases_resolve_to_canonical_strings(text, canonical):
 
 
 def test_unknown_metric_suggests_close_names():
-    with pytest.raises(SpecError, match=r"unknown metric 'nDGC'; did you mean 'nDCG'"):
+    with pytest.raises(SpecError, match=r"unknown metric 'nDGC'; did you mean 'nDCG@10'"):
         get_registry().resolve("nDGC@10")
 
 

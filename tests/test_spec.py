@@ -23,7 +23,7 @@ def spec_dict(tmp_path):
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda s: s.update(metrics=["Pp@10"]), r"spec.yaml:\d+: metrics.0: unknown metric 'Pp'; did you mean 'P'"),
+        (lambda s: s.update(metrics=["Pp@10"]), r"spec.yaml:\d+: metrics.0: unknown metric 'Pp'; did you mean 'P@10'"),
         (lambda s: s.update(metrics=["AP(variant='x')"]), r"metrics.0: 'AP\(variant='x'\)': parameter 'variant'"),
         (lambda s: s.update(metrics=[{"metric": "SetF", "beta": -1}]), r"metrics.0: .*'beta': Input should be greater than 0"),
         (lambda s: s.update(metrics=[{"metric": "RR", "gain": "linear"}]), r"metrics.0: .*unknown parameter 'gain' of RR; allowed: rel, k"),

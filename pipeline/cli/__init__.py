@@ -75,7 +75,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     schema = commands.add_parser("schema", help="print the spec's JSON Schema (for editors)")
     schema.add_argument("--check", metavar="FILE", help="fail unless FILE is exactly that schema")
-    commands.add_parser("metrics", help="list every metric, its aliases and parameters")
+    metrics = commands.add_parser("metrics", help="list every metric, its aliases and parameters")
+    metrics.add_argument(
+        "names", metavar="NAME", nargs="*",
+        help="only these metrics (a name, alias, trec_eval name or metric string), each with "
+        "its parameters' defaults and definitions",
+    )  # fmt: skip
+    metrics.add_argument("--json", action="store_true", help="print the list as JSON")
     plugins = commands.add_parser(
         "plugins", help="list every plugin: its distribution, metrics, writers and state"
     )

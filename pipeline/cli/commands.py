@@ -187,25 +187,23 @@ def schema(args: argparse.Namespace) -> int:
 
 
 def metrics(args: argparse.Namespace) -> int:
-    """`irpipe metrics`: every registered metric, from the registry, with its trec_eval names and
-    the distribution that provides it."""
-    from pipeline.console.draw import print_metrics
+    """`irpipe metrics [NAME ...] [--json]`: every registered metric, from the registry, with its
+    aliases, trec_eval names and the distribution that provides it; or only the metrics named
+    (a name, alias, trec_eval name or metric string; exit 2 for an unknown one, with close
+    names), each with its parameters' defaults and definitions."""
+    from pipeline.measures.listing import listings
     from pipeline.measures.registry import get_registry
-    from pipeline.measures.trec_names import trec_names
 
-    trec = trec_names()
-    registry = get_registry()
-    rows = []
-    for measure in registry.measures:
-        params = ", ".join(
-            f"{name}={field.default!r}" if not field.is_required() else name
-            for name, field in measure.Params.model_fields.items()
-        )
-        aliases = ", ".join([*measure.aliases, *trec.get(measure.name, [])])
-        owner = registry.providers[measure.name]
-        provider = owner.distribution or f"{owner.plugin} (no distribution)"
-        rows.append((measure.name, aliases, params, provider, measure.description))
-    print_metrics(rows)
+    found = listings(get_registry(), args.names)
+    if args.json:
+        import json
+
+        print(json.dumps([listing.as_json() for listing in found], indent=2))
+        return ExitCode.OK
+    from pipeline.console.draw import print_metrics
+
+    rows = [listing.row() for listing in found]
+    print_metrics(rows, found) if args.names else print_metrics(rows)
     return ExitCode.OK
 
 

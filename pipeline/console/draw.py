@@ -215,9 +215,12 @@ def _listing(listing: Any, console: Console) -> Table:
     return table
 
 
-def print_metrics(rows: list[tuple[str, ...]]) -> None:
-    """`irpipe metrics`: name, aliases, parameters, provided by (distribution), description."""
-    table = Table(show_edge=False, pad_edge=False)
+def print_metrics(rows: list[tuple[str, ...]], definitions: list[Any] = ()) -> None:
+    """`irpipe metrics`: name, aliases, parameters, provided by (distribution), description; then
+    each of `definitions` (`pipeline.measures.listing.MetricListing`, for the metrics a user
+    named): its parameters with their defaults and what each means."""
+    console = _plain_console()
+    table = Table(show_edge=False, pad_edge=False, box=_box(console))
     headers = (
         "metric",
         "aliases (and trec_eval names)",
@@ -228,8 +231,44 @@ def print_metrics(rows: list[tuple[str, ...]]) -> None:
     for header in headers:
         table.add_column(header, overflow="fold")
     for row in rows:
-        table.add_row(*row)
-    _console().print(table)
+        table.add_row(*map(Text, row))
+    console.print(table)
+    for listing in definitions:
+        console.print()
+        for line in _definition(listing):
+            console.print(Text(line), soft_wrap=False)
+
+
+def _definition(listing: Any) -> list[str]:
+    """A metric's definition, line by line: what it is, how `@k` and aggregation work, and each
+    parameter with its default."""
+    cutoff = f"@k sets {listing.cutoff}" if listing.cutoff else "takes no cutoff"
+    lines = [
+        f"{listing.name}: {listing.description}",
+        f"  also named: {', '.join(listing.aliases) or '-'}",
+        f"  provided by: {listing.provider}; {cutoff}; aggregated: {listing.aggregator}; "
+        f"better: {listing.better or '-'}",
+        "  parameters:" if listing.parameters else "  parameters: none",
+    ]
+    shown = [p.shown() for p in listing.parameters]
+    width = max(map(len, shown), default=0)
+    for text, parameter in zip(shown, listing.parameters, strict=True):
+        lines.append(f"    {text.ljust(width)}  {parameter.description}".rstrip())
+    return lines
+
+
+def _plain_console() -> Console:
+    """A console for a listing: off a terminal nothing is wrapped (a pipe keeps one line per
+    row)."""
+    console = _console()
+    if not console.is_terminal:
+        console.width = UNWRAPPED
+    return console
+
+
+def _box(console: Console) -> box.Box:
+    """rich's heavy header on a terminal; plain ASCII (a dashed line under the header) off one."""
+    return box.HEAVY_HEAD if console.is_terminal else ASCII_HEAD
 
 
 def print_plugins(rows: list[dict[str, Any]]) -> None:

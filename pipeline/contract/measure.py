@@ -29,9 +29,13 @@ __all__ = ["LevelParams", "Measure", "MeasureParams", "ParamsT", "RankedParams"]
 
 
 class MeasureParams(BaseModel):
-    """Base of every measure's parameter model: strict, frozen, unknown keys rejected."""
+    """Base of every measure's parameter model: strict, frozen, unknown keys rejected, and no
+    number NaN or infinite (`Utility(a=.nan)`, `SetF(beta=1e999)`: no measure is defined there,
+    and a NaN would pass every bound a field declares)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, strict=True, defer_build=True, allow_inf_nan=False
+    )
 
 
 def _level(value: Any) -> Any:

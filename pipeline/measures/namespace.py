@@ -5,8 +5,9 @@ their names first, and trec_eval's names (`map`, `P_10`, `ndcg_cut.5,10`: irpipe
 belong to irpipe too; then each plugin's measures claim theirs. A claim is refused, naming both
 owners (distribution and class), when the name is already claimed (name or alias, by anyone), when it
 differs only in case from a name of another measure (`Map` beside `map`), or when it is a trec_eval
-name, or is read as one (`recall_at_k` would be trec_eval's `recall` with parameters `at_k`), for
-another measure. Lookups stay exact (`P` and `p` are not the same string), but names that differ
+name, or is read as one (`recall_at_k` would be trec_eval's `recall` with parameters `at_k`), or a
+lower-case name the field writes (`hit_rate`, `mrr`: `pipeline.measures.field_names`), for another
+measure. Lookups stay exact (`P` and `p` are not the same string), but names that differ
 only in case must mean the same measure (`NDCG` is an alias of `nDCG`): anything else misleads a
 reader of the spec.
 
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 
 from pipeline.contract.measure import Measure
 from pipeline.errors import PluginError
+from pipeline.measures.field_names import FIELD_NAMES
 from pipeline.measures.trec_names import BY_NAME, trec_names
 
 __all__ = ["Contest", "Namespace", "Owner", "admitted", "names_of"]
@@ -49,14 +51,14 @@ IRPIPE = Owner("irpipe", "irpipe", builtin=True)
 @dataclass(frozen=True)
 class _Claim:
     name: str
-    kind: str  # "name", "alias" or "trec_eval name"
+    kind: str  # "name", "alias", "trec_eval's name" or "ranx's name"
     measure: str  # the measure's name
     cls: type | None  # None for trec_eval names (the measure is irpipe's own)
     owner: Owner
 
     def describe(self) -> str:
         if self.cls is None:
-            return f"trec_eval's name '{self.name}' for {self.measure} ({self.owner.describe()})"
+            return f"{self.kind} '{self.name}' for {self.measure} ({self.owner.describe()})"
         cls = f"{self.cls.__module__}.{self.cls.__qualname__}"
         return f"{self.kind} '{self.name}' of {self.measure} (class {cls}, {self.owner.describe()})"
 
@@ -68,6 +70,7 @@ class Namespace:
         self._exact: dict[str, _Claim] = {}
         self._folded: dict[str, _Claim] = {}
         self._trec = _trec_claims()
+        self._field = _field_claims()
 
     def claim(self, name: str, kind: str, measure: object, owner: Owner) -> None:
         """Claim `name` for `measure` (an instance), or raise PluginError naming both owners."""
@@ -77,8 +80,11 @@ class Namespace:
         trec = self._trec_claim(name)
         trec = None if trec is None or (owner.builtin and trec.measure == new.measure) else trec
         exact_trec = trec if trec is not None and trec.name == name.partition(".")[0] else None
-        # The most telling clash first: the same name, then case, then trec_eval's syntax.
-        for other in (self._exact.get(name), exact_trec, folded, trec):
+        field = self._field.get(name.casefold())
+        field = None if field is None or (owner.builtin and field.measure == new.measure) else field
+        # The most telling clash first: the same name, then case, then trec_eval's syntax,
+        # then the field's lower-case names.
+        for other in (self._exact.get(name), exact_trec, folded, trec, field):
             if other is not None:
                 self._refuse(new, other)
         self._exact[name] = new
@@ -88,7 +94,7 @@ class Namespace:
         """An independent namespace with the same claims: where a plugin's names are tried out."""
         other = Namespace.__new__(Namespace)
         other._exact, other._folded = dict(self._exact), dict(self._folded)
-        other._trec = self._trec  # never changed after construction
+        other._trec, other._field = self._trec, self._field  # never changed after construction
         return other
 
     def _trec_claim(self, name: str) -> _Claim | None:
@@ -136,8 +142,17 @@ def _trec_claims() -> dict[str, _Claim]:
     claims = {}
     for measure, names in trec_names().items():
         for name in names:
-            claims[name.casefold()] = _Claim(name, "trec_eval name", measure, None, IRPIPE)
+            claims[name.casefold()] = _Claim(name, "trec_eval's name", measure, None, IRPIPE)
     return claims
+
+
+def _field_claims() -> dict[str, _Claim]:
+    """The lower-case names the field writes after `@k` (case-folded), and irpipe's measure for
+    each: `hit_rate` is Success's, and no plugin's."""
+    return {
+        name.casefold(): _Claim(name, f"{field.source}'s name", field.metric, None, IRPIPE)
+        for name, field in FIELD_NAMES.items()
+    }
 
 
 def names_of(measure: Measure) -> list[tuple[str, dict, str]]:

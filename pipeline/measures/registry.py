@@ -8,7 +8,6 @@ the layers below are handed what it resolved.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,10 +20,13 @@ from pipeline.contract.python_measure import PythonMeasure
 from pipeline.errors import SpecError
 from pipeline.host.builtin import DEFAULT_PLUGINS
 from pipeline.host.manager import CONTESTED_FIX, PluginManager, PluginState, get_plugin_manager
+from pipeline.measures.field_names import FIELD_NAMES, REFUSED
+from pipeline.measures.finite import non_finite
 from pipeline.measures.namespace import Contest, Namespace, Owner, admitted, names_of
 from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.measures.trec_names import ORDER as TREC_NAMES
 from pipeline.measures.trec_names import default_cutoffs, translate
+from pipeline.spec.base import close_matches
 
 __all__ = ["Registry", "get_registry"]
 
@@ -83,9 +85,16 @@ class Registry:
     def resolve(self, text: str, params: dict[str, Any] | None = None, label: str | None = None):
         """Resolve a metric string plus extra parameters into one measure per cutoff.
 
-        irpipe's grammar comes first (`nDCG@10`, `AP(rel=2)`); then trec_eval's names and `-m`
-        syntax (`map`, `P_10`, `P.5,10`, `set_F.0.25`), translated as `irpipe trec-eval` does.
+        irpipe's grammar comes first (`nDCG@10`, `AP(rel=2)`); then the lower-case names the
+        field writes after `@k` (`ndcg@10`, `mrr@10`: `pipeline.measures.field_names`); then
+        trec_eval's names and `-m` syntax (`map`, `P_10`, `P.5,10`, `set_F.0.25`), translated as
+        `irpipe trec-eval` does.
         """
+        return self._resolve(text, params, label, hints=True)
+
+    def _resolve(self, text: str, params: dict | None, label: str | None, hints: bool):
+        """`resolve`; an unknown name's error suggests close names only with `hints` (a
+        suggestion is checked by resolving it without, which cannot recurse)."""
         try:
             name, parsed, cutoff = parse_metric(text)
         except SpecError:
@@ -93,9 +102,13 @@ class Registry:
         if name in self._entries:
             values = {**parsed, **(params or {})}
             return self._expand(self._entries[name], text, values, cutoff, label)
+        field = self._field_name(name, cutoff)
+        if field is not None:
+            values = {**field.preset, **parsed, **(params or {})}
+            return self._expand(self._entries[field.metric], text, values, cutoff, label)
         translated = translate(text)
         if translated is None:
-            raise self._unknown(text, name)
+            raise self._unknown(text, name, cutoff, hints)
         return [
             measure
             for printed, metric, preset in translated
@@ -108,9 +121,22 @@ class Registry:
             )
         ]
 
-    def _unknown(self, text: str, name: str | None) -> SpecError:
+    def _field_name(self, name: str | None, cutoff: Any):
+        """The field's name `name` stands for, given `@k` (or alone, for the few that do), if
+        its measure is in this registry; else None."""
+        field = FIELD_NAMES.get(name or "")
+        if field is None or field.metric not in self._entries:
+            return None
+        return field if cutoff is not None or field.bare else None
+
+    def _unknown(self, text: str, name: str | None, cutoff: Any, hints: bool) -> SpecError:
         if name is None:
             parse_metric(text)  # raises the grammar's own message
+        if name in REFUSED:
+            return SpecError(REFUSED[name].format(k=10 if cutoff is None else cutoff))
+        if name in FIELD_NAMES and FIELD_NAMES[name].metric in self._entries:
+            example = f"{FIELD_NAMES[name].metric}@10"
+            return SpecError(f"'{name}' needs a cutoff: {name}@10 is {example}")
         if name in self._withheld:
             return SpecError(
                 f"metric '{name}' is not available: {self._withheld[name]}; {CONTESTED_FIX}"
@@ -120,12 +146,29 @@ class Registry:
                 "'runid' is trec_eval's run tag, not a metric: irpipe's tables name each run "
                 "in their `run` column; remove it from metrics"
             )
-        hint = difflib.get_close_matches(name, [*self._entries, *TREC_NAMES], n=3)
+        hint = self._suggestions(name, cutoff) if hints else []
         suggestion = f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
         failed = _failed_plugins(self._failures())
         return SpecError(
             f"unknown metric '{name}'{suggestion} (irpipe metrics lists them all{failed})"
         )
+
+    def _suggestions(self, name: str, cutoff: Any) -> list[str]:
+        """Close names that resolve, spelled with the cutoff typed where they take one (`p@10`:
+        'P@10'); never the name typed, never one twice."""
+        names = [*self._entries, *TREC_NAMES, *FIELD_NAMES]
+        spelled = []
+        for hint in close_matches(name, names, n=3):
+            tries = [f"{hint}@{cutoff!r}", hint] if cutoff is not None else [hint]
+            spelled += [next((t for t in tries if self._resolves(t)), None)]
+        return [h for h in dict.fromkeys(spelled) if h is not None]
+
+    def _resolves(self, text: str) -> bool:
+        try:
+            self._resolve(text, None, None, hints=False)
+        except SpecError:
+            return False
+        return True
 
     def _expand(self, entry: _Entry, text: str, values: dict, cutoff: Any, label: str | None):
         measure = entry.measure
@@ -150,6 +193,9 @@ class Registry:
             example = f"{measure.name}@10" if measure.cutoff in missing else measure.name
             raise SpecError(f"'{text}': {measure.name} needs {', '.join(missing)} (e.g. {example})")
         values, judged_only = _judged_only(measure, values, text)
+        found = non_finite(values)
+        if found is not None:
+            raise SpecError(found.message(text))
         try:
             params = measure.Params.model_validate(values)
         except ValidationError as exc:
@@ -178,6 +224,11 @@ class Registry:
             )
 
         return cls(found, refuse=refuse, failures=pm.failures, withhold=withhold)
+
+    def measure_named(self, name: str) -> Measure | None:
+        """The measure whose name or alias `name` is (exactly), or None."""
+        entry = self._entries.get(name)
+        return entry.measure if entry is not None else None
 
     def names(self) -> list[str]:
         """Every name and alias, sorted."""

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.contract.columns import Columns, Need, Requirements, flatten
 from pipeline.errors import PluginError, SpecError
+from pipeline.measures.finite import non_finite
 from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.spec import LoadedSpec, Settings
 
@@ -28,6 +29,10 @@ def resolve_metrics(loaded: LoadedSpec, registry: Registry) -> list[ResolvedMeas
     """Every metric entry of the spec, resolved and expanded, with errors naming file and key."""
     resolved: list[ResolvedMeasure] = []
     for i, item in enumerate(loaded.spec.metrics):
+        found = non_finite(item.params)
+        if found is not None:  # a key of the entry's mapping: name its line
+            where = loaded.where("metrics", i, found.key)
+            raise SpecError(f"{where}: {found.message(item.metric)}")
         try:
             found = resolve_metric(registry, item.metric, item.params, item.label)
             _check_decimals(loaded.spec.settings, found)

@@ -25,6 +25,7 @@ quiet_pydantic_plugins()
 __all__ = [
     "StrictModel",
     "at_key",
+    "close_matches",
     "did_you_mean",
     "resolve_path",
     "string_or_mapping",
@@ -78,8 +79,18 @@ def string_or_mapping(short: str) -> Callable[[dict[str, Any]], None]:
 
 def did_you_mean(word: str, options: list[str]) -> str:
     """A "did you mean 'x'? " hint, or an empty string when nothing is close."""
-    close = difflib.get_close_matches(word, options, n=1)
+    close = close_matches(word, options, n=1)
     return f"did you mean '{close[0]}'? " if close else ""
+
+
+def close_matches(word: str, options: list[str], n: int = 3) -> list[str]:
+    """The options closest to `word`, best first, each once and never `word` itself (it is
+    what was typed and refused): the same word in another case first (`p` -> `P`), then
+    difflib's closest spellings."""
+    others = [option for option in dict.fromkeys(options) if option != word]
+    same = [option for option in others if option.casefold() == word.casefold()]
+    close = difflib.get_close_matches(word, others, n=n)
+    return list(dict.fromkeys([*same, *close]))[:n]
 
 
 def at_key(loc: tuple, message: str) -> PydanticCustomError:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from pipeline.spec.base import StrictModel, unknown_key_error
@@ -31,10 +31,16 @@ __all__ = [
 #: (trec_eval's %.4f, irpipe's summary, papers), so a value that prints the same passes.
 DEFAULT_TOLERANCE = 0.00005
 
+#: An expected value, a tolerance, a drop or a bound that is NaN or infinite (YAML's `.nan`,
+#: `.inf`) would make its check pass or fail whatever the value: each is an error naming its key.
+FINITE = ConfigDict(allow_inf_nan=False)
+
 
 class Expect(StrictModel):
     """A pinned value (as Anserini's regressions keep them): the run's aggregate of the metric
     must be within `tolerance` of `value`."""
+
+    model_config = FINITE
 
     run: str = Field(description="a run name (a run of a path pattern: <name>/<file's name>)")
     metric: str = Field(description="a metric as the tables name it (its label), e.g. nDCG@10")
@@ -66,6 +72,8 @@ class AgainstRun(StrictModel):
 class Gate(StrictModel):
     """A regression that fails the job: the metric must not drop by more than `max_drop` from
     the reference, the previous evaluation in the history or another run."""
+
+    model_config = FINITE
 
     metric: str = Field(description="a metric as the tables name it (its label), e.g. nDCG@10")
     against: Literal["previous"] | AgainstRun = Field(
@@ -114,6 +122,8 @@ class StatisticGate(StrictModel):
     """A statistic of an agreement or a correlation entry that must stay within bounds (as
     Cohen's kappa of an LLM's labels against people's, or Kendall's tau of the orderings they
     give): outside, the job fails."""
+
+    model_config = FINITE
 
     statistic: str = Field(
         description="a statistic as the tables agreement and correlation name it: cohen_kappa, "

@@ -248,4 +248,6 @@ def _message(error: dict) -> str:
             return f"expected a mapping with the keys: {', '.join(model.model_fields)}"
     if error["type"] == "is_instance_of" and error["ctx"].get("class") == "Path":
         return "expected a file path (a string)"
+    if error["type"] == "finite_number":
+        return f"{error['input']!r} is not a finite number; give a number (not .nan or .inf)"
     return error["msg"]
