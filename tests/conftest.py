@@ -173,6 +173,27 @@ def collection_spec(directory: Path, data, metrics: list, suffix: str = ".txt", 
     }
 
 
+def deep_collection(directory: Path, queries: int, depth: int, runs: int) -> None:
+    """qrels.txt and run0.txt, run1.txt, ... in `directory`: grades 0-3 and negative judgments,
+    judged and unjudged documents in rankings `depth` deep (deep enough for DuckDB to split a
+    query's rows between threads), scores printed with two decimals (ties), a query each run
+    lacks, a run-only query."""
+    import random
+
+    rng = random.Random(40)
+    lines = []
+    for q in range(queries):
+        for d in rng.sample(range(3 * depth), 300):
+            lines.append(f"{q} 0 D{d} {rng.choice([0, 0, 1, 2, 3, -1])}\n")
+    (directory / "qrels.txt").write_text("".join(lines), encoding="utf-8")
+    for r in range(runs):
+        lines = []
+        for q in [*(q for q in range(queries) if q != r), 99]:
+            for i, d in enumerate(rng.sample(range(3 * depth), depth)):
+                lines.append(f"{q} Q0 D{d} {i + 1} {round(rng.uniform(0, 30), 2)} run{r}\n")
+        (directory / f"run{r}.txt").write_text("".join(lines), encoding="utf-8")
+
+
 @pytest.fixture(scope="session")
 def spark():
     """One local Spark (two cores) for every Spark test: starting one takes 20 s here. Without

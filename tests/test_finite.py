@@ -55,7 +55,7 @@ METRICS = [
         "metrics:\n  - 'nDCG(gain={1e999: 1})@10'\n",
         ":6: metrics.0: 'nDCG(gain={1e999: 1})@10': a key of parameter 'gain' is inf",
     ),
-    ("metrics:\n  - set_F.1e999\n", ":6: metrics.0: 'set_F.1e999': parameter 'beta' is inf"),
+    ("metrics:\n  - set_F.1e999\n", ":6: metrics.0: 'set_F.1e999': parameter 'beta2' is inf"),
 ]
 
 

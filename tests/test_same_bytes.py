@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 import shutil
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 import yaml
+from conftest import deep_collection
 
 from pipeline.cli import main
 from pipeline.notebook import evaluate as evaluate_frames
@@ -39,23 +39,6 @@ OUTPUTS = [
 ]
 
 
-def _collection(directory: Path) -> None:
-    """Qrels with grades 0-3 and negative judgments, judged and unjudged documents in deep
-    rankings, scores printed with few decimals (ties), a query each run lacks, a run-only query."""
-    rng = random.Random(40)
-    lines = []
-    for q in range(QUERIES):
-        for d in rng.sample(range(3 * DEPTH), 300):
-            lines.append(f"{q} 0 D{d} {rng.choice([0, 0, 1, 2, 3, -1])}\n")
-    (directory / "qrels.txt").write_text("".join(lines), encoding="utf-8")
-    for r in range(RUNS):
-        lines = []
-        for q in [*(q for q in range(QUERIES) if q != r), 99]:
-            for i, d in enumerate(rng.sample(range(3 * DEPTH), DEPTH)):
-                lines.append(f"{q} Q0 D{d} {i + 1} {round(rng.uniform(0, 30), 2)} run{r}\n")
-        (directory / f"run{r}.txt").write_text("".join(lines), encoding="utf-8")
-
-
 def _spec() -> dict:
     runs = {f"run{r}": {"path": f"run{r}.txt", "collection": "c"} for r in range(RUNS)}
     fused = {"fuse": list(runs), "method": "combsum", "norm": "sum"}
@@ -72,7 +55,7 @@ def _spec() -> dict:
 def deep(tmp_path_factory) -> Path:
     """The collection and its spec, in a directory of their own."""
     directory = tmp_path_factory.mktemp("deep")
-    _collection(directory)
+    deep_collection(directory, QUERIES, DEPTH, RUNS)
     (directory / "spec.yaml").write_text(yaml.safe_dump(_spec()), encoding="utf-8")
     return directory
 
