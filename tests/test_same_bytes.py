@@ -217,3 +217,25 @@ def test_threads_is_recorded_but_not_in_the_results_bytes(written):
     assert manifest["settings"]["threads"] == 2  # as the fixture evaluated it
     footer = (written / "out" / "summary.md").read_text().splitlines()[-1]
     assert "grades=integer;" in footer and "threads" not in footer and "engine" not in footer
+
+
+# --- the example specs ---
+
+EXAMPLES = sorted(
+    p.name for p in (Path(__file__).parents[1] / "configs").glob("*.yaml") if p.name != "spark.yaml"
+)
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_every_example_s_outputs_are_the_same_bytes_ten_times(tmp_path, example):
+    """Ten evaluations of each example spec of configs/ (Spark's is the Spark tests'), at 1, 2
+    and 4 threads, history aside (one that held the results would skip computing them)."""
+    configs = shutil.copytree(Path(__file__).parents[1] / "configs", tmp_path / "configs")
+    seen = defaultdict(set)
+    for threads in (1, 2, 4, 1, 2, 4, 4, 2, 1, 4):
+        evaluation = evaluate(configs / example, threads=threads, remember=False)
+        for job in evaluation.plan.outputs:
+            if not job.path.suffix == ".duckdb":
+                seen[job.path.name].add(hashlib.sha256(job.path.read_bytes()).hexdigest())
+    assert seen, f"{example} wrote nothing"
+    assert {name: len(digests) for name, digests in seen.items() if len(digests) > 1} == {}
