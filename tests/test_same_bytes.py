@@ -235,7 +235,7 @@ def test_every_example_s_outputs_are_the_same_bytes_ten_times(tmp_path, example)
     for threads in (1, 2, 4, 1, 2, 4, 4, 2, 1, 4):
         evaluation = evaluate(configs / example, threads=threads, remember=False)
         for job in evaluation.plan.outputs:
-            if not job.path.suffix == ".duckdb":
+            if job.path.suffix != ".duckdb":
                 seen[job.path.name].add(hashlib.sha256(job.path.read_bytes()).hexdigest())
     assert seen, f"{example} wrote nothing"
     assert {name: len(digests) for name, digests in seen.items() if len(digests) > 1} == {}
