@@ -439,6 +439,33 @@ def test_without_pyspark_the_engine_is_a_spec_error_saying_what_to_install(tmp_p
     assert "pip install 'irpipe[spark]'" in done.stderr
 
 
+@pytest.fixture
+def without_pyspark(monkeypatch):
+    """pyspark unimportable in this process, as where it is not installed (its modules already
+    imported by other tests included)."""
+    for name in [n for n in sys.modules if n.partition(".")[0] == "pyspark"] + ["pyspark"]:
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+@pytest.mark.parametrize(
+    ("command", "printed"),
+    [
+        (("validate", "--no-data"), "valid without data (4 metrics, 2 runs)"),
+        (("compile",), "ranked AS ("),
+    ],
+)
+def test_validate_without_data_and_compile_need_no_pyspark(
+    without_pyspark, capsys, command, printed
+):
+    """Neither runs Spark: the guide offers both on a machine without it (or without the data)."""
+    from pipeline.cli import main
+
+    with pytest.raises(ImportError):
+        import pyspark  # noqa: F401
+    assert main([*command, str(ROOT / "configs" / "spark.yaml")]) == 0, capsys.readouterr().err
+    assert printed in capsys.readouterr().out
+
+
 def test_manifests_and_the_history_record_the_engine_and_its_version(spark, tmp_path):
     import json
 

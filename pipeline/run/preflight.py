@@ -47,9 +47,11 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
     if not isinstance(spec, LoadedSpec):
         spec = load_spec(spec, patterns="expand" if data else "keep")
     if spec.spec.settings.engine == "spark":
-        from pipeline.engines.spark.session import require_pyspark
+        # Evaluating needs pyspark; checking the spec alone, or compiling it, runs no Spark.
+        if data:
+            from pipeline.engines.spark.session import require_pyspark
 
-        require_pyspark(spec.where("settings", "engine"))
+            require_pyspark(spec.where("settings", "engine"))
         _no_fusion_on_spark(spec)
     registry = get_registry()
     metrics = resolve_metrics(spec, registry)
