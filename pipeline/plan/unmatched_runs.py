@@ -24,6 +24,7 @@ from pipeline.plan.table_inputs import MEMORY
 __all__ = [
     "EXAMPLES",
     "MATCHED_SQL",
+    "examples",
     "unmatched_message",
     "unmatched_runs",
     "unmatched_sql",
@@ -42,27 +43,22 @@ WHERE list_contains($names, r.run)"""
 
 
 def unmatched_sql() -> str:
-    """(run, collection, queries shared, first shared query, a few of the run's docnos of that
-    query, a few of the qrels') for each run of the batch `$names` that shares a query with a
-    collection it is evaluated under but retrieves no document that collection judges, in the
-    order of the result tables. A run sharing no query is not here (its own check says so)."""
+    """(run, collection, queries shared, first shared query) for each run of the batch `$names`
+    that shares a query with a collection it is evaluated under but retrieves no document that
+    collection judges, in the order of the result tables. A run sharing no query is not here
+    (its own check says so). Its examples are read apart (`examples`): only on the way to the
+    error, since lists of docnos per query would aggregate every row of the batch."""
     return f"""
 WITH unmatched AS (
     SELECT ordinal, run, collection FROM runs
     ANTI JOIN ({MATCHED_SQL}) m USING (run, collection)
-    WHERE list_contains($names, run)),
-shared AS (
-    SELECT u.ordinal, u.run, u.collection, count(*) AS queries, min(p.qid) AS qid
-    FROM unmatched u JOIN present p USING (run)
-    SEMI JOIN (SELECT DISTINCT collection, qid FROM qrels) j
-        ON j.collection = u.collection AND j.qid = p.qid
-    GROUP BY ALL)
-SELECT s.run, s.collection, s.queries, s.qid,
-    (SELECT list(docno ORDER BY docno)[1:{EXAMPLES}] FROM run_rows r
-     WHERE r.run = s.run AND r.qid = s.qid),
-    (SELECT list(docno ORDER BY docno)[1:{EXAMPLES}] FROM qrels q
-     WHERE q.collection = s.collection AND q.qid = s.qid)
-FROM shared s ORDER BY s.ordinal"""
+    WHERE list_contains($names, run))
+SELECT u.run, u.collection, count(*) AS queries, min(p.qid) AS qid
+FROM unmatched u JOIN present p USING (run)
+SEMI JOIN (SELECT DISTINCT collection, qid FROM qrels) j
+    ON j.collection = u.collection AND j.qid = p.qid
+GROUP BY u.ordinal, u.run, u.collection
+ORDER BY u.ordinal"""
 
 
 def unmatched_runs(loads: list[Load]) -> Statement:
@@ -70,10 +66,21 @@ def unmatched_runs(loads: list[Load]) -> Statement:
     return Statement(unmatched_sql(), {"names": [load.name for load in loads]})
 
 
-def unmatched_message(load: Load, row: tuple) -> str:
-    """A run that retrieves no judged document (a row of `unmatched_sql`): its docnos beside
-    the qrels', and what to do."""
-    _, collection, queries, qid, docnos, judged = row
+def examples(run: str, collection: str, qid: str) -> Statement:
+    """(a few of the run's docnos for query `qid`, a few of those the collection judges), in
+    docno order, as a message shows them side by side."""
+    sql = f"""
+SELECT (SELECT list(docno ORDER BY docno)[1:{EXAMPLES}] FROM run_rows
+        WHERE run = $run AND qid = $qid),
+    (SELECT list(docno ORDER BY docno)[1:{EXAMPLES}] FROM qrels
+     WHERE collection = $collection AND qid = $qid)"""
+    return Statement(sql, {"run": run, "collection": collection, "qid": qid})
+
+
+def unmatched_message(load: Load, row: tuple, docnos: list[str], judged: list[str]) -> str:
+    """A run that retrieves no judged document (a row of `unmatched_sql`, and its `examples`):
+    its docnos beside the qrels', and what to do."""
+    _, collection, queries, qid = row
     shared = "the query" if queries == 1 else f"any of the {queries} queries"
     return (
         f"{input_name(load)}: run '{load.name}' retrieves no document judged in collection "

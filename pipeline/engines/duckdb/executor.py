@@ -314,4 +314,6 @@ def _check_matches(con: duckdb.DuckDBPyConnection, plan: SqlPlan, batch: list[Lo
     if plan.unmatched_runs_fail and loads:
         found = fetch_all(con, unmatched.unmatched_runs(list(loads.values())))
         if found:
-            raise InputDataError(unmatched.unmatched_message(loads[found[0][0]], found[0]))
+            run, collection, _, qid = row = found[0]
+            docnos, judged = one(con, unmatched.examples(run, collection, qid))
+            raise InputDataError(unmatched.unmatched_message(loads[run], row, docnos, judged))

@@ -190,12 +190,5 @@ def _check_matches(con: duckdb.DuckDBPyConnection, runs: list[Load], shared: dic
         for collection in load.collections:
             if (load.name, collection) in first and (load.name, collection) not in matched:
                 qid, (docnos, judged) = first[load.name, collection]
-                row = (
-                    load.name,
-                    collection,
-                    int(shared[load.name, collection]),
-                    qid,
-                    docnos,
-                    judged,
-                )
-                raise InputDataError(unmatched_message(load, row))
+                row = (load.name, collection, int(shared[load.name, collection]), qid)
+                raise InputDataError(unmatched_message(load, row, docnos, judged))
