@@ -299,8 +299,16 @@ _LEVEL_TABLES = {
 }
 
 
+#: the suffixes of the text outputs, which write the agreement's counts as integers
+_TEXT_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson")
+
+
 def _table(index: int, output) -> str:
-    """The table output `index` writes."""
+    """The table output `index` writes (the agreement's text outputs: its view as text)."""
+    if output.level == "agreement" and output.path.suffix.lower() in _TEXT_SUFFIXES:
+        from pipeline.judgments.sql import AGREEMENT_TEXT
+
+        return AGREEMENT_TEXT
     return output_table(index, output) or _LEVEL_TABLES[output.level]
 
 
