@@ -65,7 +65,7 @@ class Settings(StrictModel):
     )
     unmatched_runs: Literal["error", "allow"] = Field(
         "error",
-        description="error: a run that retrieves no document the qrels judge, in every query it "
+        description="error: a run that retrieves no document the qrels judge, in any query it "
         "shares with them, is an input error (exit 3) showing its docnos beside the qrels' "
         "(docnos spelt otherwise, an index's internal ids, the wrong qrels); allow: evaluate it "
         "as it is, as trec_eval does (it scores as having retrieved nothing relevant)",
