@@ -15,6 +15,7 @@ import warnings
 from collections import Counter
 from pathlib import Path
 
+import duckdb
 import krippendorff
 import numpy as np
 import pytest
@@ -228,10 +229,25 @@ def test_outputs_write_the_tables_with_their_manifests(tmp_path, write_spec):
     write_sets(tmp_path, human, llm)
     outputs = [{"path": f"out/{level}.{suffix}", "level": level}
                for level in ("agreement", "confusion") for suffix in ("csv", "md", "parquet")]  # fmt: skip
-    evaluate(write_spec(spec_of([2], outputs=outputs)))
+    outputs += [{"path": f"out/agreement.{suffix}", "level": "agreement"} for suffix in ("tsv", "jsonl")]  # fmt: skip
+    evaluation = evaluate(write_spec(spec_of([2], outputs=outputs)))
+    rows = evaluation.rows("agreement")
+    shared = len(shared_pairs(human, llm)[0])
     csv = (tmp_path / "out" / "agreement.csv").read_text().splitlines()
     assert csv[0] == "reference,other,collection,statistic,value"
-    assert csv[1] == f"human,llm,,pairs_shared,{len(shared_pairs(human, llm)[0])}.0"
+    # counts are integers, the collection is the reference set's, every other value as it is
+    assert csv[1] == f"human,llm,human,pairs_shared,{shared}"
+    assert [line.split(",")[-1] for line in csv[1:5]] == [str(int(r[4])) for r in rows[:4]]
+    assert [line.split(",")[-1] for line in csv[5:]] == ["" if r[4] is None else repr(r[4]) for r in rows[4:]]  # fmt: skip
+    tsv = (tmp_path / "out" / "agreement.tsv").read_text().splitlines()
+    assert tsv[1] == f"human\tllm\thuman\tpairs_shared\t{shared}"
+    jsonl = [json.loads(line) for line in (tmp_path / "out" / "agreement.jsonl").read_text().splitlines()]  # fmt: skip
+    assert jsonl[0] == {"reference": "human", "other": "llm", "collection": "human",
+                        "statistic": "pairs_shared", "value": shared}  # fmt: skip
+    assert [row["value"] for row in jsonl] == [r[4] for r in rows]
+    parquet = duckdb.sql(f"SELECT * FROM '{tmp_path}/out/agreement.parquet'")
+    assert dict(zip(parquet.columns, parquet.types, strict=True))["value"] == "DOUBLE"
+    assert parquet.fetchall() == rows
     markdown = (tmp_path / "out" / "confusion.md").read_text()
     assert markdown.startswith("| reference | other | reference_grade | other_grade | pairs |")
     manifest = json.loads((tmp_path / "out" / "agreement.csv.manifest.json").read_text())

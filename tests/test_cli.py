@@ -213,3 +213,35 @@ def test_validate_no_data_checks_the_whole_spec(without_data, change, message):
     assert result.returncode == 2 and result.stderr.startswith("Error: "), result.stderr
     assert re.search(message, result.stderr), result.stderr
     assert "Traceback" not in result.stderr
+
+
+def _with_closed_stdout(*args: str, cwd: Path) -> tuple[int, str]:
+    """`irpipe ARGS | head -0`: stdout a pipe whose reader has left before anything is written
+    (as `head -1` leaves after its line): (exit code, stderr)."""
+    command = [sys.executable, "-m", "pipeline.cli", *args]
+    env = {"IRPIPE_LOAD_PLUGINS": "", "PATH": "/usr/bin:/bin", "COLUMNS": "200"}
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env, text=True
+    )
+    process.stdout.close()  # the reader leaves: every write to stdout fails with EPIPE
+    stderr = process.stderr.read()
+    process.stderr.close()
+    return process.wait(), stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("run", "configs/quickstart.yaml"),
+        ("metrics",),
+        ("trec-eval", "-q", "-c", "configs/data/qrels.txt", "configs/data/bm25.trec"),
+        ("compile", "configs/quickstart.yaml"),
+        ("plugins",),
+        ("validate", "configs/quickstart.yaml"),  # buffered: written as the process exits
+        ("--version",),
+    ],
+)
+def test_a_closed_pipe_ends_quietly(quickstart, command):
+    """`irpipe run spec.yaml | head -1`: the reader leaving is no error, and nothing is said."""
+    code, stderr = _with_closed_stdout(*command, cwd=quickstart.parent.parent)
+    assert (code, stderr) in ((0, ""), (141, "")), stderr

@@ -395,3 +395,23 @@ def test_a_marker_line_is_read_as_keys():
     }
     assert marks_of("<!-- run -->") == {"run": ""}
     assert marks_of("not a marker") is None
+
+
+def test_the_guides_pandas_reader_reads_tabs_and_spaces_alike(tmp_path):
+    """TREC distributes runs separated by tabs, others by spaces, some by both: the helper the
+    guide gives a notebook reads each to the same frame."""
+    from pipeline.synthetic import generate, write_run
+
+    (block,) = marked("trec-frame", GUIDE)
+    code = block.text.split("\nqrels = ")[0]  # the helper alone: the lines after read the sample
+    namespace: dict = {}
+    exec(code, namespace)
+    write_run(generate(5).runs["run0"], tmp_path / "spaces.trec")
+    text = (tmp_path / "spaces.trec").read_text()
+    (tmp_path / "tabs.trec").write_text(text.replace(" ", "\t"))
+    (tmp_path / "mixed.trec").write_text(text.replace(" Q0 ", "\tQ0  "))
+    columns = ["qid", "Q0", "docno", "rank", "score", "tag"]
+    spaces, tabs, mixed = (namespace["trec_frame"](tmp_path / f"{name}.trec", columns)
+                           for name in ("spaces", "tabs", "mixed"))  # fmt: skip
+    assert list(spaces.columns) == columns and len(spaces) == text.count("\n")
+    assert spaces.equals(tabs) and spaces.equals(mixed)

@@ -278,6 +278,8 @@ BAD_INPUTS = {
     "a run of other queries": ("run", RUN.replace("1 Q0", "7 Q0").replace("2 Q0", "8 Q0")),
     # trec_eval -c ranks a document for every query a run lacks: the check comes before that
     "a run of other queries, -c": ("run", RUN.replace("1 Q0", "7 Q0").replace("2 Q0", "8 Q0")),
+    "a run of docnos spelt otherwise": ("run", RUN.upper()),
+    "a run of docnos spelt otherwise, -c": ("run", RUN.upper()),
 }
 
 
@@ -301,6 +303,29 @@ def test_bad_inputs_are_reported_in_the_same_words(spark, tmp_path, case):
     assert messages[1] == messages[0]
     duplicates = "twice" in case
     assert (messages[0][0] is DuplicateError) == duplicates
+
+
+def test_a_run_matches_the_qrels_if_any_shard_finds_a_judged_document(spark, tmp_path):
+    """A run whose docnos are upper-cased but in one query, on four shards: judged documents in
+    one shard are enough, as on one machine; allowed, the upper-cased run's values agree."""
+    data = generate(4, queries=12, runs=2)
+    qid, kept = max((q, d) for q, docs in data.runs["run1"].items() for d in docs
+                    if d in data.qrels.get(q, {}))  # fmt: skip
+    data.runs["run1"] = {q: {(d if (q, d) == (qid, kept) else d.upper()): s for d, s in docs.items()}
+                         for q, docs in data.runs["run1"].items()}  # fmt: skip
+    spec = collection_spec(tmp_path, data, ["AP", "P@5"], spark={"partitions": 4})
+    same_tables(spec, tmp_path)
+    data.runs["run1"][qid][kept.upper()] = data.runs["run1"][qid].pop(kept)
+    spec = collection_spec(tmp_path, data, ["AP"], spark={"partitions": 4})
+    messages = []
+    for engine in ("duckdb", "spark"):
+        with pytest.raises(
+            InputDataError, match="run 'run1' retrieves no document judged"
+        ) as raised:
+            evaluate(_written(tmp_path / "spec.yaml", spec), write=False, engine=engine)
+        messages.append(str(raised.value))
+    assert messages[1] == messages[0]
+    same_tables({**spec, "settings": {"unmatched_runs": "allow"}}, tmp_path)
 
 
 def test_runs_under_several_judgment_sets_and_an_overlay_give_the_same_values(spark, tmp_path):
@@ -436,6 +461,33 @@ def test_without_pyspark_the_engine_is_a_spec_error_saying_what_to_install(tmp_p
     assert "settings.engine: engine spark needs pyspark, pyarrow and pandas" in done.stderr
     assert f"({missing} is not installed)" in done.stderr
     assert "pip install 'irpipe[spark]'" in done.stderr
+
+
+@pytest.fixture
+def without_pyspark(monkeypatch):
+    """pyspark unimportable in this process, as where it is not installed (its modules already
+    imported by other tests included)."""
+    for name in [n for n in sys.modules if n.partition(".")[0] == "pyspark"] + ["pyspark"]:
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+@pytest.mark.parametrize(
+    ("command", "printed"),
+    [
+        (("validate", "--no-data"), "valid without data (4 metrics, 2 runs)"),
+        (("compile",), "ranked AS ("),
+    ],
+)
+def test_validate_without_data_and_compile_need_no_pyspark(
+    without_pyspark, capsys, command, printed
+):
+    """Neither runs Spark: the guide offers both on a machine without it (or without the data)."""
+    from pipeline.cli import main
+
+    with pytest.raises(ImportError):
+        import pyspark  # noqa: F401
+    assert main([*command, str(ROOT / "configs" / "spark.yaml")]) == 0, capsys.readouterr().err
+    assert printed in capsys.readouterr().out
 
 
 def test_manifests_and_the_history_record_the_engine_and_its_version(spark, tmp_path):

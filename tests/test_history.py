@@ -120,6 +120,10 @@ def _read_grades_as_real(tmp_path: Path, spec: dict) -> dict:
     return {**spec, "settings": {"grades": "real"}}
 
 
+def _allow_unmatched_runs(tmp_path: Path, spec: dict) -> dict:
+    return {**spec, "settings": {"unmatched_runs": "allow"}}
+
+
 def _change_parameter(tmp_path: Path, spec: dict) -> dict:
     return {**spec, "metrics": [*METRICS[:1], "nDCG@20", *METRICS[2:]]}
 
@@ -151,8 +155,8 @@ def _change_python(monkeypatch) -> None:
 
 @pytest.mark.parametrize(
     "change",
-    [_change_qrels, _change_setting, _read_grades_as_real, _change_parameter, _add_metric,
-     _change_collection],
+    [_change_qrels, _change_setting, _read_grades_as_real, _allow_unmatched_runs,
+     _change_parameter, _add_metric, _change_collection],
 )  # fmt: skip
 def test_each_ingredient_of_the_spec_recomputes_every_run(collection, write_spec, tmp_path, change):
     spec, _ = collection
@@ -163,17 +167,18 @@ def test_each_ingredient_of_the_spec_recomputes_every_run(collection, write_spec
     assert set(again.keeper.reused) == set(spec["runs"])
 
 
-def test_integer_grades_reuse_what_was_computed_before_the_setting(
-    collection, write_spec, monkeypatch
+@pytest.mark.parametrize(("setting", "default"), [("grades", "integer"), ("unmatched_runs", "error")])  # fmt: skip
+def test_a_newer_setting_at_its_default_reuses_what_was_computed_before_it(
+    collection, write_spec, monkeypatch, setting, default
 ):
-    """A history made before `grades` existed (its settings without it) is reused under the
-    default, integer grades: the key holds the setting only when it is `real`."""
+    """A history made before `grades` (or `unmatched_runs`) existed, its settings without it,
+    is reused under the setting's default: the key holds the setting only away from it."""
     spec, _ = collection
     resolved = Settings.resolved
     with monkeypatch.context() as before:
-        before.setattr(Settings, "resolved", lambda self: {k: v for k, v in resolved(self).items() if k != "grades"})  # fmt: skip
+        before.setattr(Settings, "resolved", lambda self: {k: v for k, v in resolved(self).items() if k != setting})  # fmt: skip
         evaluate(write_spec(spec), write=False)
-    named = evaluate(write_spec({**spec, "settings": {"grades": "integer"}}), write=False)
+    named = evaluate(write_spec({**spec, "settings": {setting: default}}), write=False)
     assert set(named.keeper.reused) == set(spec["runs"])
 
 

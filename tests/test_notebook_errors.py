@@ -287,7 +287,9 @@ def _mutate(frame: pd.DataFrame, mutation: str, column: str, row: int) -> pd.Dat
 @given(_broken())
 def test_a_frame_with_one_thing_wrong_raises_irpipe_errors_naming_the_column(case):
     kind, table, mutation, column, row = case
-    qrels, runs = (table, RUN) if kind == "qrels" else ({"1": {"d0": 1}, "2": {"d1": 1}}, table)
+    # the other side retrieves (or judges) the table's documents d0 and d1
+    other = {"1": {"d0": 1}, "2": {"d1": 1}}
+    qrels, runs = (table, other) if kind == "qrels" else (other, table)
     if mutation == "none":
         assert evaluate(qrels=qrels, runs=runs, metrics=["AP"]).aggregate()["value"].notna().all()
         return
@@ -297,3 +299,55 @@ def test_a_frame_with_one_thing_wrong_raises_irpipe_errors_naming_the_column(cas
     assert column in message and "\n" not in message, message
     if mutation in ("null", "text", "fraction"):  # one value at fault: its row is named
         assert f"row {row + 1}" in message, message
+
+
+def _trec_frame(text: str) -> pd.DataFrame:
+    """A TREC file read as pandas reads it without a header: columns 0, 1, 2, ..."""
+    import io
+
+    return pd.read_csv(io.StringIO(text), sep=r"\s+", header=None, dtype={0: str, 2: str})
+
+
+TREC_QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 2\n"
+TREC_RUN = "1 Q0 a 1 2.0 x\n1 Q0 b 2 1.0 x\n2 Q0 c 1 1.0 x\n"
+#: a PyTerrier result frame that lost its docno: `docid` is the index's number for a document
+INTERNAL_IDS = RUN.drop(columns="docno").assign(docid=[10, 11, 12], rank=[0, 1, 0])
+
+
+@pytest.mark.parametrize(
+    ("keywords", "message"),
+    [
+        ({"runs": INTERNAL_IDS},
+         r"^runs\['run1'\]: column 'docid' holds integers \(int64\) and the table has no docno "
+         r"column: PyTerrier's docid is its index's number for a document, not the collection's "
+         r"docno, .*map them: (columns=\{'docno': 'docid'\})$"),
+        ({"qrels": _trec_frame(TREC_QRELS)},
+         r"^qrels\['default'\]: its columns are numbered \(0, 1, 2, 3\), as pandas' "
+         r"read_csv\(header=None\) numbers them; map them as TREC's layout \(qid iter docno rel\) "
+         r"places them: (columns=\{'qid': 0, 'docno': 2, 'rel': 3\}), or name them"),
+        ({"runs": _trec_frame(TREC_RUN)},
+         r"^runs\['run1'\]: its columns are numbered \(0, 1, 2, 3, 4, 5\), .*TREC's layout \(qid "
+         r"Q0 docno rank score tag\) places them: (columns=\{'qid': 0, 'docno': 2, 'rank': 3, "
+         r"'score': 4\}), or name them as the file is read \(pandas: names=\[\.\.\.\]\)$"),
+        ({"runs": RUN.set_axis([0, 1, 2], axis=1)},
+         r"^runs\['run1'\]: its columns are numbered \(0, 1, 2\), .*map them by number: "
+         r"columns=\{'qid': 0, 'docno': 1, \.\.\.\} \(qid, docno, score\)"),
+    ],
+)  # fmt: skip
+def test_a_frame_without_named_document_ids_is_refused_naming_the_mapping(keywords, message):
+    """PyTerrier's integer `docid` alone, or columns numbered by read_csv(header=None): refused
+    (they would match no judgment, or nothing at all), with a mapping that then reads them."""
+    import ast
+
+    refused = _refused(SpecError, message, **keywords)
+    mapping = re.search(message, refused).group(1) if "(columns=" in message else None
+    if mapping is not None:  # the mapping the message names evaluates the frame
+        columns = ast.literal_eval(mapping.removeprefix("columns="))
+        qrels = {"1": {"10": 1, "a": 1}, "2": {"12": 1, "c": 2}}
+        keywords = {"qrels": qrels, "runs": RUN, **keywords}
+        assert evaluate(metrics=["AP"], columns=columns, **keywords).aggregate()["value"][0] > 0
+
+
+def test_a_pyterrier_frame_is_read_by_its_docno_beside_its_docid():
+    frame = RUN.assign(docid=[10, 11, 12], rank=[0, 1, 0], query=["q one", "q one", "q two"])
+    assert _per_query(QRELS, frame) == _per_query(QRELS, RUN)

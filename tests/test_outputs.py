@@ -62,6 +62,7 @@ def test_manifest_records_settings_hashes_and_version(tmp_path, spec):
         "max_docs": None,
         "judged_only": False,
         "input": "strict",
+        "unmatched_runs": "error",
         "grades": "integer",
         "memory_limit": None,
         "threads": None,

@@ -381,3 +381,24 @@ def test_irpipe_pool_evaluates_for_leave_one_out_but_records_nothing(tmp_path):
     build_pools(spec)
     assert (tmp_path / "out" / "leave_one_out.csv").exists()
     assert not (tmp_path / "history.duckdb").exists()
+
+
+def test_a_run_that_alone_found_its_judged_documents_is_left_out_all_the_same(tmp_path):
+    """Left out, a run that alone contributed every judged document it retrieved retrieves none
+    of its reduced qrels': leave-one-out measures exactly that (its reduced values are 0), and
+    never refuses it as a run whose docnos match no judgment (`unmatched_runs`)."""
+    from types import SimpleNamespace
+
+    runs = {
+        "a": {"1": {"d1": 3.0, "d2": 2.0}, "2": {"d3": 3.0, "d4": 2.0}},
+        "b": {"1": {"d2": 3.0, "d1": 2.0}, "2": {"d4": 3.0, "d3": 2.0}},
+        "alone": {"1": {"x1": 3.0, "x2": 2.0}, "2": {"x3": 3.0, "x4": 2.0}},
+    }
+    qrels = {q: {d: int(d.endswith(("1", "3"))) for run in runs.values() for d in run[q]}
+             for q in ("1", "2")}  # fmt: skip
+    data = SimpleNamespace(qrels=qrels, runs=runs)
+    pool = {"method": {"depth": 2}, "metrics": ["AP"]}
+    spec = pool_spec(tmp_path, data, pool, ["leave_one_out"])
+    rows = {r["run"]: r for r in table(build_pools(spec), "leave_one_out_0")}
+    assert rows["alone"]["full"] == 0.5 and rows["alone"]["reduced"] == 0.0
+    assert rows["a"]["reduced"] == rows["a"]["full"] == 0.5

@@ -362,6 +362,7 @@ def judgments_case(tmp_path: Path, **keys) -> Path:
             "e1": {"path": "a.txt", "collection": "e"}}  # fmt: skip
     spec = spec_of(runs, **keys)
     spec["collections"].update(d={"qrels": "d.txt"}, e={"qrels": "e.txt"})
+    spec["settings"] = {"unmatched_runs": "allow"}  # e1 retrieves none of e's other documents
     return case_dir(tmp_path, spec, **{"d.txt": OTHER_QRELS, "e.txt": ELSEWHERE, "c.txt": RUN_C})
 
 

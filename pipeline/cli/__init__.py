@@ -179,7 +179,12 @@ def _positive(text: str) -> int:
 def irpipe() -> None:
     """The `irpipe` command: `main` on this process's own arguments, then exit with its code. A
     signal that comes after `main` has reported is ignored (see `interrupts.handling`)."""
-    sys.exit(main(exiting=True))
+    code = main(exiting=True)
+    try:  # what is still buffered goes now, while a closed pipe can still be told apart
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+    sys.exit(code)
 
 
 def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
@@ -221,15 +226,28 @@ def _signal_of(exc: BaseException | None) -> int | None:
 
 
 def _failed(args: argparse.Namespace, exc: BaseException) -> int:
+    if _closed_pipe(exc):
+        # `irpipe run spec | head`: the reader left after the outputs were written.
+        _quiet_stdout()
+        return ExitCode.OK
     if isinstance(exc, SystemExit):
         raise exc
     if isinstance(exc, IrpipeError):
         return _fail(args, str(exc), exc.exit_code, exc)
-    if isinstance(exc, BrokenPipeError):
-        # `irpipe run spec | head`: the reader left after the outputs were written.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return ExitCode.OK
     return _fail(args, _internal(exc, args.debug), ExitCode.INTERNAL, exc)
+
+
+def _closed_pipe(exc: BaseException) -> bool:
+    """Whether `exc` is stdout's reader having left: a BrokenPipeError, or the SystemExit(1)
+    rich raises in its place (`Console.on_broken_pipe`), which would end irpipe with 1."""
+    if isinstance(exc, SystemExit) and exc.code == 1:
+        return isinstance(exc.__context__, BrokenPipeError)
+    return isinstance(exc, BrokenPipeError)
+
+
+def _quiet_stdout() -> None:
+    """stdout to /dev/null: what is left unwritten, and Python's flush at exit, go nowhere."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 _SIGNAL_CODES = {signal.SIGINT: ExitCode.INTERRUPTED, signal.SIGTERM: ExitCode.TERMINATED}

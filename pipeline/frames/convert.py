@@ -90,19 +90,33 @@ def table_of(
     for column, name in found.items():
         if name is None and column not in _OPTIONAL and not (column == "score" and rank_only):
             raise _missing(names, column, where, mapped, kind == "run")
-    arrays = _read(_collected(source, found, where), found, where, ranked, grades)
+    # PyTerrier's docid, found by its name rather than mapped, may be its index's numbers.
+    unmapped_docid = found["docno"].lower() == "docid" and mapped.get("docno") != found["docno"]
+    source = _collected(source, found, where)
+    arrays = _read(source, found, where, ranked, grades, unmapped_docid)
     if rank_only:  # ordered by rank alone, whose ties the docno breaks as trec_eval does
         arrays["score"] = pc.negate(arrays["rank"].cast(pa.float64()))
     return pa.table(arrays)
 
 
-def _read(source: Any, found: dict[str, str | None], where: str, ranked: bool, grades: str) -> dict:
-    """The columns `found` names, typed; ids first, so that messages name a row by its ids."""
+def _read(
+    source: Any,
+    found: dict[str, str | None],
+    where: str,
+    ranked: bool,
+    grades: str,
+    unmapped_docid: bool = False,
+) -> dict:
+    """The columns `found` names, typed; ids first, so that messages name a row by its ids.
+    `unmapped_docid`: the docno column is a `docid` found by its name, refused if integers."""
     rows, arrays = Rows(), {}
     for column, name in found.items():
         if name is not None:
             place = Place(where, name, rows, grades)
-            array = typed(_raw(source, name, column, place), column, place, ranked)
+            raw = _raw(source, name, column, place)
+            if column == "docno" and unmapped_docid:
+                _no_internal_ids(raw, place)
+            array = typed(raw, column, place, ranked)
             if array is not None:  # None: a rank column no ordering reads, left out
                 arrays[column] = array
             if column in ("qid", "docno"):
@@ -225,8 +239,33 @@ def _column(names: list[str], column: str, mapped: Mapping[str, str]) -> str | N
     return next((lowered[a] for a in ALIASES[column] if a in lowered), None)
 
 
+#: the columns of TREC's files by number, as `read_csv(header=None)` names them
+_TREC_LAYOUTS = {
+    (True, 6): ("qid Q0 docno rank score tag", {"qid": 0, "docno": 2, "rank": 3, "score": 4}),
+    (False, 4): ("qid iter docno rel", {"qid": 0, "docno": 2, "rel": 3}),
+}
+
+
+def _no_internal_ids(array: Any, place: Place) -> None:
+    """A `docid` column of integers, the only document column: PyTerrier's internal numbers,
+    which match no qrels' docno (every measure would be 0), refused unless mapped by name."""
+    import pyarrow as pa
+
+    kind = array.type.value_type if pa.types.is_dictionary(array.type) else array.type
+    if pa.types.is_integer(kind):
+        raise SpecError(
+            f"{place} holds integers ({kind}) and the table has no docno column: PyTerrier's "
+            "docid is its index's number for a document, not the collection's docno, and matches "
+            "no judgment; give the docno column (PyTerrier's retrievers add it with "
+            "metadata=['docno']), or, if these are the collection's own document ids, map them: "
+            f"columns={{'docno': {place.name!r}}}"
+        )
+
+
 def _missing(names: list[str], column: str, where: str, mapped: Mapping[str, str], run: bool):
     """The message for a column the input lacks, saying how to name or map it."""
+    if names and all(name.isdigit() for name in names) and column not in mapped:
+        return _numbered(names, where, run)
     given = f"no column {mapped[column]!r} (columns=) nor" if column in mapped else "no"
     hint = ""
     if run and column == "score" and _column(names, "rank", mapped):
@@ -234,4 +273,20 @@ def _missing(names: list[str], column: str, where: str, mapped: Mapping[str, str
     return SpecError(
         f"{where}: {given} {column} column among {', '.join(names)}; name it one "
         f"of {', '.join(ALIASES[column])}, or map it: columns={{{column!r}: 'your_name'}}{hint}"
+    )
+
+
+def _numbered(names: list[str], where: str, run: bool) -> SpecError:
+    """The message for a table whose columns are numbers (pandas' `read_csv(header=None)`):
+    the mapping of TREC's layout when it has that many columns."""
+    layout = _TREC_LAYOUTS.get((run, len(names)))
+    wanted = "qid, docno, score" if run else "qid, docno, rel"
+    if layout is None:
+        how = f"map them by number: columns={{'qid': 0, 'docno': 1, ...}} ({wanted})"
+    else:
+        how = f"map them as TREC's layout ({layout[0]}) places them: columns={layout[1]!r}"
+    return SpecError(
+        f"{where}: its columns are numbered ({', '.join(names)}), as pandas' "
+        f"read_csv(header=None) numbers them; {how}, or name them as the file is read "
+        "(pandas: names=[...])"
     )

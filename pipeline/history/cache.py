@@ -66,10 +66,15 @@ def run_keys(
     }
 
 
+#: settings left out of a key at their default: a key made before the setting existed stays
+#: the same (`unmatched_runs: allow` is in it, so that a run reused under `error` was checked)
+_NEW_DEFAULTS = {"grades": "integer", "unmatched_runs": "error"}
+
+
 def _settings(resolved: dict) -> dict:
-    """The settings that can change a number: not the engine, nor the threads; `grades` only
-    when real (a key made before the setting existed, under integer grades, stays the same)."""
-    unset = {"engine", "threads", *(("grades",) if resolved.get("grades") == "integer" else ())}
+    """The settings that can change a number: not the engine, nor the threads; the newer ones
+    only away from their defaults (`_NEW_DEFAULTS`)."""
+    unset = {"engine", "threads", *(k for k, v in _NEW_DEFAULTS.items() if resolved.get(k) == v)}
     return {k: v for k, v in resolved.items() if k not in unset}
 
 

@@ -12,10 +12,13 @@ text.
 
 from __future__ import annotations
 
+from pipeline.judgments.names import COUNT_STATISTICS
 from pipeline.plan.judgment_cells import CELLS_TABLE
 
 __all__ = [
     "AGREEMENT_TABLE",
+    "AGREEMENT_TEXT",
+    "AGREEMENT_TEXT_VIEW",
     "CELL_VALUES",
     "CORRELATION_TABLE",
     "confusion_rows",
@@ -27,6 +30,16 @@ __all__ = [
 #: the tables made, with their columns
 AGREEMENT_TABLE = """CREATE TABLE agreement (reference VARCHAR, other VARCHAR,
     collection VARCHAR, statistic VARCHAR, value DOUBLE)"""
+#: the view of `agreement` that text outputs (CSV, TSV, JSON lines) write: a count as the integer
+#: it is (`pairs_shared,4423`), every other value as the table holds it, to the same digits; as
+#: JSON, which those writers print as it is. Parquet and DuckDB outputs keep the table's doubles.
+AGREEMENT_TEXT = "agreement_as_text"
+_COUNTS = ", ".join(f"'{name}'" for name in COUNT_STATISTICS)  # irpipe's own names, not data
+AGREEMENT_TEXT_VIEW = f"""CREATE VIEW {AGREEMENT_TEXT} AS
+SELECT reference, other, collection, statistic,
+    CASE WHEN list_contains([{_COUNTS}], statistic) THEN CAST(CAST(value AS BIGINT) AS JSON)
+         ELSE CAST(value AS JSON) END AS value
+FROM agreement"""
 CORRELATION_TABLE = """CREATE TABLE correlation (reference VARCHAR, other VARCHAR,
     collection VARCHAR, metric VARCHAR, statistic VARCHAR, value DOUBLE, ci_low DOUBLE,
     ci_high DOUBLE, run VARCHAR)"""

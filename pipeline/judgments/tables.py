@@ -52,8 +52,8 @@ def judge(
         cells = cells_statement(pairs)
         con.execute(f"CREATE TEMP TABLE {CELLS_TABLE} AS {cells.sql}", cells.params)
     try:
-        for statement in (sql.AGREEMENT_TABLE, sql.confusion_table(bool(pairs)),
-                          sql.CORRELATION_TABLE):  # fmt: skip
+        for statement in (sql.AGREEMENT_TABLE, sql.AGREEMENT_TEXT_VIEW,
+                          sql.confusion_table(bool(pairs)), sql.CORRELATION_TABLE):  # fmt: skip
             con.execute(statement)
         rows = [row for entry in plan.agreements for row in _agreement(con, entry, where)]
     finally:
@@ -87,11 +87,12 @@ def _agreement(con, entry: AgreementPlan, where: Where) -> list[tuple]:
         binary = labels.binarised(threshold)
         both = {**label_statistics(binary), **binary_statistics(binary)}
         found.update({name + threshold_name(threshold): value for name, value in both.items()})
-    return [(entry.reference, entry.other, None, name, _number(value))
+    # The row's collection is the reference set's: the judgments the other's are compared with.
+    return [(entry.reference, entry.other, entry.reference, name, _number(value))
             for name, value in found.items()]  # fmt: skip
 
 
-def _counts(cells: dict, entry: AgreementPlan, where: Where) -> dict[str, float]:
+def _counts(cells: dict, entry: AgreementPlan, where: Where) -> dict[str, int]:
     reference, other, pairs = cells["reference"][:-1], cells["other"][:-1], cells["pairs"][:-1]
     shared = pairs[~np.isnan(reference) & ~np.isnan(other)].sum()
     if not shared:
@@ -100,11 +101,11 @@ def _counts(cells: dict, entry: AgreementPlan, where: Where) -> dict[str, float]
             "(qid, docno) pair: there are no labels to compare (are they judgments of the same "
             "queries and documents?)"
         )
-    return {
-        "pairs_shared": shared,
-        "pairs_reference_only": pairs[np.isnan(other)].sum(),
-        "pairs_other_only": pairs[np.isnan(reference)].sum(),
-        "queries_shared": float(cells["queries"][-1]),
+    return {  # counts of whole numbers, summed as doubles (the cells' type): exact below 2**53
+        "pairs_shared": int(shared),
+        "pairs_reference_only": int(pairs[np.isnan(other)].sum()),
+        "pairs_other_only": int(pairs[np.isnan(reference)].sum()),
+        "queries_shared": int(cells["queries"][-1]),
     }
 
 
@@ -127,7 +128,7 @@ def _check_threshold(labels: Labels, threshold: float, where: str) -> None:
         )
 
 
-def _number(value: float) -> float | None:
+def _number(value: float | int) -> float | None:
     """A value for the table: NULL where it is undefined (NaN)."""
     return None if np.isnan(value) else float(value)
 

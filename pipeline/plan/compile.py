@@ -121,6 +121,8 @@ class SqlPlan:
     #: runs loaded only to be fused (the history holds their own values): dropped once fused
     fusion_only: frozenset[str] = frozenset()
     missing_rankings: bool  # trec_eval -c: a one-document ranking for each query a run lacks
+    #: whether a run that retrieves no judged document is an input error (`unmatched_runs`)
+    unmatched_runs_fail: bool = True
     cached: frozenset[str] = frozenset()  # runs whose per-query values come from the history
 
     # The results' part.
@@ -266,6 +268,7 @@ def compile_plan(
         ranking=ranking,
         fusions=fusions,
         missing_rankings=missing_rankings,
+        unmatched_runs_fail=settings.unmatched_runs == "error",
         metrics=metrics,
         curves=tuple(curves),
         python=_python(everything, settings),

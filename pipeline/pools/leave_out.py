@@ -48,9 +48,12 @@ def reduced_spec(loaded: LoadedSpec, plan: PoolPlan) -> LoadedSpec:
         r: Run(path=spec.runs[r].path, collection=variant(plan.collection, g))
         for r, g in zip(plan.runs, plan.groups, strict=True)
     }
+    # A run whose judged documents only it contributed retrieves none of its reduced qrels':
+    # its values then fall to 0, which is what leaving it out measures, not a wrong file.
+    settings = spec.settings.model_copy(update={"unmatched_runs": "allow"})
     reduced = spec.with_runs(
         runs, collections=collections, outputs=[], compare=None, expect=[], gates=[],
-        history=None, pools={},
+        history=None, pools={}, settings=settings,
     )  # fmt: skip
     return LoadedSpec(spec=reduced, path=loaded.path, sha256=loaded.sha256, lines=loaded.lines)
 

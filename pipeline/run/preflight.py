@@ -52,9 +52,11 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
     if not isinstance(spec, LoadedSpec):
         spec = load_spec(spec, patterns="expand" if data else "keep")
     if spec.spec.settings.engine == "spark":
-        from pipeline.engines.spark.session import require_pyspark
+        # Evaluating needs pyspark; checking the spec alone, or compiling it, runs no Spark.
+        if data:
+            from pipeline.engines.spark.session import require_pyspark
 
-        require_pyspark(spec.where("settings", "engine"))
+            require_pyspark(spec.where("settings", "engine"))
         _no_fusion_on_spark(spec)
     registry = get_registry()
     metrics = resolve_metrics(spec, registry)
@@ -311,8 +313,16 @@ _LEVEL_TABLES = {
 }
 
 
+#: the suffixes of the text outputs, which write the agreement's counts as integers
+_TEXT_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson")
+
+
 def _table(index: int, output) -> str:
-    """The table output `index` writes."""
+    """The table output `index` writes (the agreement's text outputs: its view as text)."""
+    if output.level == "agreement" and output.path.suffix.lower() in _TEXT_SUFFIXES:
+        from pipeline.judgments.sql import AGREEMENT_TEXT
+
+        return AGREEMENT_TEXT
     return output_table(index, output) or _LEVEL_TABLES[output.level]
 
 

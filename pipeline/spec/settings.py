@@ -68,6 +68,13 @@ class Settings(StrictModel):
         description="strict: reject scores and grades that are not plainly numbers; "
         "lenient: read them as trec_eval does (C atof/atol: '1,5' is 1)",
     )
+    unmatched_runs: Literal["error", "allow"] = Field(
+        "error",
+        description="error: a run that retrieves no document the qrels judge, in any query it "
+        "shares with them, is an input error (exit 3) showing its docnos beside the qrels' "
+        "(docnos spelt otherwise, an index's internal ids, the wrong qrels); allow: evaluate it "
+        "as it is, as trec_eval does (it scores as having retrieved nothing relevant)",
+    )
     grades: Literal["integer", "real"] = Field(
         "integer",
         description="integer: a relevance grade is an integer, and a decimal one an error; "

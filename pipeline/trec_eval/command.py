@@ -188,6 +188,8 @@ def _spec(options: Options, selected: list[Selected], runs: dict[str, Path]) -> 
             # Missing topics are fatal, or scored as missing rankings (-c), or skipped (9.x).
             "queries": "intersection" if options.compatibility == "trec_eval-9" else "qrels",
             "engine": options.engine,
+            # trec_eval evaluates a run whose docnos match no judgment (its zeros are its output).
+            "unmatched_runs": "allow",
         },
         "metrics": metrics or [{"metric": "NumQ", "label": "num_q"}],
     }

@@ -18,6 +18,7 @@ from pipeline.engines.duckdb.steps import compute, fetch_all, one, rank, run_all
 from pipeline.engines.duckdb.table_loads import insert_tables, report_bad_rows, report_duplicates
 from pipeline.errors import DuplicateError, InputDataError, PluginError, SpecError
 from pipeline.plan import input_checks as check
+from pipeline.plan import unmatched_runs as unmatched
 from pipeline.plan.batches import text_size
 from pipeline.plan.compile import SqlPlan
 from pipeline.plan.inputs import Load, insert_lines, problem_lines
@@ -122,6 +123,7 @@ def _runs(
         run_all(con, plan.fusing(batch))  # fused runs, from the rows of their inputs
         run_all(con, [check.record_queries()])
         _check_shared_queries(con, [load for load in batch if load.name not in plan.fusion_only])
+        _check_matches(con, plan, batch)
         steps.report("ranking", batch, i)
         rank(con, plan, batch)
     with _blaming(con, plan):
@@ -306,3 +308,14 @@ def _check_shared_queries(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> 
             if not shared.get((load.name, collection)):
                 row = one(con, check.shared_queries(load, collection))
                 raise InputDataError(check.no_shared_queries_message(load, collection, row))
+
+
+def _check_matches(con: duckdb.DuckDBPyConnection, plan: SqlPlan, batch: list[Load]) -> None:
+    """Each run retrieves a document its qrels judge, unless the spec allows it not to."""
+    loads = {load.name: load for load in batch if load.name not in plan.fusion_only}
+    if plan.unmatched_runs_fail and loads:
+        found = fetch_all(con, unmatched.unmatched_runs(list(loads.values())))
+        if found:
+            run, collection, _, qid = row = found[0]
+            docnos, judged = one(con, unmatched.examples(run, collection, qid))
+            raise InputDataError(unmatched.unmatched_message(loads[run], row, docnos, judged))

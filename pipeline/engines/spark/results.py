@@ -8,12 +8,14 @@ as the DuckDB engine orders them, and the aggregates computed from them by the s
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pipeline.errors import DuplicateError, InputDataError
 from pipeline.plan import input_checks as check
 from pipeline.plan.per_query import aggregate_tables
+from pipeline.plan.unmatched_runs import unmatched_message
 
 if TYPE_CHECKING:
     import duckdb
@@ -170,3 +172,23 @@ def _check_shared(
                 ).fetchall()[0]
                 row = (0, reporter(load).queries(), qrels)
                 raise InputDataError(check.no_shared_queries_message(load, collection, row))
+    _check_matches(con, runs, shared)
+
+
+def _check_matches(con: duckdb.DuckDBPyConnection, runs: list[Load], shared: dict) -> None:
+    """Each run retrieves a judged document of each collection in some shard, unless the spec
+    allows it not to (then the shards report nothing); the example is the first shared query's."""
+    matched = set(
+        con.execute(f"SELECT run, collection FROM ({_RESULT.format('matched')})").fetchall()
+    )
+    examples = con.execute(
+        "SELECT run, collection, min(qid), arg_min(text, qid) "
+        f"FROM ({_RESULT.format('unmatched')}) GROUP BY ALL"
+    ).fetchall()
+    first = {(run, c): (qid, json.loads(text)) for run, c, qid, text in examples}
+    for load in runs:
+        for collection in load.collections:
+            if (load.name, collection) in first and (load.name, collection) not in matched:
+                qid, (docnos, judged) = first[load.name, collection]
+                row = (load.name, collection, int(shared[load.name, collection]), qid)
+                raise InputDataError(unmatched_message(load, row, docnos, judged))

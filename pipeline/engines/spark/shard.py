@@ -11,6 +11,7 @@ Nothing here imports pyspark: the worker hands Arrow record batches in and takes
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,7 @@ from pipeline.plan.input_checks import record_queries
 from pipeline.plan.missing_rankings import missing_ranking_rows
 from pipeline.plan.qrels_formats import max_grades
 from pipeline.plan.statement import Statement
+from pipeline.plan.unmatched_runs import MATCHED_SQL, examples, unmatched_sql
 
 if TYPE_CHECKING:
     import duckdb
@@ -105,15 +107,22 @@ GROUP BY kind, name"""
 # rankings make every query answered (as the DuckDB engine does).
 _PRESENCE = """
 CREATE TEMP TABLE presence AS
-SELECT DISTINCT 'missing' AS tbl, r.run, NULL AS collection, f.qid, NULL::DOUBLE AS value
+SELECT DISTINCT 'missing' AS tbl, r.run, NULL AS collection, f.qid, NULL::DOUBLE AS value,
+    NULL::VARCHAR AS text
 FROM runs r JOIN facts f USING (collection) ANTI JOIN present p ON p.run = r.run AND p.qid = f.qid
-UNION ALL SELECT 'shared', p.run, runs.collection, NULL, count(*)
+UNION ALL SELECT 'shared', p.run, runs.collection, NULL, count(*), NULL
 FROM present p JOIN runs USING (run) SEMI JOIN facts f USING (collection, qid)
 GROUP BY p.run, runs.collection"""
+# Whether each run retrieves a judged document of each collection in this shard ('matched'),
+# and, where it does not, its first shared query, how many it shares and a few docnos of each
+# side as JSON ('unmatched', `_unmatched`): the driver sums them as the DuckDB engine checks a batch.
+_MATCHED = (
+    f"INSERT INTO presence SELECT 'matched', run, collection, NULL, NULL, NULL FROM ({MATCHED_SQL})"
+)
 _RESULTS = """
 SELECT 'per_query' AS tbl, run, collection, qid, metric, value, text FROM per_query
 UNION ALL SELECT 'facts', NULL, collection, qid, NULL, NULL, NULL FROM facts
-UNION ALL SELECT tbl, run, collection, qid, NULL, value, NULL FROM presence"""
+UNION ALL SELECT tbl, run, collection, qid, NULL, value, text FROM presence"""
 _CURVES = "UNION ALL SELECT 'curve_per_query', run, collection, qid, metric, value, text FROM curve_per_query"
 _POSITIVE = "UNION ALL SELECT 'positive_judgments', NULL, collection, NULL, NULL, n, NULL FROM positive_judgments"
 
@@ -178,11 +187,26 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
     _run(con, [max_grades(subtopics)] if subtopics else [])
     _run(con, plan.setup)
     _run(con, [record_queries(), Statement(_PRESENCE)])
+    if plan.unmatched_runs_fail:
+        _unmatched(con, [load.name for batch in plan.batches for load in batch])
     missing = (
         missing_ranking_rows("SELECT DISTINCT run FROM runs") if plan.missing_rankings else None
     )
     rank(con, plan, [load for batch in plan.batches for load in batch], missing)
     compute(con, plan)
+
+
+def _unmatched(con: duckdb.DuckDBPyConnection, runs: list[str]) -> None:
+    """The shard's 'matched' and 'unmatched' rows of `presence` (see `_MATCHED`)."""
+    names = {"names": runs}
+    con.execute(_MATCHED, names)
+    for run, collection, queries, qid in con.execute(unmatched_sql(), names).fetchall():
+        statement = examples(run, collection, qid)
+        docnos, judged = con.execute(statement.sql, statement.params).fetchone()
+        con.execute(
+            "INSERT INTO presence VALUES ('unmatched', ?, ?, ?, ?, ?)",
+            [run, collection, qid, queries, json.dumps([docnos, judged])],
+        )
 
 
 def _results(plan: SqlPlan) -> str:
