@@ -63,8 +63,8 @@ def without_spilling(monkeypatch):
     """DuckDB's limit as a hard one: with no temporary directory, nothing spills to disk."""
     connection = execute.connection
 
-    def hard(memory_limit: str | None) -> duckdb.DuckDBPyConnection:
-        con = connection(memory_limit)
+    def hard(memory_limit: str | None, threads: int | None = None) -> duckdb.DuckDBPyConnection:
+        con = connection(memory_limit, threads)
         con.execute("SET temp_directory = ''")
         return con
 

@@ -174,12 +174,12 @@ class Columns(SubtopicColumns):
 
     def gain_so_far(self, gain: Gain) -> Need:
         """Column: the sum of gains at or above this rank."""
-        sql = f"sum({self.gain(gain)}) OVER ranking"
+        sql = exact_running_sum(self.gain(gain), "ranking")
         return self._use(Need(f"cum_gain_{_gain_tag(gain)}", "window", sql), "gain_so_far(gain)")
 
     def dcg_so_far(self, gain: Gain) -> Need:
         """Column: DCG (standard discount) at this rank; a second ordered pass, so use sparingly."""
-        sql = f"sum({self.gain(gain)} / log2(rank + 1)) OVER by_rank"
+        sql = exact_running_sum(f"{self.gain(gain)} / log2(rank + 1)", "by_rank")
         need = Need(f"cum_dcg_{_gain_tag(gain)}", "rank_window", sql)
         return self._use(need, "dcg_so_far(gain)")
 
@@ -301,6 +301,20 @@ class Columns(SubtopicColumns):
         if self.recall_rounding == "trec_eval-9":
             return f"floor({x} + {double(0.9)})"
         return f"(floor({x}) + CASE WHEN {x} - floor({x}) >= 0.5 THEN 1 ELSE 0 END)"
+
+
+#: 2^64, the scale of an exact running sum's terms
+_FIXED_POINT = "18446744073709551616.0"
+
+
+def exact_running_sum(term: str, window: str) -> str:
+    """SQL: the running sum of `term` (a DOUBLE) over `window`, added exactly: each term as a
+    128-bit count of 2^-64 (exact for any term of at least 2^-12; a smaller one to 2^-65),
+    the total rounded once to a double. DuckDB's window adds doubles in a tree whose grouping
+    follows the rows beside them, so a ranking that held other rows (the judged-rows plan's,
+    a Spark shard's) could give another last bit; integers add alike in any grouping."""
+    scaled = f"CAST(round(({term}) * {_FIXED_POINT}) AS HUGEINT)"
+    return f"(CAST(sum({scaled}) OVER {window} AS DOUBLE) / {_FIXED_POINT})"
 
 
 def _window(name: str, predicate: str) -> Need:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.contract.columns import Requirements
+from pipeline.contract.columns import Requirements, exact_running_sum
 from pipeline.plan import subtopic_tables
 from pipeline.plan.in_order import aggregates_in_order
 from pipeline.plan.measure_sql import typed
@@ -126,13 +126,14 @@ WITH ordered AS (
     FROM (SELECT collection, qid, {gain} AS g FROM qrels WHERE rel >= 0) WHERE g > 0
 ),
 prefix AS (
-    SELECT *, sum(g / log2(pos + 1)) OVER up AS idcg, sum(greatest(g, 1)) OVER up AS cost,
+    SELECT *, {exact_running_sum("g / log2(pos + 1)", "up")} AS idcg,
+        {exact_running_sum("greatest(g, 1)", "up")} AS cost,
         lead(g) OVER up IS DISTINCT FROM g AS change
     FROM ordered
     WINDOW up AS (PARTITION BY collection, qid ORDER BY pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 )
 SELECT *,
-    coalesce(sum(CASE WHEN change THEN 1 / idcg ELSE 0 END) OVER later, 0) AS tail,
+    coalesce({exact_running_sum("CASE WHEN change THEN 1 / idcg ELSE 0 END", "later")}, 0) AS tail,
     coalesce(sum(CASE WHEN change THEN 1 ELSE 0 END) OVER later, 0) AS tail_count
 FROM prefix
 WINDOW later AS (PARTITION BY collection, qid ORDER BY pos DESC

@@ -108,7 +108,8 @@ def is_compressed(path: Path) -> bool:
 
 def read_head(path: Path) -> list[bytes] | None:
     """The opening lines of the file at `path` (decompressed), reading nothing past them; None
-    where its compression cannot be read here (Zstandard before Python 3.14)."""
+    where its compression cannot be read here (Zstandard before Python 3.14) or it does not
+    decompress."""
     try:
         handle = _open(path)
         if handle is None:
@@ -117,8 +118,10 @@ def read_head(path: Path) -> list[bytes] | None:
         with handle:
             while (chunk := handle.read(_CHUNK)) and head(chunk):
                 pass
-    except (OSError, EOFError, lzma.LZMAError) as exc:
-        raise InputDataError(f"{path}: cannot read its opening lines: {exc}") from None
+    except (OSError, EOFError, lzma.LZMAError):
+        # A file that does not decompress has no block to record; reading it says what is wrong
+        # with it in the input rules' words (a truncated gzip, a .gz that is not gzip).
+        return None
     return head.finish()
 
 

@@ -71,7 +71,7 @@ def _submitted() -> bool:
     return "PYSPARK_GATEWAY_PORT" in os.environ
 
 
-def _configured(builder, section: SparkSection | None, threads: int | None):
+def _configured(builder, section: SparkSection | None, threads: int | None = None):
     master = section.master if section else None
     if master is None and threads is not None:
         master = f"local[{int(threads)}]"
