@@ -200,14 +200,14 @@ def _commands(block: Block) -> list[list[str]]:
 
 def _irpipe_parses(arguments: list[str]) -> str | None:
     """Why irpipe's own parser refuses `arguments`, or None."""
-    from pipeline.cli import _parser
+    from pipeline.cli.parser import parser
     from pipeline.trec_eval.command import TrecEvalExit, parse
 
     try:
         if arguments[:1] == ["trec-eval"]:
             parse(arguments[1:])
         else:
-            _parser().parse_args(arguments)
+            parser().parse_args(arguments)
     except (SystemExit, TrecEvalExit) as exc:
         return f"irpipe {' '.join(arguments)}: refused by irpipe's parser ({exc})"
     return None

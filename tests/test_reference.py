@@ -218,9 +218,9 @@ def test_every_exit_code_is_documented_on_the_front_page_and_in_the_reference():
 
 
 def _commands() -> dict[str, argparse.ArgumentParser]:
-    from pipeline.cli import _parser
+    from pipeline.cli.parser import parser as make_parser
 
-    parser = _parser()
+    parser = make_parser()
     (subparsers,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     return {"irpipe": parser, **{f"irpipe {n}": p for n, p in subparsers.choices.items()}}
 
