@@ -13,13 +13,12 @@ from pydantic import Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from pipeline.spec.base import StrictModel, resolve_path
+from pipeline.spec.levels import POOL_LEVELS
 
 __all__ = ["METHODS", "POOL_LEVELS", "Pool", "PoolOutput"]
 
 #: how documents enter a pool: each run's top k, or the top n of a fusion, or n drawn at random
 METHODS = ("depth", "rrf", "combsum", "uniform")
-#: the tables a pool writes: the documents to judge, who contributed them, counts, leave-one-out
-POOL_LEVELS = ("pool", "contributions", "pool_stats", "leave_one_out")
 
 
 class PoolOutput(StrictModel):
