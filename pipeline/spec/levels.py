@@ -1,15 +1,17 @@
 """Every output level, declared once: a frozen record per level, and the groups the code asks for.
 
 A level is what an output (`outputs:`, or a pool's `outputs:`) writes: a table of results, a
-plot of one, a report, a run file, or a file per run. Its record says which table it writes (or
-that each output has a table of its own), the columns of that table where they are fixed, the spec
-section it needs, the keys of an output it reads and the evaluation stage that fills its table.
+plot of one, a report, a run file, or a file per run. Its record says what it is (the spec's
+description of `level` is made of these), which table it writes (or that each output has a table
+of its own), the columns of that table where they are fixed, the spec sections it needs, the keys
+of an output it reads and the evaluation stage that fills its table.
 Callers ask a record (`level_of(name).is_plot`) or a group below, never compare level names
 (sqlmesh's `ModelKindName`, whose properties every caller asks).
 
-The spec's `level` choices, the writers' levels, the preflight's tables and the reference's levels
-table (`configs/REFERENCE.md`, checked by `tests/test_reference.py`) are all read from `LEVELS`:
-adding a level is a record here (README: "Adding to the house").
+The spec's `level` choices and their description, the writers' levels and the preflight's tables
+are read from `LEVELS`, and the reference's levels table (`configs/REFERENCE.md`) is checked
+against it (`tests/test_reference.py`, `tests/test_levels.py`): adding a level is a record here
+(pipeline/README.md, "Adding to the house").
 
 Imports: nothing of irpipe's; the spec, the outputs, the run and the commands read it.
 """
@@ -32,6 +34,7 @@ __all__ = [
     "RUN_FILE_LEVELS",
     "TABLE_LEVELS",
     "Level",
+    "describe",
     "level_of",
     "levels_reading",
 ]
@@ -51,11 +54,13 @@ class Level:
 
     name: str
     form: Form
+    #: what it is, in the spec's description of `level` (`describe`)
+    says: str
     #: the table every output of the level writes; None where each output has a table of its own
     #: (named by `pipeline.plan.output_tables` and `pipeline.pools`)
-    table: str | None
+    table: str | None = None
     #: its table's columns, in order, where they are fixed
-    columns: tuple[str, ...] | None
+    columns: tuple[str, ...] | None = None
     #: the spec sections of which it needs one (none: every spec can write it)
     needs: tuple[str, ...] = ()
     #: the keys of an output it reads besides `path` and `level`, each of them required except
@@ -128,32 +133,49 @@ _POOL_STATS = (
 #: every level, in the order the spec's schema lists the outputs' levels, then the pools'
 # fmt: off
 LEVELS: tuple[Level, ...] = (
-    Level("query", "table", "per_query", _columns("run collection qid metric value text")),
-    Level("aggregate", "table", "aggregate", _columns("run collection metric value n_queries")),
-    Level("pr_curve", "table", None, _columns("collection run recall precision n_queries"),
-          keys=("recall_levels",)),
-    Level("pr_plot", "plot", None, None, keys=("recall_levels",)),
-    Level("diff_plot", "plot", None, None, keys=("metric", "baseline")),
-    Level("comparison", "table", "comparison", _columns(_COMPARISON), needs=("compare",),
-          stage="compare"),
-    Level("report", "report", "report",
-          _columns("collection run metric value n_queries best mark baseline"), stage="write"),
-    Level("run", "run file", None, None, keys=("run",)),
-    Level("agreement", "table", "agreement",
-          _columns("reference other collection statistic value"), needs=("agreement",),
-          stage="agree", text_view=True),
-    Level("confusion", "table", "confusion",
-          _columns("reference other reference_grade other_grade pairs"), needs=("agreement",),
-          stage="agree"),
-    Level("correlation", "table", "correlation",
-          _columns("reference other collection metric statistic value ci_low ci_high run"),
+    Level("query", "table", "one row per query",
+          table="per_query", columns=_columns("run collection qid metric value text")),
+    Level("aggregate", "table", "one per run and metric",
+          table="aggregate", columns=_columns("run collection metric value n_queries")),
+    Level("pr_curve", "table", "interpolated precision per run and recall level",
+          columns=_columns("collection run recall precision n_queries"), keys=("recall_levels",)),
+    Level("pr_plot", "plot", "those curves as a plot", keys=("recall_levels",)),
+    Level("diff_plot", "plot",
+          "per-query differences of `metric` against the `baseline` run, as a plot",
+          keys=("metric", "baseline")),
+    Level("comparison", "table", "one row per paired test (needs compare)",
+          table="comparison", columns=_columns(_COMPARISON), needs=("compare",), stage="compare"),
+    Level("report", "report",
+          "the table for a paper (.md, .tex, .html): runs by metrics, best in bold, significance "
+          "marks",
+          table="report", columns=_columns("collection run metric value n_queries best mark baseline"),
+          stage="write"),
+    Level("run", "run file", "the fused run `run` as a TREC run file (.trec, .txt, .run)",
+          keys=("run",)),
+    Level("agreement", "table", "the statistics of each agreement entry",
+          table="agreement", columns=_columns("reference other collection statistic value"),
+          needs=("agreement",), stage="agree", text_view=True),
+    Level("confusion", "table", "its pairs by (reference grade, other grade)",
+          table="confusion", columns=_columns("reference other reference_grade other_grade pairs"),
+          needs=("agreement",), stage="agree"),
+    Level("correlation", "table", "the statistics of two orderings of the runs",
+          table="correlation",
+          columns=_columns("reference other collection metric statistic value ci_low ci_high run"),
           needs=_JUDGMENT_SECTIONS, stage="agree"),
-    Level("ir_metadata", "per-run file", None, None),
-    Level("pool", "table", None, _columns("pool collection qid docno position"), **_POOL),
-    Level("contributions", "table", None, _columns("pool collection qid docno run rank"),
-          **_POOL),
-    Level("pool_stats", "table", None, _columns(_POOL_STATS), **_POOL),
-    Level("leave_one_out", "table", None, _columns(_LEAVE_ONE_OUT), **_POOL),
+    Level("ir_metadata", "per-run file",
+          "one YAML file per run (.yaml, .yml; the path holds {run}, and {collection} where a run "
+          "is evaluated under several): its ir_metadata block merged with what the evaluation "
+          "knows"),
+    Level("pool", "table", "the documents to judge, per query in random order",
+          columns=_columns("pool collection qid docno position"), **_POOL),
+    Level("contributions", "table", "which runs contributed each document, at which rank",
+          columns=_columns("pool collection qid docno run rank"), **_POOL),
+    Level("pool_stats", "table", "per query and per run, documents, judged, relevant and unique",
+          columns=_columns(_POOL_STATS), **_POOL),
+    Level("leave_one_out", "table",
+          "each run (or group) evaluated without the judgments only it contributed (needs the "
+          "collection's qrels)",
+          columns=_columns(_LEAVE_ONE_OUT), **_POOL),
 )
 # fmt: on
 
@@ -164,6 +186,11 @@ def level_of(name: str) -> Level:
     """The record of the level `name` (a KeyError for a name that is not a level: the spec's
     models accept only levels)."""
     return _BY_NAME[name]
+
+
+def describe(names: tuple[str, ...]) -> str:
+    """The spec's description of a `level` key whose choices are `names`: what each level is."""
+    return "; ".join(f"{name}: {level_of(name).says}" for name in names)
 
 
 def levels_reading(key: str) -> tuple[str, ...]:

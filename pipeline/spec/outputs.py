@@ -23,6 +23,7 @@ from pipeline.spec.levels import (
     JUDGMENT_LEVELS,
     OUTPUT_LEVELS,
     PER_RUN_LEVELS,
+    describe,
     level_of,
     levels_reading,
 )
@@ -47,16 +48,7 @@ class Output(StrictModel):
     )
     level: Literal[OUTPUT_LEVELS] = Field(  # type: ignore[valid-type]
         "aggregate",
-        description="query: one row per query; aggregate: one per run and metric; pr_curve: "
-        "interpolated precision per run and recall level; pr_plot: those curves as a plot; "
-        "diff_plot: per-query differences of `metric` against the `baseline` run, as a plot; "
-        "comparison: one row per paired test (needs compare); report: the table for a paper "
-        "(.md, .tex, .html): runs by metrics, best in bold, significance marks; run: the fused "
-        "run `run` as a TREC run file (.trec, .txt, .run); agreement: the statistics of each "
-        "agreement entry; confusion: its pairs by (reference grade, other grade); correlation: "
-        "the statistics of two orderings of the runs; ir_metadata: one YAML file per run "
-        "(.yaml, .yml; the path holds {run}, and {collection} where a run is evaluated under "
-        "several): its ir_metadata block merged with what the evaluation knows",
+        description=describe(OUTPUT_LEVELS),
     )
     recall_levels: Literal[11, 101] | None = Field(
         None,
