@@ -23,9 +23,10 @@ from pipeline.errors import ExitCode
 from pipeline.spec.compare import TESTS
 from pipeline.spec.fusion import FUSION_METHODS, NORMALIZATIONS
 from pipeline.spec.globs import COMPRESSION_SUFFIXES, RUN_SUFFIXES
+from pipeline.spec.levels import LEVELS, POOL_LEVELS
 from pipeline.spec.models import Settings, Spec
 from pipeline.spec.outputs import Output
-from pipeline.spec.pools import METHODS, POOL_LEVELS
+from pipeline.spec.pools import METHODS, PoolOutput
 
 REFERENCE = "configs/REFERENCE.md"
 GUIDE = "configs/README.md"
@@ -147,10 +148,20 @@ def test_every_metric_irpipe_metrics_lists_is_in_the_reference(monkeypatch):
 # -- outputs -------------------------------------------------------------------------------------
 
 
-def test_every_output_level_is_in_the_reference():
-    levels = typing.get_args(Output.model_fields["level"].annotation)
-    documented = [first_code(row["level"]) for row in table(REFERENCE, "output-levels")]
-    assert Counter(documented) == Counter([*levels, *POOL_LEVELS])
+def test_every_level_of_the_spec_has_its_record_and_its_row_in_the_reference():
+    """The spec's levels (its outputs', then its pools') are the records, in their order, and the
+    reference's levels table lists exactly the records, in that order, each with its columns."""
+    spec_levels = [
+        *typing.get_args(Output.model_fields["level"].annotation),
+        *typing.get_args(PoolOutput.model_fields["level"].annotation),
+    ]
+    assert spec_levels == [record.name for record in LEVELS]
+    rows = table(REFERENCE, "output-levels")
+    assert [first_code(row["level"]) for row in rows] == spec_levels
+    for row, record in zip(rows, LEVELS, strict=True):
+        if record.columns is not None:
+            cell = row["columns, or what is drawn"]
+            assert first_code(cell) == ", ".join(record.columns), record.name
 
 
 def test_every_writer_is_in_the_reference():

@@ -69,11 +69,15 @@ def _print_summary(evaluation) -> None:
 def _print_judgments(evaluation) -> None:
     """The judgment sets' agreement, their pairs by grade and the orderings' correlations,
     before the summary."""
-    _print_judgment_tables({table: evaluation.rows(table) for table in JUDGMENT_TABLES})
+    _print_judgment_tables({table: evaluation.rows(table) for table in _judgment_tables()})
 
 
-#: the tables of an evaluation's comparisons of judgment sets, in the order they are printed
-JUDGMENT_TABLES = ("agreement", "confusion", "correlation")
+def _judgment_tables() -> list[str]:
+    """The tables of an evaluation's comparisons of judgment sets, in the order they are
+    printed (imported here: `irpipe --help` starts without the spec's models)."""
+    from pipeline.spec.levels import LEVELS
+
+    return [record.table for record in LEVELS if record.is_judgment]
 
 
 def _print_judgment_tables(rows: dict[str, list[tuple]]) -> None:
@@ -277,7 +281,7 @@ def show(args: argparse.Namespace) -> int:
 def _print_recorded_judgments(document: dict) -> None:
     """An evaluation's judgment sets' comparisons as the history recorded them, as `irpipe
     run` printed them."""
-    tables = {name: [tuple(row.values()) for row in document[name]] for name in JUDGMENT_TABLES}
+    tables = {name: [tuple(row.values()) for row in document[name]] for name in _judgment_tables()}
     _print_judgment_tables(tables)
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.errors import IrpipeWarning, SpecError
 from pipeline.spec.base import did_you_mean
+from pipeline.spec.levels import level_of
 
 if TYPE_CHECKING:
     from pipeline.measures.resolved import ResolvedMeasure
@@ -123,9 +124,9 @@ def _check_levels(loaded: LoadedSpec) -> None:
     if loaded.spec.compare is not None:
         return
     for i, output in enumerate(loaded.spec.outputs):
-        if output.level == "comparison":
+        if "compare" in level_of(output.level).needs:
             raise SpecError(
-                f"{loaded.where('outputs', i, 'level')}: level comparison needs a compare "
+                f"{loaded.where('outputs', i, 'level')}: level {output.level} needs a compare "
                 "section in the spec (compare: {} for the defaults)"
             )
 

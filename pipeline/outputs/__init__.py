@@ -24,8 +24,7 @@ from pipeline.errors import OutputError, SpecError
 from pipeline.formatting import format_value, json_text
 from pipeline.hookspecs import hookimpl
 from pipeline.plan.output_jobs import OutputJob
-from pipeline.spec.outputs import JUDGMENT_LEVELS
-from pipeline.spec.pools import POOL_LEVELS
+from pipeline.spec.levels import LEVELS, TABLE_LEVELS
 from pipeline.spec.settings import RUNTIME_SETTINGS
 from pipeline.sql import quote_identifier
 
@@ -41,16 +40,8 @@ __all__ = [
     "writers_of",
 ]
 
-#: the output levels whose data is a table of results (plots are levels too, but not tables)
-TABLE_LEVELS = (
-    "query",
-    "aggregate",
-    "pr_curve",
-    "comparison",
-    "report",
-    *POOL_LEVELS,
-    *JUDGMENT_LEVELS,
-)
+#: the table levels but the report, which the report writers draw (`outputs/report.py`)
+_PLAIN_TABLE_LEVELS = tuple(r.name for r in LEVELS if r.is_table and not r.is_report)
 
 
 def write_space_separated(con: duckdb.DuckDBPyConnection, select: str, path: Path) -> None:
@@ -138,7 +129,7 @@ class MarkdownWriter(Writer):
     is written as it is."""
 
     suffixes = (".md", ".markdown")
-    levels = tuple(level for level in TABLE_LEVELS if level != "report")  # report: MarkdownReport
+    levels = _PLAIN_TABLE_LEVELS
 
     def write(self, con, table, path, manifest):
         columns = _columns(con, table)

@@ -24,6 +24,7 @@ import yaml
 
 from pipeline.contract.writer import Writer
 from pipeline.hookspecs import hookimpl
+from pipeline.spec.levels import PER_RUN_LEVELS
 from pipeline.sql import quote_identifier
 
 __all__ = ["IrMetadataWriter", "document", "merged"]
@@ -33,7 +34,7 @@ class IrMetadataWriter(Writer):
     """One run's ir_metadata under one collection, as YAML (keys in the format's order)."""
 
     suffixes = (".yaml", ".yml")
-    levels = ("ir_metadata",)
+    levels = PER_RUN_LEVELS
 
     def write(self, con, table, path, manifest):
         rows = con.execute(

@@ -17,6 +17,7 @@ from pipeline.contract.writer import Writer
 from pipeline.errors import SpecError
 from pipeline.hookspecs import hookimpl
 from pipeline.plan.output_tables import is_curve_table
+from pipeline.spec.levels import PLOT_LEVELS
 from pipeline.sql import quote_identifier
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ _QID_TICKS = 60  # up to this many queries, each bar is labelled with its query 
 class PlotWriter(Writer):
     """A figure of a curve table (`derived.curve_table`) or of a difference table."""
 
-    levels = ("pr_plot", "diff_plot")
+    levels = PLOT_LEVELS
     format: ClassVar[str]
 
     def check_available(self) -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pipeline.contract.writer import Writer
 from pipeline.formatting import format_value
 from pipeline.hookspecs import hookimpl
+from pipeline.spec.levels import REPORT_LEVELS
 from pipeline.sql import quote_identifier
 
 __all__ = ["HtmlReport", "LatexReport", "MarkdownReport", "ReportWriter"]
@@ -47,7 +48,7 @@ class Grid:
 class ReportWriter(Writer):
     """A report: `render` lays out the grids and the legend in the writer's format."""
 
-    levels = ("report",)
+    levels = REPORT_LEVELS
 
     def write(self, con, table, path, manifest):
         grids, lines = load(con, table, manifest)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pipeline.contract.writer import Writer
 from pipeline.hookspecs import hookimpl
 from pipeline.outputs import write_space_separated
+from pipeline.spec.levels import RUN_FILE_LEVELS
 from pipeline.sql import quote_identifier
 
 __all__ = ["TrecRunWriter"]
@@ -16,7 +17,7 @@ class TrecRunWriter(Writer):
     """A run's rows, space-separated, its name as the tag, scores in full precision."""
 
     suffixes = (".trec", ".txt", ".run")
-    levels = ("run",)
+    levels = RUN_FILE_LEVELS
 
     def write(self, con, table, path, manifest):
         source = quote_identifier(table)

@@ -36,8 +36,9 @@ from pipeline.run.sections import (
 )
 from pipeline.run.writes import check_writes
 from pipeline.spec import LoadedSpec, load_spec
+from pipeline.spec.levels import level_of
 from pipeline.spec.models import is_uri
-from pipeline.spec.outputs import JUDGMENT_LEVELS, PER_RUN_LEVELS, run_files
+from pipeline.spec.outputs import run_files
 
 __all__ = ["check_history_directory", "check_pool_inputs", "compile_spec", "validate"]
 
@@ -293,7 +294,7 @@ def _output_jobs(loaded: LoadedSpec, pools: tuple) -> tuple[OutputJob, ...]:
     pools'."""
     jobs = []
     for i, output in enumerate(loaded.spec.outputs):
-        if output.level in PER_RUN_LEVELS:
+        if level_of(output.level).is_per_run:
             files = run_files(output, loaded.spec.runs, loaded.where("outputs", i, "path"))
             jobs += [
                 OutputJob(per_run_table(i, j), f.path, output.level) for j, f in enumerate(files)
@@ -303,27 +304,18 @@ def _output_jobs(loaded: LoadedSpec, pools: tuple) -> tuple[OutputJob, ...]:
     return (*jobs, *pool_jobs(pools))
 
 
-#: the table each output level writes (curve and difference outputs have tables of their own)
-_LEVEL_TABLES = {
-    "query": "per_query",
-    "aggregate": "aggregate",
-    "comparison": "comparison",
-    "report": "report",
-    **{level: level for level in JUDGMENT_LEVELS},  # each its table, of its name
-}
-
-
 #: the suffixes of the text outputs, which write the agreement's counts as integers
 _TEXT_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson")
 
 
 def _table(index: int, output) -> str:
     """The table output `index` writes (the agreement's text outputs: its view as text)."""
-    if output.level == "agreement" and output.path.suffix.lower() in _TEXT_SUFFIXES:
+    record = level_of(output.level)
+    if record.text_view and output.path.suffix.lower() in _TEXT_SUFFIXES:
         from pipeline.judgments.sql import AGREEMENT_TEXT
 
         return AGREEMENT_TEXT
-    return output_table(index, output) or _LEVEL_TABLES[output.level]
+    return output_table(index, output) or record.table
 
 
 def _installed(module: str) -> bool:

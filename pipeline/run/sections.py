@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.spec.outputs import JUDGMENT_LEVELS
+from pipeline.spec.levels import Level, level_of
 
 if TYPE_CHECKING:
     from pipeline.checks.plan import CheckPlan
@@ -33,8 +33,9 @@ __all__ = [
 ]
 
 
-def _levels(loaded: LoadedSpec) -> set[str]:
-    return {output.level for output in loaded.spec.outputs}
+def _levels(loaded: LoadedSpec) -> list[Level]:
+    """The records of the levels of the spec's outputs."""
+    return [level_of(output.level) for output in loaded.spec.outputs]
 
 
 def compare_section(
@@ -42,7 +43,7 @@ def compare_section(
 ) -> ComparePlan | None:
     """The compare section, checked and resolved; None without one (nor an output that needs
     one)."""
-    if loaded.spec.compare is None and "comparison" not in _levels(loaded):
+    if loaded.spec.compare is None and not any("compare" in r.needs for r in _levels(loaded)):
         return None
     from pipeline.compare.plan import check_compare
 
@@ -55,7 +56,7 @@ def judgments_section(
     """The agreement and correlation entries, resolved; None without any (nor an output of
     their levels)."""
     spec = loaded.spec
-    if not (spec.agreement or spec.correlation or _levels(loaded) & set(JUDGMENT_LEVELS)):
+    if not (spec.agreement or spec.correlation or any(r.is_judgment for r in _levels(loaded))):
         return None
     from pipeline.judgments import judgments_plan
 

@@ -17,6 +17,16 @@ from pydantic_core import PydanticCustomError
 
 from pipeline.errors import SpecError
 from pipeline.spec.base import StrictModel, resolve_path
+from pipeline.spec.levels import (
+    CURVE_LEVELS,
+    DIFF_LEVELS,
+    JUDGMENT_LEVELS,
+    OUTPUT_LEVELS,
+    PER_RUN_LEVELS,
+    describe,
+    level_of,
+    levels_reading,
+)
 
 __all__ = [
     "CURVE_LEVELS",
@@ -29,18 +39,6 @@ __all__ = [
 ]
 
 
-#: the levels that take `recall_levels`, and those that need `metric` and `baseline`
-CURVE_LEVELS = ("pr_curve", "pr_plot")
-
-DIFF_LEVELS = ("diff_plot",)
-
-#: the levels of the judgment sets' comparisons (`agreement:`, `correlation:`), each its table
-JUDGMENT_LEVELS = ("agreement", "confusion", "correlation")
-
-#: the levels written as one file per run (and collection): the path holds `{run}`
-PER_RUN_LEVELS = ("ir_metadata",)
-
-
 class Output(StrictModel):
     """A result table (or a plot of one) written to a file; its format comes from the suffix."""
 
@@ -48,31 +46,9 @@ class Output(StrictModel):
         description="where to write: .csv, .tsv, .parquet, .jsonl, .duckdb, .md; .png, .svg "
         "(plots); .tex, .html (reports)"
     )
-    level: Literal[
-        "query",
+    level: Literal[OUTPUT_LEVELS] = Field(  # type: ignore[valid-type]
         "aggregate",
-        "pr_curve",
-        "pr_plot",
-        "diff_plot",
-        "comparison",
-        "report",
-        "run",
-        "agreement",
-        "confusion",
-        "correlation",
-        "ir_metadata",
-    ] = Field(
-        "aggregate",
-        description="query: one row per query; aggregate: one per run and metric; pr_curve: "
-        "interpolated precision per run and recall level; pr_plot: those curves as a plot; "
-        "diff_plot: per-query differences of `metric` against the `baseline` run, as a plot; "
-        "comparison: one row per paired test (needs compare); report: the table for a paper "
-        "(.md, .tex, .html): runs by metrics, best in bold, significance marks; run: the fused "
-        "run `run` as a TREC run file (.trec, .txt, .run); agreement: the statistics of each "
-        "agreement entry; confusion: its pairs by (reference grade, other grade); correlation: "
-        "the statistics of two orderings of the runs; ir_metadata: one YAML file per run "
-        "(.yaml, .yml; the path holds {run}, and {collection} where a run is evaluated under "
-        "several): its ir_metadata block merged with what the evaluation knows",
+        description=describe(OUTPUT_LEVELS),
     )
     recall_levels: Literal[11, 101] | None = Field(
         None,
@@ -99,7 +75,7 @@ class Output(StrictModel):
     @classmethod
     def _per_run_path(cls, value: Any, info: ValidationInfo) -> Any:
         path = info.data.get("path")
-        if value in PER_RUN_LEVELS and path is not None and _RUN not in str(path):
+        if level_of(value).is_per_run and path is not None and _RUN not in str(path):
             raise PydanticCustomError(
                 "missing_for_level",
                 "level {level} writes one file per run: its path must hold {run}, e.g. "
@@ -113,27 +89,27 @@ class Output(StrictModel):
     def _curve_only(cls, value: Any, info: ValidationInfo) -> Any:
         # `level` is validated first (fields go in order); absent if it was itself wrong
         level = info.data.get("level")
-        if value is not None and level is not None and level not in CURVE_LEVELS:
-            raise _level_error(info.field_name, level, CURVE_LEVELS)
+        if value is not None and level is not None and not level_of(level).is_curve:
+            raise _level_error(info.field_name, level)
         return value
 
     @field_validator("run")
     @classmethod
     def _run_only(cls, value: Any, info: ValidationInfo) -> Any:
         level = info.data.get("level")
-        if level is None or (value is None) == (level != "run"):
+        if level is None or (value is None) == (not level_of(level).is_run_file):
             return value
         if value is None:
             raise PydanticCustomError(
                 "missing_for_level", "level run needs run: the name of the fused run written"
             )
-        raise _level_error(info.field_name, level, ("run",))
+        raise _level_error(info.field_name, level)
 
     @field_validator("metric", "baseline")
     @classmethod
     def _diff_only(cls, value: Any, info: ValidationInfo) -> Any:
         level = info.data.get("level")
-        if level is None or (value is None) == (level not in DIFF_LEVELS):
+        if level is None or (value is None) == (not level_of(level).is_diff):
             return value
         if value is None:
             raise PydanticCustomError(
@@ -141,7 +117,7 @@ class Output(StrictModel):
                 "level {level} needs {key}: the {what}",
                 {"level": level, "key": info.field_name, "what": _DIFF_KEYS[info.field_name]},
             )
-        raise _level_error(info.field_name, level, DIFF_LEVELS)
+        raise _level_error(info.field_name, level)
 
 
 _DIFF_KEYS = {
@@ -150,12 +126,12 @@ _DIFF_KEYS = {
 }
 
 
-def _level_error(key: str, level: str, levels: tuple[str, ...]) -> PydanticCustomError:
+def _level_error(key: str, level: str) -> PydanticCustomError:
     """A key given for a level that does not read it."""
     return PydanticCustomError(
         "not_for_level",
         "{key} is for level {levels}, not {level}; remove it or change the level",
-        {"key": key, "level": level, "levels": " or ".join(levels)},
+        {"key": key, "level": level, "levels": " or ".join(levels_reading(key))},
     )
 
 

@@ -13,13 +13,12 @@ from pydantic import Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from pipeline.spec.base import StrictModel, resolve_path
+from pipeline.spec.levels import POOL_LEVELS, describe
 
 __all__ = ["METHODS", "POOL_LEVELS", "Pool", "PoolOutput"]
 
 #: how documents enter a pool: each run's top k, or the top n of a fusion, or n drawn at random
 METHODS = ("depth", "rrf", "combsum", "uniform")
-#: the tables a pool writes: the documents to judge, who contributed them, counts, leave-one-out
-POOL_LEVELS = ("pool", "contributions", "pool_stats", "leave_one_out")
 
 
 class PoolOutput(StrictModel):
@@ -31,10 +30,7 @@ class PoolOutput(StrictModel):
     )
     level: Literal[POOL_LEVELS] = Field(  # type: ignore[valid-type]
         "pool",
-        description="pool: the documents to judge, per query in random order; contributions: "
-        "which runs contributed each document, at which rank; pool_stats: per query and per run, "
-        "documents, judged, relevant and unique; leave_one_out: each run (or group) evaluated "
-        "without the judgments only it contributed (needs the collection's qrels)",
+        description=describe(POOL_LEVELS),
     )
 
     @field_validator("path", mode="before")
