@@ -42,12 +42,16 @@ def irpipe_inprocess(*args: object, cwd: Path | str | None = None, **env: str) -
     from pipeline.cli import main
 
     out, err = _pipe(), _pipe()
-    with _environment(env), contextlib.chdir(cwd or os.getcwd()):
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = main([str(arg) for arg in args])
-            except SystemExit as exc:  # argparse: --help, or a usage error
-                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    with (
+        _environment(env),
+        contextlib.chdir(cwd or os.getcwd()),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        try:
+            code = main([str(arg) for arg in args])
+        except SystemExit as exc:  # argparse: --help, or a usage error
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
     return Outcome(code, _text(out), _text(err))
 
 
