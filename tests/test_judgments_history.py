@@ -6,7 +6,8 @@ statistics (`{statistic: cohen_kappa, reference: human, other: llm, min: 0.4}`),
 those tables, failing `irpipe run` with exit 5, recorded with the other checks and in JUnit.
 
 Generated judgment sets (`pipeline.synthetic.llm_judgments`: every grade, negative ones, pairs
-missing on both sides) and generated runs; real history files and the command line, run in the test's process."""
+missing on both sides) and generated runs; real history files and the command line, run in the
+test's process."""
 
 from __future__ import annotations
 
