@@ -1,12 +1,17 @@
-"""Shared fixtures: a clean plugin environment and helpers that write specs and TREC files."""
+"""Shared fixtures: a clean plugin environment, the command line run in the test's process, and
+helpers that write specs and TREC files."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 import yaml
@@ -18,6 +23,58 @@ os.environ["IRPIPE_LOAD_PLUGINS"] = ""
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # The cache of installed entry points (pipeline.entry_points): the tests' own, not the user's.
 os.environ.setdefault("IRPIPE_CACHE_DIR", tempfile.mkdtemp(prefix="irpipe-cache-"))
+
+
+class Outcome(NamedTuple):
+    """What a command left: its exit code, stdout and stderr (named as a CompletedProcess's)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def irpipe_inprocess(*args: object, cwd: Path | str | None = None, **env: str) -> Outcome:
+    """`irpipe ARGS` run by `pipeline.cli.main` in this process, as pytest's
+    `runpytest_inprocess` runs pytest: stdout and stderr captured, in `cwd` (if given) with `env`
+    set, both restored afterwards. An argparse error's SystemExit becomes its exit code. Start a
+    subprocess instead only where the process itself is under test (signals, start-up, imports,
+    closed pipes, installed plugins, environment read at start-up)."""
+    from pipeline.cli import main
+
+    out, err = _pipe(), _pipe()
+    with (
+        _environment(env),
+        contextlib.chdir(cwd or os.getcwd()),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        try:
+            code = main([str(arg) for arg in args])
+        except SystemExit as exc:  # argparse: --help, or a usage error
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    return Outcome(code, _text(out), _text(err))
+
+
+def _pipe() -> io.TextIOWrapper:
+    """A text stream like a pipe's: UTF-8, no terminal, with a `.buffer` of bytes."""
+    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="", write_through=True)
+
+
+def _text(stream: io.TextIOWrapper) -> str:
+    stream.flush()
+    return stream.buffer.getvalue().decode("utf-8")
+
+
+@contextlib.contextmanager
+def _environment(env: dict[str, str]) -> Iterator[None]:
+    """`env` over os.environ (tables 200 columns wide, as the subprocesses had), then restored."""
+    before = dict(os.environ)
+    os.environ.update({"COLUMNS": "200", **env})
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(before)
 
 
 @pytest.fixture

@@ -9,8 +9,6 @@ door, the Python door and `irpipe agree`."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -19,6 +17,7 @@ import duckdb
 import krippendorff
 import numpy as np
 import pytest
+from conftest import Outcome, irpipe_inprocess
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import UndefinedMetricWarning
@@ -29,7 +28,6 @@ from pipeline.judgments.labels import LABEL_STATISTICS, Labels, label_statistics
 from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, llm_judgments, write_qrels, write_run
 
-ROOT = Path(__file__).resolve().parents[1]
 SEEDS = range(24)
 TOLERANCE = 1e-12
 
@@ -255,11 +253,8 @@ def test_outputs_write_the_tables_with_their_manifests(tmp_path, write_spec):
     assert manifest["judgments"]["agreement"] == [entry]
 
 
-def irpipe(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {"IRPIPE_LOAD_PLUGINS": "", "PATH": "/usr/bin:/bin", "COLUMNS": "200",
-           "PYTHONPATH": str(ROOT)}  # fmt: skip
-    command = [sys.executable, "-m", "pipeline.cli", *args]
-    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, env=env)
+def irpipe(*args: str, cwd: Path) -> Outcome:
+    return irpipe_inprocess(*args, cwd=cwd)
 
 
 def test_irpipe_agree_prints_the_spec_s_statistics(tmp_path, write_spec):

@@ -1,8 +1,10 @@
 """Bad input never crashes, never lies, never half-writes: the real `irpipe run` on every bad input.
 
 Each case starts from a good evaluation whose outputs exist, breaks one thing, and runs the command
-in a subprocess (mostly `irpipe run`; also `validate --no-data` on a spec without its data, a spec
-naming a metric of a broken plugin, and `schema --check` on a drifted schema). It must exit with the
+(mostly `irpipe run`; also `validate --no-data` on a spec without its data, a spec naming a metric
+of a broken plugin, and `schema --check` on a drifted schema): in the test's process, but for the
+cases whose environment acts as the process starts (installed plugins, a module hidden by a
+sitecustomize), which run in subprocesses of their own. It must exit with the
 documented code (2 spec, 3 input data, 4 output, 6 history), name the file and line (or the spec key) on
 stderr, print no traceback, and leave every earlier output byte-for-byte as it was, with no
 temporary file beside it. Signals at any moment have their own battery: tests/test_interrupts.py.
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import fake_distribution, snapshot
+from conftest import fake_distribution, irpipe_inprocess, snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "configs" / "irpipe.schema.json"
@@ -41,7 +43,14 @@ SPEC = {
 SPEC_ERROR, DATA_ERROR, OUTPUT_ERROR, HISTORY_ERROR = 2, 3, 4, 6
 
 
-def irpipe(*args: str, **env: str) -> subprocess.CompletedProcess:
+def irpipe(*args: str) -> object:
+    """`irpipe ARGS` in this process: (returncode, stdout, stderr)."""
+    return irpipe_inprocess(*args, cwd=ROOT)
+
+
+def in_a_process(*args: str, **env: str) -> subprocess.CompletedProcess:
+    """`irpipe ARGS` in a Python of its own, for an environment read as the process starts
+    (PYTHONPATH, IRPIPE_LOAD_PLUGINS)."""
     command = [sys.executable, "-m", "pipeline.cli", *args]
     # No bytecode caches: a case's plugin or sitecustomize must leave its directory as it was.
     env = {"IRPIPE_LOAD_PLUGINS": "", "PATH": "/usr/bin:/bin", "COLUMNS": "200",
@@ -565,7 +574,7 @@ def good(tmp_path_factory) -> Path:
 
 @dataclass
 class Outcome:
-    result: subprocess.CompletedProcess | None = None
+    result: object = None  # what irpipe_inprocess or in_a_process returned
     before: dict[str, bytes] | None = None
     after: dict[str, bytes] | None = None
     error: BaseException | None = None
@@ -573,8 +582,8 @@ class Outcome:
 
 @pytest.fixture(scope="module")
 def outcomes(good, tmp_path_factory, request) -> dict[str, Outcome]:
-    """Every selected case, run at once: each command is mostly Python start-up, so the battery
-    takes seconds in parallel rather than half a minute in a row."""
+    """Every selected case: those with an environment of their own in subprocesses, at once (each
+    is mostly Python start-up), while the others run in this process, one after the other."""
     selected = {
         item.callspec.params["case"].id
         for item in request.session.items
@@ -589,8 +598,8 @@ def outcomes(good, tmp_path_factory, request) -> dict[str, Outcome]:
             before = snapshot(d)  # the whole directory: inputs, spec, outputs, anything else
             env = {key: value.format(d=d) for key, value in case.env}
             try:
-                command = [part.format(d=d) for part in case.command]
-                result = irpipe(*command, str(d / case.target), **env)
+                command = [*(part.format(d=d) for part in case.command), str(d / case.target)]
+                result = in_a_process(*command, **env) if env else irpipe(*command)
             finally:
                 if callable(cleanup):
                     cleanup()
@@ -600,7 +609,10 @@ def outcomes(good, tmp_path_factory, request) -> dict[str, Outcome]:
 
     cases = [c for c in CASES if c.id in selected]
     with ThreadPoolExecutor(max_workers=8) as pool:
-        return dict(zip([c.id for c in cases], pool.map(run, cases), strict=True))
+        started = {c.id: pool.submit(run, c) for c in cases if c.env}
+        # In this process one at a time: the command changes its cwd, streams and environment.
+        here = {c.id: run(c) for c in cases if not c.env}
+        return {**here, **{key: future.result() for key, future in started.items()}}
 
 
 def test_there_are_enough_cases():

@@ -2,7 +2,7 @@
 the same judgments give the same numbers, however the format is known (named, or recognised from
 the header, in a spec and in the Python door, plain or gzip-compressed), and a bad file is one
 message naming the file and the line, exit 3, nothing written (configs/REFERENCE.md, "BEIR
-qrels"). The Spark engine's reading is in tests/test_engine_spark.py.
+qrels"). The Spark engine's reading is in tests/test_spark_inputs.py.
 """
 
 from __future__ import annotations

@@ -1,25 +1,22 @@
 """`irpipe run --junit PATH`: every check as a JUnit testcase, written atomically; the quickstart's
-sample data (configs/data) through the real command."""
+sample data (configs/data) through the command line, run in the test's process."""
 
 from __future__ import annotations
 
 import re
 import shutil
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 import yaml
+from conftest import Outcome, irpipe_inprocess
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def irpipe(*args: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "pipeline.cli", *args]
-    env = {"IRPIPE_LOAD_PLUGINS": "", "PATH": "/usr/bin:/bin", "COLUMNS": "200"}
-    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env)
+def irpipe(*args: str) -> Outcome:
+    return irpipe_inprocess(*args, cwd=ROOT)
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""The real `irpipe` command, in a subprocess: exit codes, messages, no tracebacks."""
+"""The `irpipe` command: exit codes, messages, no tracebacks. Run in the test's process, but for
+a closed pipe, which is the process's own affair (a subprocess)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import Outcome, irpipe_inprocess
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def irpipe(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "pipeline.cli", *args]
-    env = {"IRPIPE_LOAD_PLUGINS": "", "PATH": "/usr/bin:/bin", "COLUMNS": "200"}
-    return subprocess.run(command, capture_output=True, text=True, cwd=cwd or ROOT, env=env)
+def irpipe(*args: str, cwd: Path | None = None) -> Outcome:
+    return irpipe_inprocess(*args, cwd=cwd or ROOT)
 
 
 @pytest.fixture

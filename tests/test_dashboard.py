@@ -1,7 +1,9 @@
-"""`irpipe dashboard`: the site of a real history (made by the real CLI, evaluation after
-evaluation), opened in headless Chromium (Debian's, which .ci/run installs) through Playwright.
-Each page must load from the file system with no console error and no request beyond its own
-files, show the history's numbers, sort and filter, and draw charts that are not blank."""
+"""`irpipe dashboard`: the site of a real history (made by the CLI, run in the test's process,
+evaluation after evaluation), opened in headless Chromium (Debian's, which .ci/run installs)
+through Playwright. Each page must load from the file system with no console error and no request
+beyond its own files, show the history's numbers, sort and filter, and draw charts that are not
+blank. Subprocesses only where another process is the point: one holding the history's lock, and
+one started without a module."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
-from conftest import collection_spec
+from conftest import Outcome, collection_spec, irpipe_inprocess
 
 from pipeline.formatting import format_value
 from pipeline.synthetic import generate, llm_judgments, write_qrels, write_run
@@ -29,10 +31,9 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--
          "--disable-component-update", "--disable-sync", "--disable-quic"]  # fmt: skip
 
 
-def irpipe(*args, cwd: Path) -> subprocess.CompletedProcess:
-    """The real command line, in its own process."""
-    command = [sys.executable, "-m", "pipeline.cli", *map(str, args)]
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300)
+def irpipe(*args, cwd: Path) -> Outcome:
+    """The command line, in the test's process."""
+    return irpipe_inprocess(*args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")

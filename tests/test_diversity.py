@@ -411,7 +411,7 @@ def _same(got: dict, expected: dict) -> None:
 
 
 def test_the_spark_engine_gives_the_same_tables(spark, tmp_path):
-    from test_engine_spark import same_tables
+    from spark_support import same_tables
 
     data = generate_subtopics(5, queries=20, runs=2)
     write_subtopic_qrels(data.qrels, tmp_path / "qrels.txt")
@@ -433,7 +433,7 @@ def test_the_spark_engine_reads_decimal_subtopic_grades_alike(spark, tmp_path):
     workers and as Parquet of doubles: the same tables as on DuckDB; a decimal subtopic grade
     under integer grades is refused in the same words, naming the setting."""
     import duckdb
-    from test_engine_spark import same_tables
+    from spark_support import same_tables
 
     data = generate_subtopics(5, queries=20, runs=2)
     soft = data.soft_labels(5)

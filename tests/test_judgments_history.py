@@ -6,20 +6,20 @@ statistics (`{statistic: cohen_kappa, reference: human, other: llm, min: 0.4}`),
 those tables, failing `irpipe run` with exit 5, recorded with the other checks and in JUnit.
 
 Generated judgment sets (`pipeline.synthetic.llm_judgments`: every grade, negative ones, pairs
-missing on both sides) and generated runs; real history files and the real command line."""
+missing on both sides) and generated runs; real history files and the command line, run in the
+test's process."""
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import duckdb
 import pytest
 import yaml
+from conftest import Outcome, irpipe_inprocess
 
 from pipeline.history.schema import HISTORY_TABLES, JUDGMENT_TABLES
 from pipeline.run.evaluation import evaluate
@@ -58,9 +58,8 @@ def judged(directory: Path, seed: int = 5, **keys) -> Path:
     return path
 
 
-def irpipe(*args, cwd: Path) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "pipeline.cli", *map(str, args)]
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300)
+def irpipe(*args, cwd: Path) -> Outcome:
+    return irpipe_inprocess(*args, cwd=cwd)
 
 
 def recorded(history: Path, evaluation: int) -> dict[str, list[tuple]]:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from conftest import irpipe_inprocess
 from rich.console import Console
 
 from pipeline.api import PythonMeasure
@@ -323,13 +324,14 @@ def irpipe(
     signal_when: tuple[bytes, int] | None = None,
 ) -> tuple[int, bytes, bytes]:
     """Run irpipe (or `code`, a script, with args) with stdout a pipe and stderr a
-    pseudo-terminal 100 columns wide (or a pipe); its exit code, stdout and stderr as bytes.
-    `signal_when` = (text, signum): send signum once stderr shows text."""
+    pseudo-terminal 100 columns wide (a process of its own), or a pipe (irpipe in the test's
+    process); its exit code, stdout and stderr as bytes. `signal_when` = (text, signum): send
+    signum once stderr shows text."""
+    if not terminal and code is None and signal_when is None:
+        done = irpipe_inprocess(*args, cwd=cwd, TERM=ENV["TERM"], **(env or {}))
+        return done.returncode, done.stdout.encode(), done.stderr.encode()
     command = [sys.executable, "-c", code] if code else [sys.executable, "-m", "pipeline.cli"]
     environment = {**ENV, "PYTHONPATH": str(ROOT), **(env or {})}
-    if not terminal:
-        done = subprocess.run([*command, *args], capture_output=True, cwd=cwd, env=environment)
-        return done.returncode, done.stdout, done.stderr
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
     process = subprocess.Popen(

@@ -1,12 +1,14 @@
-"""Every user mistake is a user error (issue 30): through the real `irpipe` command, each mistake
+"""Every user mistake is a user error (issue 30): through the `irpipe` command, each mistake
 below exits with the code of its kind (2 spec, 3 input data, 6 history), prints one `Error: ` line
 naming the file or the spec key, no traceback, and leaves the directory it was run on exactly as
 it was: no file written or changed, no temporary file left. Each once ended otherwise: an
 evaluation that silently scored 0, an internal error, numpy's warnings, NaN in a manifest.
+The command runs in the test's process, but where an import at start-up is under test.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -16,7 +18,7 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
-from conftest import snapshot
+from conftest import Outcome, irpipe_inprocess, snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC_ERROR, DATA_ERROR, HISTORY_ERROR = 2, 3, 6
@@ -26,20 +28,25 @@ RUN_A = "1 Q0 102 1 2 a\n1 Q0 101 2 1 a\n2 Q0 201 1 2 a\n2 Q0 202 2 1 a\n3 Q0 30
 RUN_B = "1 Q0 101 1 2 b\n1 Q0 102 2 1 b\n2 Q0 202 1 2 b\n2 Q0 201 2 1 b\n3 Q0 301 1 2 b\n"
 
 
-def irpipe(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProcess:
-    """`irpipe ARGS` in a Python of its own, on this checkout's code, without plugins."""
+def irpipe(*args: str, cwd: Path = ROOT) -> Outcome:
+    """`irpipe ARGS` in this process, without plugins."""
+    return irpipe_inprocess(*args, cwd=cwd)
+
+
+def in_a_process(*args: str, **env: str) -> subprocess.CompletedProcess:
+    """`irpipe ARGS` in a Python of its own, on this checkout's code, without plugins: for what
+    the environment does as the process starts (a sitecustomize on PYTHONPATH, ir_datasets'
+    home read as its modules are imported)."""
     command = [sys.executable, "-m", "pipeline.cli", *args]
     env = {"IRPIPE_LOAD_PLUGINS": "", "PATH": "/usr/bin:/bin", "COLUMNS": "200", **env}
-    if cwd != ROOT:  # `-m` finds the package in the working directory, or on the path
-        env["PYTHONPATH"] = ":".join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, env=env)
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env)
 
 
-def refused(case: Path, code: int, message: str, *args: str, **env: str) -> None:
-    """`irpipe ARGS` exits with `code`, prints one `Error: ` line matching `message` and no
-    traceback, and changes nothing under `case`."""
+def refused(case: Path, code: int, message: str, *args: str, command=irpipe) -> None:
+    """`irpipe ARGS` (run by `command`) exits with `code`, prints one `Error: ` line matching
+    `message` and no traceback, and changes nothing under `case`."""
     before = snapshot(case)
-    done = irpipe(*args, **env)
+    done = command(*args)
     assert done.returncode == code, done.stderr
     assert "Traceback" not in done.stderr
     assert re.fullmatch(r"Error: [^\n]*\n", done.stderr), done.stderr
@@ -162,7 +169,8 @@ def test_parquet_grades_under_real_grades_are_finite_decimals(tmp_path):
     [("qrels", "antique", "qrels"), ("run", "vaswani", r"scored documents \(a run\)")],
 )
 def test_an_ir_datasets_id_without_qrels_or_a_run_is_a_spec_error(tmp_path, key, dataset, lacks):
-    # Registered datasets whose files are not downloaded: has_qrels() answers without them.
+    # Registered datasets whose files are not downloaded: has_qrels() answers without them. In a
+    # process of its own: ir_datasets reads IR_DATASETS_HOME as its modules are imported.
     spec = spec_of({"p": {"path": f"irds:{dataset}" if key == "run" else "a.txt", "collection": "c"}})  # fmt: skip
     if key == "qrels":
         spec["collections"]["c"]["qrels"] = f"irds:{dataset}"
@@ -170,7 +178,7 @@ def test_an_ir_datasets_id_without_qrels_or_a_run_is_a_spec_error(tmp_path, key,
     where = "collections.c.qrels" if key == "qrels" else "runs.p.path"
     refused(case, SPEC_ERROR, rf"spec\.yaml:\d+: {where}: the ir_datasets dataset "
             rf"'irds:{dataset}' has no {lacks}$", "run", str(case / "spec.yaml"),
-            IR_DATASETS_HOME=str(tmp_path / "ir_datasets"))  # fmt: skip
+            command=functools.partial(in_a_process, IR_DATASETS_HOME=str(tmp_path / "ir_datasets")))  # fmt: skip
 
 
 # --- 4, 5: tuning a fused run's weights ---------------------------------------------------------
@@ -235,7 +243,7 @@ def test_tuning_without_numpy_names_the_extra_to_install(tmp_path):
     case = case_dir(tmp_path, tuned(2))
     refused(case, SPEC_ERROR, r"spec\.yaml:\d+: runs\.t\.tune: tuning the weights needs numpy, "
             r"which is not installed: pip install 'irpipe\[arrays\]'$", "run",
-            str(case / "spec.yaml"), PYTHONPATH=str(site))  # fmt: skip
+            str(case / "spec.yaml"), command=functools.partial(in_a_process, PYTHONPATH=str(site)))  # fmt: skip
 
 
 # --- 6: options a fusion method does not read ---------------------------------------------------

@@ -9,13 +9,11 @@ file that is not one irpipe writes is as it was.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import snapshot
+from conftest import Outcome, irpipe_inprocess, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,9 +24,8 @@ QRELS = "1 0 a 2\n1 0 b 0\n2 0 d 1\n"
 RUN = "1 Q0 a 1 3.5 sys\n1 Q0 b 2 2.5 sys\n2 Q0 d 1 1 sys\n"
 
 
-def irpipe(*args: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "pipeline.cli", *args]
-    return subprocess.run(command, capture_output=True, text=True)
+def irpipe(*args: str) -> Outcome:
+    return irpipe_inprocess(*args)
 
 
 def inputs(directory: Path) -> Path:
