@@ -117,6 +117,7 @@ def test_the_values_are_trec_eval_s_to_the_last_bit(deep):
 
 def test_frames_give_the_files_values_to_the_last_bit(deep):
     import pandas
+
     read = {"sep": " ", "header": None, "dtype": {0: str, 2: str}}
     qrels = pandas.read_csv(deep / "qrels.txt", names=["qid", "iter", "docno", "rel"], **read)
     columns = ["qid", "q0", "docno", "rank", "score", "tag"]

@@ -48,7 +48,10 @@ from pipeline.spec import LoadedSpec, Settings
 __all__ = [
     "Probe",
     "PythonMetric",
+    "QrelsPart",
     "Ranking",
+    "ResultsPart",
+    "RunsPart",
     "SqlPlan",
     "compile_plan",
 ]
@@ -74,43 +77,38 @@ class Probe(NamedTuple):
 
 
 @dataclass(frozen=True, kw_only=True)
-class SqlPlan:
-    """Everything needed to evaluate a spec, in three parts, which an engine runs in order.
+class QrelsPart:
+    """The qrels' part of a plan, made once before any run is read: the `input_tables` made (the
+    qrels' grades typed by the `grades` setting), the qrels' files loaded (`loads`), then (with
+    the runs' names and tables, `SqlPlan.setup`) the `names` and the qrels' tables
+    (`statements`)."""
 
-    The qrels' part, made once before any run is read: the `input_tables` made (the qrels'
-    grades typed by the `grades` setting), `qrels` loaded, then (`setup`, in order) the runs'
-    names, the other `names`, the overlays' qrels and the qrels' tables (`statements`) and the
-    empty tables that the runs' rankings fill (`run_tables`). A session that evaluates one run
-    after another against the same qrels makes `run_names` and `run_tables` anew for each, beside
-    `loaded_tables.RUN_TABLES` (`pipeline.engines.duckdb.session`).
-
-    The runs' part, one batch of runs at a time: its loads, its fused runs (`fusing`), then
-    `per_batch` and its `ranking` (rank it into `wide`, then drop its rows, so memory holds one
-    batch). `missing_rankings` states trec_eval -c's mode: each run gets a one-document ranking
-    for every qrels query it lacks (`per_batch` adds those rows), so an engine that splits the
-    work adds them per shard without reading the plan's SQL. Runs in `cached` are not loaded:
-    their per-query values are read from the table `cached_values` (filled from the history
-    before the plan runs) into the per-query tables (`reusing`).
-
-    The results' part, once every batch is ranked: the `python` metrics, then `finish` (the
-    per-query and aggregate tables) and `outputs` (the tables that outputs read beside those).
-    """
-
-    memory_limit: str | None  # DuckDB's memory_limit for the connection (`settings`)
-    threads: int | None  # DuckDB's threads for the connection (`settings`; None: every core)
-
-    # The qrels' part.
     input_tables: tuple[Statement, ...]  # the empty tables the inputs are loaded into
-    qrels: list[Load]
+    loads: list[Load]  # the qrels' files, one per collection judged
     #: the names of the collections and the metrics (and the curves' metrics), as bound values
     names: tuple[Statement, ...]
-    #: the tables from the qrels (query facts, ideal rankings); a feature adds its own tables
-    #: made before any run is read here (the pools')
+    #: the overlays' qrels and the tables from the qrels (query facts, ideal rankings); a
+    #: feature adds its own tables made before any run is read here (the pools')
     statements: list[Statement]
 
-    # The runs' part.
-    run_names: tuple[Statement, ...]  # the table `runs`: each run's ordinal, name, collection
-    run_tables: tuple[Statement, ...]  # the empty tables the rankings fill (`wide`, ...)
+
+@dataclass(frozen=True, kw_only=True)
+class RunsPart:
+    """The runs' part of a plan, one batch of runs at a time: its loads, its fused runs
+    (`fusing`), then `per_batch` and its `ranking` (rank it into `wide`, then drop its rows, so
+    memory holds one batch). The table `runs` (`names`) and the empty tables the rankings fill
+    (`tables`) are made before the first batch (`SqlPlan.setup`); a session that evaluates one
+    run after another against the same qrels makes them anew for each, beside
+    `loaded_tables.RUN_TABLES` (`pipeline.engines.duckdb.session`).
+
+    `missing_rankings` states trec_eval -c's mode: each run gets a one-document ranking for
+    every qrels query it lacks (`per_batch` adds those rows), so an engine that splits the work
+    adds them per shard without reading the plan's SQL. Runs in `cached` are not loaded: their
+    per-query values are read from the table `cached_values` (filled from the history before
+    the plan runs) into the per-query tables (`SqlPlan.reusing`)."""
+
+    names: tuple[Statement, ...]  # the table `runs`: each run's ordinal, name, collection
+    tables: tuple[Statement, ...]  # the empty tables the rankings fill (`wide`, ...)
     batches: list[list[Load]]
     #: bytes of each input file, which decide how runs are batched (`reusing` batches again)
     sizes: dict[Path, int]
@@ -125,37 +123,6 @@ class SqlPlan:
     unmatched_runs_fail: bool = True
     cached: frozenset[str] = frozenset()  # runs whose per-query values come from the history
 
-    # The results' part.
-    metrics: list[ResolvedMeasure]
-    #: measures computed for the outputs beside the spec's metrics (precision-recall levels);
-    #: their values go to curve_per_query and curve_aggregate, never to per_query or aggregate
-    curves: tuple[ResolvedMeasure, ...]
-    python: tuple[PythonMetric, ...]  # metrics computed in Python once every batch is ranked
-    finish: list[Statement]
-    finish_reusing: tuple[Statement, ...]  # `finish` when some runs' values are `cached`
-    outputs: tuple[Statement, ...]  # curve and difference tables, from the result tables
-    #: per metric, its SQL alone over empty tables, to name the metric whose SQL does not bind
-    probes: tuple[Probe, ...]
-
-    @property
-    def setup(self) -> list[Statement]:
-        """Every statement made before the first batch is loaded, in order (see the class)."""
-        return [*self.run_names, *self.names, *self.statements, *self.run_tables]
-
-    def reusing(self, cached: frozenset[str]) -> SqlPlan:
-        """The plan without loading the `cached` runs, whose per-query values the history
-        holds (but those a fused run that is not cached needs, loaded to be fused only): the
-        other runs batched as before, and the result tables reading `cached_values`."""
-        if not cached:
-            return self
-        fusions = tuple(f for f in self.fusions if f.name not in cached)
-        needed = {name for f in fusions for name in f.inputs}
-        runs = [load for batch in self.batches for load in batch
-                if load.name not in cached or load.name in needed]  # fmt: skip
-        batches = with_fusions(batched(runs, self.sizes), fusions)
-        return replace(self, batches=batches, finish=list(self.finish_reusing), cached=cached,
-                       fusions=fusions, fusion_only=frozenset(needed & cached))  # fmt: skip
-
     def fusing(self, batch: list[Load]) -> list[Statement]:
         """Once a batch is loaded and checked: its fused runs' rows, then the removal of the
         runs loaded only to be fused."""
@@ -168,8 +135,66 @@ class SqlPlan:
 
     @property
     def loads(self) -> list[Load]:
+        """Every run file, batch by batch."""
+        return [load for batch in self.batches for load in batch]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResultsPart:
+    """The results' part of a plan, once every batch is ranked: the `python` metrics, then
+    `finish` (the per-query and aggregate tables) and `outputs` (the tables that outputs read
+    beside those)."""
+
+    metrics: list[ResolvedMeasure]
+    #: measures computed for the outputs beside the spec's metrics (precision-recall levels);
+    #: their values go to curve_per_query and curve_aggregate, never to per_query or aggregate
+    curves: tuple[ResolvedMeasure, ...]
+    python: tuple[PythonMetric, ...]  # metrics computed in Python once every batch is ranked
+    finish: list[Statement]
+    finish_reusing: tuple[Statement, ...]  # `finish` when some runs' values are `cached`
+    outputs: tuple[Statement, ...]  # curve and difference tables, from the result tables
+    #: per metric, its SQL alone over empty tables, to name the metric whose SQL does not bind
+    probes: tuple[Probe, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SqlPlan:
+    """Everything needed to evaluate a spec: the connection's settings, then three parts, which
+    an engine runs in order: the qrels' part (`QrelsPart`, once), the runs' part (`RunsPart`,
+    batch by batch) and the results' part (`ResultsPart`, once every batch is ranked)."""
+
+    memory_limit: str | None  # DuckDB's memory_limit for the connection (`settings`)
+    threads: int | None  # DuckDB's threads for the connection (`settings`; None: every core)
+    qrels: QrelsPart
+    runs: RunsPart
+    results: ResultsPart
+
+    @property
+    def setup(self) -> list[Statement]:
+        """Every statement made before the first batch is loaded, in order: the runs' names,
+        the other names, the qrels' tables, and the empty tables the runs' rankings fill."""
+        return [*self.runs.names, *self.qrels.names, *self.qrels.statements, *self.runs.tables]
+
+    def reusing(self, cached: frozenset[str]) -> SqlPlan:
+        """The plan without loading the `cached` runs, whose per-query values the history
+        holds (but those a fused run that is not cached needs, loaded to be fused only): the
+        other runs batched as before, and the result tables reading `cached_values`."""
+        if not cached:
+            return self
+        runs = self.runs
+        fusions = tuple(f for f in runs.fusions if f.name not in cached)
+        needed = {name for f in fusions for name in f.inputs}
+        kept = [load for load in runs.loads if load.name not in cached or load.name in needed]
+        batches = with_fusions(batched(kept, runs.sizes), fusions)
+        runs = replace(runs, batches=batches, cached=cached, fusions=fusions,
+                       fusion_only=frozenset(needed & cached))  # fmt: skip
+        results = replace(self.results, finish=list(self.results.finish_reusing))
+        return replace(self, runs=runs, results=results)
+
+    @property
+    def loads(self) -> list[Load]:
         """Every input file: the qrels, then the runs in spec order."""
-        return [*self.qrels, *(load for batch in self.batches for load in batch)]
+        return [*self.qrels.loads, *self.runs.loads]
 
     def sql_text(self) -> str:
         """The whole plan as SQL text, parameters shown in comments (`irpipe compile`)."""
@@ -253,29 +278,37 @@ def compile_plan(
     return SqlPlan(
         memory_limit=settings.memory_limit,
         threads=settings.threads,
-        input_tables=tuple(input_tables(settings.grades)),
-        qrels=_qrels(loaded),
-        names=(*name_tables(loaded, metrics), *curve_names(len(metrics), curves)),
-        statements=[
-            *overlay_statements(loaded.spec),
-            *setup_tables(compiled.req, missing_rankings),
-        ],
-        run_names=tuple(run_names(loaded)),
-        run_tables=tuple(run_setup_tables(wide, missing_rankings)),
-        batches=with_fusions(batched(_runs(loaded), sizes), fusions),
-        sizes=sizes,
-        per_batch=MISSING_RANKING_ROWS if missing_rankings else [],
-        ranking=ranking,
-        fusions=fusions,
-        missing_rankings=missing_rankings,
-        unmatched_runs_fail=settings.unmatched_runs == "error",
-        metrics=metrics,
-        curves=tuple(curves),
-        python=_python(everything, settings),
-        finish=result_tables(options, len(metrics)),
-        finish_reusing=tuple(result_tables(replace(options, cached=True), len(metrics))),
-        outputs=tuple(output_tables(loaded, diffs or {})),
-        probes=tuple(Probe(m, s) for m, s in zip(everything, probes(compiled, full), strict=True)),
+        qrels=QrelsPart(
+            input_tables=tuple(input_tables(settings.grades)),
+            loads=_qrels(loaded),
+            names=(*name_tables(loaded, metrics), *curve_names(len(metrics), curves)),
+            statements=[
+                *overlay_statements(loaded.spec),
+                *setup_tables(compiled.req, missing_rankings),
+            ],
+        ),
+        runs=RunsPart(
+            names=tuple(run_names(loaded)),
+            tables=tuple(run_setup_tables(wide, missing_rankings)),
+            batches=with_fusions(batched(_runs(loaded), sizes), fusions),
+            sizes=sizes,
+            per_batch=MISSING_RANKING_ROWS if missing_rankings else [],
+            ranking=ranking,
+            fusions=fusions,
+            missing_rankings=missing_rankings,
+            unmatched_runs_fail=settings.unmatched_runs == "error",
+        ),
+        results=ResultsPart(
+            metrics=metrics,
+            curves=tuple(curves),
+            python=_python(everything, settings),
+            finish=result_tables(options, len(metrics)),
+            finish_reusing=tuple(result_tables(replace(options, cached=True), len(metrics))),
+            outputs=tuple(output_tables(loaded, diffs or {})),
+            probes=tuple(
+                Probe(m, s) for m, s in zip(everything, probes(compiled, full), strict=True)
+            ),
+        ),
     )
 
 
