@@ -21,7 +21,7 @@ from pipeline.plan.statement import Statement
 from pipeline.plan.table_inputs import TABLE_COLUMNS, insert_rows, is_table_input
 
 if TYPE_CHECKING:
-    from pipeline.plan.compile import Ranking, SqlPlan
+    from pipeline.plan.sql_plan import Ranking, SqlPlan
 
 __all__ = ["plan_text"]
 

@@ -41,7 +41,7 @@ __all__ = [
 #: The rows a shard receives: qrels (`kind` 'qrels', `name` its collection) and runs (`kind`
 #: 'run', `name` the run), each read and checked by `parsed_lines` (`ok` false: a bad line).
 #: A grade travels as a double, exact for every integer grade; the shard's qrels table is typed
-#: by the `grades` setting (`SqlPlan.input_tables`).
+#: by the `grades` setting (`QrelsPart.input_tables`).
 ROW_SCHEMA = (
     "kind string, name string, qid string, docno string, rel double, rank bigint, score double, "
     "ok boolean, subtopic int"
