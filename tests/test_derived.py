@@ -169,7 +169,7 @@ def test_the_specs_tables_hold_only_its_metrics(tmp_path, write_spec):
 def test_a_spec_without_curves_compiles_no_curve_tables(tmp_path, write_spec):
     _collection(tmp_path, seed=5, runs=1)
     plan = validate(write_spec(_spec(["run0"], ["AP"], [{"path": "a.csv"}]))).sql
-    assert plan.curves == () and "curve_" not in plan.sql_text()
+    assert plan.results.curves == () and "curve_" not in plan.sql_text()
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".tsv", ".parquet", ".jsonl", ".duckdb", ".md"])

@@ -60,8 +60,8 @@ def test_each_part_of_an_evaluation_is_built_once(everything, monkeypatch):
         evaluation = evaluate(everything)
         assert sorted(calls) == ["compare_plan", "compile_plan", "pool_plans", "resolve_checks"]
     # The pooled run is read again (the pool needs its rows); the other's values are the history's.
-    assert evaluation.sql.cached == {"bm25"}
-    assert [load.name for batch in evaluation.sql.batches for load in batch] == ["dense"]
+    assert evaluation.sql.runs.cached == {"bm25"}
+    assert [load.name for load in evaluation.sql.runs.loads] == ["dense"]
 
 
 def test_the_plan_holds_every_part(everything):
@@ -75,7 +75,7 @@ def test_the_plan_holds_every_part(everything):
         ("pool_0", "pool"),
     ]
     assert plan.history.path == everything.parent / "out" / "history.duckdb"
-    assert plan.metrics == plan.sql.metrics and plan.engine == "duckdb"
+    assert plan.metrics == plan.sql.results.metrics and plan.engine == "duckdb"
 
 
 def test_compile_prints_the_sql_then_every_other_part(everything):
@@ -144,8 +144,8 @@ def test_the_plan_states_trec_eval_c_mode(write_spec, tmp_path, settings, stated
         "settings": settings,
     }
     plan = validate(write_spec(spec)).sql
-    assert plan.missing_rankings is stated
-    assert bool(plan.per_batch) is stated  # the DuckDB engine's own form of the mode
+    assert plan.runs.missing_rankings is stated
+    assert bool(plan.runs.per_batch) is stated  # the DuckDB engine's own form of the mode
 
 
 def test_every_engine_is_an_engine():

@@ -126,7 +126,7 @@ def test_many_runs_in_one_batch_equal_runs_evaluated_alone(tmp_path, write_spec)
     metrics = ["AP", "nDCG@3", "P@2", "NumRet"]
     spec = {"collections": {"c": {"qrels": "qrels.txt"}}, "metrics": metrics}
     together = evaluate(write_spec({**spec, "runs": runs}), write=False).aggregate()
-    assert len(evaluate(write_spec({**spec, "runs": runs}), write=False).sql.batches) == 1
+    assert len(evaluate(write_spec({**spec, "runs": runs}), write=False).sql.runs.batches) == 1
     alone = [
         row
         for name, run in runs.items()

@@ -291,12 +291,12 @@ def test_the_trials_are_planned_at_validation_each_run_named_plainly_by_its_weig
     assert tuning.grid == ((0.0, 1.0), (0.5, 0.5), (1.0, 0.0))
     # Apart from the input of the same name: every trial's name steps aside, none is parsed.
     assert tuning.trials == ("t weighting 0'", "t weighting 1'", "t weighting 2'")
-    assert tuning.metric.label == "AP" and [m.label for m in tuning.sql.metrics] == ["AP"]
-    fused = {f.name: f.statements[0].params for f in tuning.sql.fusions}
+    assert tuning.metric.label == "AP" and [m.label for m in tuning.sql.results.metrics] == ["AP"]
+    fused = {f.name: f.statements[0].params for f in tuning.sql.runs.fusions}
     assert list(fused) == list(tuning.trials)
     for name, weights in zip(tuning.trials, tuning.grid, strict=True):
         assert fused[name] == ["run0", weights[0], 0, "t weighting 1", weights[1], 1, name]
-    names = [load.name for batch in tuning.sql.batches for load in batch] + list(fused)
+    names = [load.name for load in tuning.sql.runs.loads] + list(fused)
     assert all(name.isprintable() for name in names), names
 
 

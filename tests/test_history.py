@@ -48,7 +48,7 @@ def test_an_unchanged_spec_reuses_every_run_with_the_same_tables(collection, wri
     second = evaluate(path, write=False)
     assert first.keeper.reused == {}
     assert set(second.keeper.reused) == set(spec["runs"])
-    assert second.sql.batches == []  # no run file is read
+    assert second.sql.runs.batches == []  # no run file is read
     _same(_tables(first), _tables(second))
     with duckdb.connect(str(history), read_only=True) as con:
         assert con.execute("SELECT id FROM evaluations ORDER BY id").fetchall() == [(1,), (2,)]

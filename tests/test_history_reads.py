@@ -42,7 +42,7 @@ def _written(tmp_path: Path) -> dict[str, bytes]:
 
 def _read(evaluation) -> set[str]:
     """The collections whose qrels the evaluation loaded."""
-    return {load.name for load in evaluation.sql.qrels}
+    return {load.name for load in evaluation.sql.qrels.loads}
 
 
 def _temporary(evaluation) -> set[str]:
@@ -67,7 +67,7 @@ def test_an_unchanged_rerun_reads_no_input_and_no_previous_value(tmp_path, write
     assert _read(first) == {"c", "d"}
     again = evaluate(path)
     assert set(again.keeper.reused) == {"run0", "run1", "run2", "run3"}
-    assert (again.sql.qrels, again.sql.batches) == ([], [])
+    assert (again.sql.qrels.loads, again.sql.runs.batches) == ([], [])
     assert not {"previous_aggregate", "previous_per_query"} & _temporary(again)
     _same_as_refreshed(path, tmp_path, again)
 

@@ -146,7 +146,7 @@ def test_one_reading_of_the_run_and_a_window_over_its_judged_rows(tmp_path, writ
     def wide(metrics):
         loaded = load_spec(_spec(tmp_path, write_spec, metrics, {}, "plan.yaml"))
         plan = compile_plan(loaded, resolve_metrics(loaded, get_registry()))
-        return plan.ranking.statement.sql
+        return plan.runs.ranking.statement.sql
 
     # Unjudged@10 needs every row: both plans rank the full run (not only its judged rows).
     plain = wide(["nDCG@10", "AP", "Unjudged@10"])

@@ -94,13 +94,13 @@ def test_judged_rows_plan_equals_full_plan(
         "positions AS"
         in compile_plan(
             load_spec(fast), resolve_metrics(load_spec(fast), get_registry())
-        ).ranking.statement.sql
+        ).runs.ranking.statement.sql
     )
     assert (
         "positions AS"
         not in compile_plan(
             load_spec(full), resolve_metrics(load_spec(full), get_registry())
-        ).ranking.statement.sql
+        ).runs.ranking.statement.sql
     )
     (fast_q, fast_a), (full_q, full_a) = _values(fast), _values(full)
     for key, value in fast_q.items():
@@ -142,5 +142,5 @@ def test_a_batch_takes_the_dense_form_when_its_queries_are_mostly_judged(
         "metrics": ["AP", "nDCG@10"],
     }
     evaluation = evaluate(write_spec(spec), write=False)
-    test = evaluation.sql.ranking.test(evaluation.sql.batches[0])
+    test = evaluation.sql.runs.ranking.test(evaluation.sql.runs.batches[0])
     assert evaluation.con.execute(test.sql, test.params).fetchone()[0] is dense

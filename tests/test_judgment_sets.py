@@ -141,7 +141,7 @@ def test_a_run_under_several_sets_has_each_sets_rows_as_it_alone_gives_them(tmp_
 def test_a_run_file_is_read_once_whatever_its_collections(tmp_path, capsys, monkeypatch):
     write_sets(tmp_path, seed=5)
     path = written(tmp_path / "spec.yaml", judgment_spec(3, SETS, ["AP", "nDCG@10"]))
-    loads = [load for batch in compile_spec(path).sql.batches for load in batch]
+    loads = compile_spec(path).sql.runs.loads
     assert [(load.path.name, load.collections) for load in loads] == [
         (f"run{i}.txt", tuple(SETS)) for i in range(3)
     ]
@@ -254,14 +254,14 @@ def test_the_history_keys_a_run_by_its_collections(tmp_path):
         "run0": set(SETS), "run1": set(SETS), "run2": {"human"}
     }  # fmt: skip
     assert "all 3 runs unchanged" in second.history_note()
-    assert second.sql.qrels == []  # the keys cover both sets, and the overlay of them
+    assert second.sql.qrels.loads == []  # the keys cover both sets, and the overlay of them
     assert second.con.execute("SELECT * FROM per_query").fetchall() == table
     # llm's labels change, and so the overlay's: runs under them are evaluated again, under all
     # their collections; run2, under human alone, is reused
     write_qrels(generate(77, queries=12).qrels, tmp_path / "llm.txt")
     third = evaluate(path, write=False)
     assert set(third.keeper.reused) == {"run2"}
-    assert [load.name for load in third.sql.qrels] == ["human", "llm"]  # the overlay's sets
+    assert [load.name for load in third.sql.qrels.loads] == ["human", "llm"]  # the overlay's sets
     human = "SELECT * FROM per_query WHERE collection = 'human'"
     assert third.con.execute(human).fetchall() == first.con.execute(human).fetchall()
     fresh = evaluate(path, write=False, refresh=True)

@@ -160,7 +160,7 @@ def test_python_metrics_are_a_step_of_their_own(three_runs):
     recorder = Recorder()
     with installed(Judged):
         plan = validate(three_runs).sql
-        assert plan.python
+        assert plan.results.python
         execute(plan, progress=recorder)
     assert [s.describe() for s in recorder.steps][-2:] == [
         "computing Python metrics",
@@ -475,9 +475,9 @@ from pipeline.engines.duckdb import executor
 from pipeline.engines.duckdb.steps import run_all
 from pipeline.plan.statement import Statement
 rank = executor.rank
-def slow(con, plan, batch, per_batch=None):
+def slow(con, runs, batch, per_batch=None):
     run_all(con, [Statement("SELECT count(*) FROM range(20_000_000_000) t(i) WHERE i % 7 = 3")])
-    rank(con, plan, batch, per_batch)
+    rank(con, runs, batch, per_batch)
 executor.rank = slow
 from pipeline.cli import main
 sys.exit(main(sys.argv[1:]))

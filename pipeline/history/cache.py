@@ -45,8 +45,8 @@ def run_keys(
         {
             "format": KEY_FORMAT,
             "settings": _settings(spec.settings.resolved()),
-            "metrics": [_measure(m) for m in plan.metrics],
-            "curves": [_measure(m) for m in plan.curves],
+            "metrics": [_measure(m) for m in plan.results.metrics],
+            "curves": [_measure(m) for m in plan.results.curves],
             "sql": _plan_sql(plan),
             "versions": {k: v for k, v in versions.items() if k != "pyspark"},
         }
@@ -108,8 +108,9 @@ def _source_digest(kind: type) -> str | None:
 
 def _plan_sql(plan: SqlPlan) -> str:
     """The SQL text (not the bound names) of the ranking, the result tables and each measure."""
-    ranking = [plan.ranking.statement, *([plan.ranking.dense] if plan.ranking.dense else [])]
-    statements = [*ranking, *plan.finish, *(probe for _, probe in plan.probes)]
+    ranked, results = plan.runs.ranking, plan.results
+    ranking = [ranked.statement, *([ranked.dense] if ranked.dense else [])]
+    statements = [*ranking, *results.finish, *(probe for _, probe in results.probes)]
     return digest_text([statement.sql for statement in statements])
 
 

@@ -1,4 +1,5 @@
-"""Spec + registry -> SqlPlan: the SQL that loads the files and computes every measure. Pure, no I/O.
+"""Spec + registry -> SqlPlan (its records: `sql_plan.py`, re-exported here): the SQL that loads
+the files and computes every measure. Pure, no I/O.
 
 Each measure declares the derived columns it reads (`Measure.needs`); the compiler builds each once
 and asks every measure for its SQL over columns bound to what it declared (`measure_sql.py`). The
@@ -13,10 +14,9 @@ fragment of SQL is built once, and each statement is held by one part of the pla
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple
 
 from pipeline.contract.python_measure import PythonMeasure
 from pipeline.measures.resolve import columns_of
@@ -24,16 +24,23 @@ from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.plan.batches import batched
 from pipeline.plan.fusion import Fusion, fusion_statement, kept_rows, with_fusions
 from pipeline.plan.inputs import Load, run_format
-from pipeline.plan.loaded_tables import RUN_ROWS, input_tables
+from pipeline.plan.loaded_tables import input_tables
 from pipeline.plan.measure_sql import CompiledMeasures, compile_measures
 from pipeline.plan.missing_rankings import MISSING_RANKING_ROWS
 from pipeline.plan.output_tables import curve_names, output_table, output_tables
 from pipeline.plan.overlays import overlay_statements
 from pipeline.plan.per_query import per_query_options, result_tables
 from pipeline.plan.qrels_formats import named_format
-from pipeline.plan.ranking import mostly_judged, ordering, ranked_sql
-from pipeline.plan.slices import slice_bounds
-from pipeline.plan.sql_text import plan_text
+from pipeline.plan.ranking import ordering, ranked_sql
+from pipeline.plan.sql_plan import (
+    Probe,
+    PythonMetric,
+    QrelsPart,
+    Ranking,
+    ResultsPart,
+    RunsPart,
+    SqlPlan,
+)
 from pipeline.plan.statement import Statement
 from pipeline.plan.tables import (
     name_tables,
@@ -48,176 +55,13 @@ from pipeline.spec import LoadedSpec, Settings
 __all__ = [
     "Probe",
     "PythonMetric",
+    "QrelsPart",
     "Ranking",
+    "ResultsPart",
+    "RunsPart",
     "SqlPlan",
     "compile_plan",
 ]
-
-
-@dataclass(frozen=True)
-class PythonMetric:
-    """A metric computed in Python once every batch is ranked: its column of `wide` (`m` and
-    its ordinal), the measure, and the relevance level it is computed at."""
-
-    ordinal: int
-    measure: ResolvedMeasure
-    level: int | float
-
-
-class Probe(NamedTuple):
-    """A metric, and a statement that binds its SQL alone over empty tables: run when the plan's
-    SQL does not bind, to say which metric's SQL is at fault. A pair too, (measure, statement),
-    as the history's cache key reads it."""
-
-    measure: ResolvedMeasure
-    statement: Statement
-
-
-@dataclass(frozen=True, kw_only=True)
-class SqlPlan:
-    """Everything needed to evaluate a spec, in three parts, which an engine runs in order.
-
-    The qrels' part, made once before any run is read: the `input_tables` made (the qrels'
-    grades typed by the `grades` setting), `qrels` loaded, then (`setup`, in order) the runs'
-    names, the other `names`, the overlays' qrels and the qrels' tables (`statements`) and the
-    empty tables that the runs' rankings fill (`run_tables`). A session that evaluates one run
-    after another against the same qrels makes `run_names` and `run_tables` anew for each, beside
-    `loaded_tables.RUN_TABLES` (`pipeline.engines.duckdb.session`).
-
-    The runs' part, one batch of runs at a time: its loads, its fused runs (`fusing`), then
-    `per_batch` and its `ranking` (rank it into `wide`, then drop its rows, so memory holds one
-    batch). `missing_rankings` states trec_eval -c's mode: each run gets a one-document ranking
-    for every qrels query it lacks (`per_batch` adds those rows), so an engine that splits the
-    work adds them per shard without reading the plan's SQL. Runs in `cached` are not loaded:
-    their per-query values are read from the table `cached_values` (filled from the history
-    before the plan runs) into the per-query tables (`reusing`).
-
-    The results' part, once every batch is ranked: the `python` metrics, then `finish` (the
-    per-query and aggregate tables) and `outputs` (the tables that outputs read beside those).
-    """
-
-    memory_limit: str | None  # DuckDB's memory_limit for the connection (`settings`)
-    threads: int | None  # DuckDB's threads for the connection (`settings`; None: every core)
-
-    # The qrels' part.
-    input_tables: tuple[Statement, ...]  # the empty tables the inputs are loaded into
-    qrels: list[Load]
-    #: the names of the collections and the metrics (and the curves' metrics), as bound values
-    names: tuple[Statement, ...]
-    #: the tables from the qrels (query facts, ideal rankings); a feature adds its own tables
-    #: made before any run is read here (the pools')
-    statements: list[Statement]
-
-    # The runs' part.
-    run_names: tuple[Statement, ...]  # the table `runs`: each run's ordinal, name, collection
-    run_tables: tuple[Statement, ...]  # the empty tables the rankings fill (`wide`, ...)
-    batches: list[list[Load]]
-    #: bytes of each input file, which decide how runs are batched (`reusing` batches again)
-    sizes: dict[Path, int]
-    per_batch: list[Statement]  # after a batch is loaded, before it is ranked (none by default)
-    ranking: Ranking
-    #: the fused runs, each computed in the batch that holds its inputs (`plan.fusion`)
-    fusions: tuple[Fusion, ...]
-    #: runs loaded only to be fused (the history holds their own values): dropped once fused
-    fusion_only: frozenset[str] = frozenset()
-    missing_rankings: bool  # trec_eval -c: a one-document ranking for each query a run lacks
-    #: whether a run that retrieves no judged document is an input error (`unmatched_runs`)
-    unmatched_runs_fail: bool = True
-    cached: frozenset[str] = frozenset()  # runs whose per-query values come from the history
-
-    # The results' part.
-    metrics: list[ResolvedMeasure]
-    #: measures computed for the outputs beside the spec's metrics (precision-recall levels);
-    #: their values go to curve_per_query and curve_aggregate, never to per_query or aggregate
-    curves: tuple[ResolvedMeasure, ...]
-    python: tuple[PythonMetric, ...]  # metrics computed in Python once every batch is ranked
-    finish: list[Statement]
-    finish_reusing: tuple[Statement, ...]  # `finish` when some runs' values are `cached`
-    outputs: tuple[Statement, ...]  # curve and difference tables, from the result tables
-    #: per metric, its SQL alone over empty tables, to name the metric whose SQL does not bind
-    probes: tuple[Probe, ...]
-
-    @property
-    def setup(self) -> list[Statement]:
-        """Every statement made before the first batch is loaded, in order (see the class)."""
-        return [*self.run_names, *self.names, *self.statements, *self.run_tables]
-
-    def reusing(self, cached: frozenset[str]) -> SqlPlan:
-        """The plan without loading the `cached` runs, whose per-query values the history
-        holds (but those a fused run that is not cached needs, loaded to be fused only): the
-        other runs batched as before, and the result tables reading `cached_values`."""
-        if not cached:
-            return self
-        fusions = tuple(f for f in self.fusions if f.name not in cached)
-        needed = {name for f in fusions for name in f.inputs}
-        runs = [load for batch in self.batches for load in batch
-                if load.name not in cached or load.name in needed]  # fmt: skip
-        batches = with_fusions(batched(runs, self.sizes), fusions)
-        return replace(self, batches=batches, finish=list(self.finish_reusing), cached=cached,
-                       fusions=fusions, fusion_only=frozenset(needed & cached))  # fmt: skip
-
-    def fusing(self, batch: list[Load]) -> list[Statement]:
-        """Once a batch is loaded and checked: its fused runs' rows, then the removal of the
-        runs loaded only to be fused."""
-        names = {load.name for load in batch}
-        found = [s for f in self.fusions if set(f.inputs) <= names for s in f.statements]
-        only = sorted(names & self.fusion_only)
-        if only:
-            found.append(Statement("DELETE FROM run_rows WHERE list_contains(?, run)", [only]))
-        return found
-
-    @property
-    def loads(self) -> list[Load]:
-        """Every input file: the qrels, then the runs in spec order."""
-        return [*self.qrels, *(load for batch in self.batches for load in batch)]
-
-    def sql_text(self) -> str:
-        """The whole plan as SQL text, parameters shown in comments (`irpipe compile`)."""
-        return plan_text(self)
-
-
-@dataclass(frozen=True)
-class Ranking:
-    """How a loaded batch is ranked into `wide`, then dropped: `statement`, or `dense` (the full
-    plan) when the judged-rows plan is chosen but the batch's queries are mostly judged, where
-    sorting every row once is cheaper than finding judged rows' ranks (`ranking.mostly_judged`).
-    The full plan (`dense`, or `statement` when `full`) ranks a large batch in slices of whole
-    queries (`slices.slice_bounds`), so that its sort holds one slice of rows at a time."""
-
-    statement: Statement
-    dense: Statement | None = None
-    after: tuple[Statement, ...] = (Statement("DROP TABLE run_rows"), RUN_ROWS)
-    full: bool = False  # `statement` is the full plan
-    #: a run is evaluated under several collections: each batch is ranked one collection at a
-    #: time (`collections`, `slices.ONE_COLLECTION`)
-    apart: bool = False
-
-    def collections(self, batch: list[Load]) -> list[str]:
-        """The collections a batch is ranked under one at a time (in the spec's order of its
-        runs' lists), or none: ranked once under all."""
-        if not self.apart:
-            return []
-        return list(dict.fromkeys(c for load in batch for c in load.collections))
-
-    def test(self, batch: list[Load]) -> Statement | None:
-        """SQL whose one value says whether the batch takes `dense`, or None if there is no
-        choice."""
-        return None if self.dense is None else Statement(mostly_judged(), [_names(batch)])
-
-    def chosen(self, dense: bool) -> tuple[Statement, bool]:
-        """The statement that ranks a batch (`dense` if the test said so), and whether it is the
-        full plan, which ranks a large batch in slices."""
-        return (self.dense, True) if dense and self.dense else (self.statement, self.full)
-
-    @staticmethod
-    def slices(batch: list[Load]) -> Statement:
-        """SQL whose one value is the list of the first qids of the slices the full plan ranks
-        the batch in (`slices.slice_bounds`)."""
-        return Statement(slice_bounds(), [_names(batch)])
-
-
-def _names(batch: list[Load]) -> list[str]:
-    return [load.name for load in batch]
 
 
 def compile_plan(
@@ -253,29 +97,37 @@ def compile_plan(
     return SqlPlan(
         memory_limit=settings.memory_limit,
         threads=settings.threads,
-        input_tables=tuple(input_tables(settings.grades)),
-        qrels=_qrels(loaded),
-        names=(*name_tables(loaded, metrics), *curve_names(len(metrics), curves)),
-        statements=[
-            *overlay_statements(loaded.spec),
-            *setup_tables(compiled.req, missing_rankings),
-        ],
-        run_names=tuple(run_names(loaded)),
-        run_tables=tuple(run_setup_tables(wide, missing_rankings)),
-        batches=with_fusions(batched(_runs(loaded), sizes), fusions),
-        sizes=sizes,
-        per_batch=MISSING_RANKING_ROWS if missing_rankings else [],
-        ranking=ranking,
-        fusions=fusions,
-        missing_rankings=missing_rankings,
-        unmatched_runs_fail=settings.unmatched_runs == "error",
-        metrics=metrics,
-        curves=tuple(curves),
-        python=_python(everything, settings),
-        finish=result_tables(options, len(metrics)),
-        finish_reusing=tuple(result_tables(replace(options, cached=True), len(metrics))),
-        outputs=tuple(output_tables(loaded, diffs or {})),
-        probes=tuple(Probe(m, s) for m, s in zip(everything, probes(compiled, full), strict=True)),
+        qrels=QrelsPart(
+            input_tables=tuple(input_tables(settings.grades)),
+            loads=_qrels(loaded),
+            names=(*name_tables(loaded, metrics), *curve_names(len(metrics), curves)),
+            statements=[
+                *overlay_statements(loaded.spec),
+                *setup_tables(compiled.req, missing_rankings),
+            ],
+        ),
+        runs=RunsPart(
+            names=tuple(run_names(loaded)),
+            tables=tuple(run_setup_tables(wide, missing_rankings)),
+            batches=with_fusions(batched(_runs(loaded), sizes), fusions),
+            sizes=sizes,
+            per_batch=MISSING_RANKING_ROWS if missing_rankings else [],
+            ranking=ranking,
+            fusions=fusions,
+            missing_rankings=missing_rankings,
+            unmatched_runs_fail=settings.unmatched_runs == "error",
+        ),
+        results=ResultsPart(
+            metrics=metrics,
+            curves=tuple(curves),
+            python=_python(everything, settings),
+            finish=result_tables(options, len(metrics)),
+            finish_reusing=tuple(result_tables(replace(options, cached=True), len(metrics))),
+            outputs=tuple(output_tables(loaded, diffs or {})),
+            probes=tuple(
+                Probe(m, s) for m, s in zip(everything, probes(compiled, full), strict=True)
+            ),
+        ),
     )
 
 

@@ -21,23 +21,24 @@ from pipeline.plan.statement import Statement
 from pipeline.plan.table_inputs import TABLE_COLUMNS, insert_rows, is_table_input
 
 if TYPE_CHECKING:
-    from pipeline.plan.compile import Ranking, SqlPlan
+    from pipeline.plan.sql_plan import Ranking, SqlPlan
 
 __all__ = ["plan_text"]
 
 
 def plan_text(plan: SqlPlan) -> str:
     """The whole plan as SQL text, parameters shown in comments."""
-    parts = [_show(s) for s in plan.input_tables]
-    parts += [_show_load([load]) for load in plan.qrels]
-    subtopics = [load.name for load in plan.qrels if load.table == "subtopic_qrels"]
+    qrels, runs, results = plan.qrels, plan.runs, plan.results
+    parts = [_show(s) for s in qrels.input_tables]
+    parts += [_show_load([load]) for load in qrels.loads]
+    subtopics = [load.name for load in qrels.loads if load.table == "subtopic_qrels"]
     parts += [_show(max_grades(subtopics))] if subtopics else []
     parts += [_show(s) for s in plan.setup]
-    for batch in plan.batches:
-        parts += [_show_load(batch), *(_show(s) for s in plan.fusing(batch))]
-        parts += [_show(s) for s in plan.per_batch]
-        parts += _show_ranking(plan.ranking, batch)
-    parts += [_show(s) for s in (*plan.finish, *plan.outputs)]
+    for batch in runs.batches:
+        parts += [_show_load(batch), *(_show(s) for s in runs.fusing(batch))]
+        parts += [_show(s) for s in runs.per_batch]
+        parts += _show_ranking(runs.ranking, batch)
+    parts += [_show(s) for s in (*results.finish, *results.outputs)]
     return "\n\n".join(parts) + "\n"
 
 

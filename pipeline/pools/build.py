@@ -42,11 +42,9 @@ def with_pools(plan: SqlPlan, loaded: LoadedSpec, plans: list[PoolPlan]) -> SqlP
     """The evaluation's plan, also keeping each batch's pooled rows before its rows are dropped:
     one pass over the runs evaluates and pools them."""
     setup, per_batch = _statements(loaded, plans)
-    return replace(
-        plan,
-        statements=[*plan.statements, *setup],
-        per_batch=[*plan.per_batch, *per_batch],
-    )
+    qrels = replace(plan.qrels, statements=[*plan.qrels.statements, *setup])
+    runs = replace(plan.runs, per_batch=[*plan.runs.per_batch, *per_batch])
+    return replace(plan, qrels=qrels, runs=runs)
 
 
 def pool_pass(loaded: LoadedSpec, plans: list[PoolPlan], sizes: dict[Path, int]):

@@ -113,7 +113,8 @@ WHERE q.collection = ? AND NOT EXISTS (SELECT 1 FROM removed_documents r
         [plan.collection],
     )
     setup = [*values_table("variants", "grp VARCHAR, variant VARCHAR", names), copy]
-    return replace(compiled, qrels=[], statements=[*setup, *compiled.statements])
+    qrels = replace(compiled.qrels, loads=[], statements=[*setup, *compiled.qrels.statements])
+    return replace(compiled, qrels=qrels)
 
 
 def _table(

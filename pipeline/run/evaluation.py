@@ -13,7 +13,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pipeline.engines import engine_named, with_runtime
 from pipeline.errors import IrpipeWarning
@@ -21,8 +21,8 @@ from pipeline.outputs import write_outputs
 from pipeline.run.evaluation_plan import EvaluationPlan
 from pipeline.run.keeping import keeper_of, notes, reusing
 from pipeline.run.preflight import compile_spec, validate
-from pipeline.run.provenance import inputs_of, now, record, versions
-from pipeline.run.stages import stages
+from pipeline.run.provenance import Input, inputs_of, now, record, versions
+from pipeline.run.stages import StageName, by_stage, stages
 from pipeline.spec import LoadedSpec, load_spec
 from pipeline.sql import quote_identifier
 
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from pipeline.engines import Engine
     from pipeline.history import Keeper
     from pipeline.plan.compile import SqlPlan
+    from pipeline.run.tuning import TuningRecord
 
 __all__ = ["Evaluation", "compile_spec", "evaluate", "validate"]
 
@@ -154,20 +155,21 @@ class _State:
     keeper: Keeper | None
     started: str
     con: duckdb.DuckDBPyConnection | None = None
-    inputs: list = field(default_factory=list)
-    software: dict = field(default_factory=dict)
+    inputs: list[Input] = field(default_factory=list)  # every input, described
+    software: dict[str, Any] = field(default_factory=dict)  # the versions, for the provenance
     sql: SqlPlan | None = None  # the plan's SQL, less the runs the history held
-    tuning: dict = field(default_factory=dict)
-    checks: list = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
-    recorded: dict | None = None
+    #: what was chosen for each tuned fused run, by run (`pipeline.run.tuning`)
+    tuning: dict[str, TuningRecord] = field(default_factory=dict)
+    checks: list[CheckResult] = field(default_factory=list)  # expected values, then gates
+    notices: list[str] = field(default_factory=list)  # the checks' warnings, not yet shown
+    recorded: dict[str, Any] | None = None  # the provenance, once recorded or written
 
     def evaluation(self) -> Evaluation:
         recorded = self.recorded or self._provenance()
         return Evaluation(self.plan, self.con, self.sql, self.keeper, recorded, self.checks,
                           self.notices)  # fmt: skip
 
-    def _provenance(self) -> dict:
+    def _provenance(self) -> dict[str, Any]:
         """The evaluation's provenance, as every output's manifest holds it."""
         recorded = record(self.plan, self.inputs, self.started, self.software)
         if self.tuning:  # each tuned fused run's weights, fold by fold, and its held-out values
@@ -266,20 +268,22 @@ def _dashboard(state: _State) -> None:
 
 
 #: the function of each stage (`pipeline.run.stages` says which run, and in which order)
-_STEPS = {
-    "connect": _connect,
-    "describe": _describe,
-    "reuse": _reuse,
-    "tune": _tune,
-    "execute": _execute,
-    "pool": _pool,
-    "compare": _compare,
-    "agree": _agree,
-    "check": _check,
-    "record": _record,
-    "write": _write,
-    "dashboard": _dashboard,
-}
+_STEPS = by_stage(
+    {
+        StageName.CONNECT: _connect,
+        StageName.DESCRIBE: _describe,
+        StageName.REUSE: _reuse,
+        StageName.TUNE: _tune,
+        StageName.EXECUTE: _execute,
+        StageName.POOL: _pool,
+        StageName.COMPARE: _compare,
+        StageName.AGREE: _agree,
+        StageName.CHECK: _check,
+        StageName.RECORD: _record,
+        StageName.WRITE: _write,
+        StageName.DASHBOARD: _dashboard,
+    }
+)
 
 
 def _loaded(spec: str | Path | LoadedSpec, engine: str | None, threads: int | None) -> LoadedSpec:

@@ -53,7 +53,7 @@ class EvaluationPlan:
     @property
     def metrics(self) -> list[ResolvedMeasure]:
         """The spec's metrics, resolved, in spec order."""
-        return self.sql.metrics
+        return self.sql.results.metrics
 
     @property
     def engine(self) -> str:

@@ -57,12 +57,15 @@ def reusing(plan: EvaluationPlan, con, keeper: Keeper, inputs, software) -> SqlP
     loaded = plan.loaded
     keys = run_keys(loaded, plan.sql, inputs, software)
     read = {run for pool in plan.pools for run in pool.runs}  # a pool needs their rows
-    read |= {f.name for f in plan.sql.fusions if f.written}  # a `run` output needs its rows
+    read |= {f.name for f in plan.sql.runs.fusions if f.written}  # a `run` output needs its rows
     gates = plan.checks.gates if plan.checks is not None else ()
     spec, previous = spec_path(loaded.path), any(g.against is None for g in gates)
     cached = keeper.reuse(con, keys, spec, frozenset(read), previous)
     sql, unread = plan.sql.reusing(frozenset(cached)), _covered_qrels(plan, keeper)
-    return replace(sql, qrels=[q for q in sql.qrels if q.name not in unread]) if unread else sql
+    if not unread:
+        return sql
+    loads = [q for q in sql.qrels.loads if q.name not in unread]
+    return replace(sql, qrels=replace(sql.qrels, loads=loads))
 
 
 def _covered_qrels(plan: EvaluationPlan, keeper: Keeper) -> set[str]:
@@ -71,7 +74,7 @@ def _covered_qrels(plan: EvaluationPlan, keeper: Keeper) -> set[str]:
     counts their relevant lines) reads them. A result key holds the qrels' digest, the settings
     and the versions, and is recorded only after every input check passed: the same bytes pass
     them again. A collection that no run uses is read (and checked) as before."""
-    if plan.judging is not None or plan.tunings or plan.sql.missing_rankings:
+    if plan.judging is not None or plan.tunings or plan.sql.runs.missing_rankings:
         return set()
     spec, reused = plan.loaded.spec, keeper.reused_pairs
     evaluated = {c for run, c in keeper.keys if (run, c) not in reused}

@@ -183,8 +183,9 @@ def record(
     """The provenance of an evaluation, as manifests and the history keep it; `software`: its
     `versions()`, when the caller has them already (the cache keys read them too)."""
     recorded = record_metrics(plan.loaded, plan.metrics, plan.pools, inputs, started, software)
-    if plan.sql.curves:  # what a precision-recall curve's numbers are, beside the metrics'
-        recorded["pr_curve_metrics"] = definitions(plan.sql.curves)
+    curves = plan.sql.results.curves
+    if curves:  # what a precision-recall curve's numbers are, beside the metrics'
+        recorded["pr_curve_metrics"] = definitions(curves)
     if plan.comparing is not None:
         recorded["compare"] = plan.comparing.manifest()
     if plan.judging is not None:

@@ -3,19 +3,54 @@
 is what runs (sqlmesh's plan stages, visited by its evaluator and its explainer alike).
 
 Each stage is named for what it does; a stage the plan has no part for (no history, no pools, no
-checks) is not in the list. A new step of every evaluation is a stage here and a function of
-that name in `evaluation`.
+checks) is not in the list. `StageName` is the one list of the names: a new step of every
+evaluation is a name there, a stage here, and its function in `evaluation`, whose table of
+functions (`by_stage`) refuses a name missing or extra.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from enum import StrEnum
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from pipeline.run.evaluation_plan import EvaluationPlan
 
-__all__ = ["Stage", "stages"]
+__all__ = ["Stage", "StageName", "by_stage", "stages"]
+
+_T = TypeVar("_T")
+
+
+class StageName(StrEnum):
+    """Every stage's name, in the order an evaluation runs them."""
+
+    CONNECT = "connect"
+    DESCRIBE = "describe"
+    REUSE = "reuse"
+    TUNE = "tune"
+    EXECUTE = "execute"
+    POOL = "pool"
+    COMPARE = "compare"
+    AGREE = "agree"
+    CHECK = "check"
+    RECORD = "record"
+    WRITE = "write"
+    DASHBOARD = "dashboard"
+
+
+def by_stage(functions: Mapping[StageName, _T]) -> dict[StageName, _T]:
+    """`functions`, one for each stage's name: a TypeError (when the module that builds it is
+    imported) if a name is missing or is not a stage's."""
+    missing = [name.value for name in StageName if name not in functions]
+    extra = [repr(name) for name in functions if not isinstance(name, StageName)]
+    if missing or extra:
+        raise TypeError(
+            f"stage functions: missing: {', '.join(missing) or 'none'}; "
+            f"not a StageName: {', '.join(extra) or 'none'}"
+        )
+    return dict(functions)
 
 
 @dataclass(frozen=True)
@@ -23,7 +58,7 @@ class Stage:
     """One step of an evaluation: its `name` (the function `evaluate` runs for it) and what it
     does for this plan, in words (`irpipe compile`)."""
 
-    name: str
+    name: StageName
     does: str
 
 
@@ -33,27 +68,36 @@ def stages(plan: EvaluationPlan, keeping: bool | None = None, writing: bool = Tr
     history = plan.history
     keeping = history is not None if keeping is None else keeping
     found = [
-        Stage("connect", f"open the {plan.engine} engine"),
-        Stage("describe", "digest every input, for the provenance and the history's keys"),
-        *_when(keeping, "reuse", "take the history's unchanged runs and the previous values"),
-        *_when(bool(plan.tunings), "tune", "choose the tuned runs' weights by cross-validation"),
-        Stage("execute", "read, rank and measure every run" + (", and pool" if plan.pools else "")),
-        *_when(bool(plan.pools), "pool", "finish the pools' tables"),
-        *_when(plan.comparing is not None, "compare", "compare the runs"),
+        Stage(StageName.CONNECT, f"open the {plan.engine} engine"),
+        Stage(StageName.DESCRIBE, "digest every input, for the provenance and the history's keys"),
+        *_when(
+            keeping, StageName.REUSE, "take the history's unchanged runs and the previous values"
+        ),
+        *_when(
+            bool(plan.tunings), StageName.TUNE, "choose the tuned runs' weights by cross-validation"
+        ),
+        Stage(
+            StageName.EXECUTE,
+            "read, rank and measure every run" + (", and pool" if plan.pools else ""),
+        ),
+        *_when(bool(plan.pools), StageName.POOL, "finish the pools' tables"),
+        *_when(plan.comparing is not None, StageName.COMPARE, "compare the runs"),
         *_when(
             plan.judging is not None,
-            "agree",
+            StageName.AGREE,
             "compare the judgment sets' labels, and the orderings of the runs",
         ),  # fmt: skip
-        *_when(_checks(plan), "check", "decide the expected values and gates"),
-        *_when(keeping, "record", "append the evaluation and its checks in one transaction"),
-        *_when(writing and bool(plan.outputs), "write", "write every output, all or none"),
+        *_when(_checks(plan), StageName.CHECK, "decide the expected values and gates"),
+        *_when(
+            keeping, StageName.RECORD, "append the evaluation and its checks in one transaction"
+        ),
+        *_when(writing and bool(plan.outputs), StageName.WRITE, "write every output, all or none"),
     ]
     dashboard = keeping and history is not None and history.dashboard is not None
-    return found + _when(dashboard, "dashboard", "write the history's dashboard")
+    return found + _when(dashboard, StageName.DASHBOARD, "write the history's dashboard")
 
 
-def _when(present: bool, name: str, does: str) -> list[Stage]:
+def _when(present: bool, name: StageName, does: str) -> list[Stage]:
     return [Stage(name, does)] if present else []
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
@@ -35,31 +35,54 @@ if TYPE_CHECKING:
     from pipeline.run.evaluation_plan import EvaluationPlan
     from pipeline.spec import LoadedSpec
 
-__all__ = ["tuned"]
+__all__ = ["FoldRecord", "TuningRecord", "tuned"]
+
+
+class FoldRecord(TypedDict):
+    """One fold of a tuned run: its number (from 1), its queries, the weights chosen on the other
+    folds, and their mean on its own queries (None where the metric has no value)."""
+
+    fold: int
+    queries: int
+    weights: dict[str, float]
+    held_out: float | None
+
+
+class TuningRecord(TypedDict):
+    """What was chosen for a tuned fused run, as the provenance holds it (`tuning`): the tuning
+    metric and grid, each fold's weights and held-out mean, and the cross-validated mean."""
+
+    metric: str
+    grid: float  # the weights' step (`tune.grid`)
+    weightings: int
+    folds: list[FoldRecord]
+    cross_validated: float | None
 
 
 def tuned(
     plan: EvaluationPlan, sql: SqlPlan, runner: Engine, con: duckdb.DuckDBPyConnection
-) -> tuple[SqlPlan, dict[str, Any]]:
+) -> tuple[SqlPlan, dict[str, TuningRecord]]:
     """The SQL plan with each tuned fused run it evaluates fused by its chosen weights, and
     what was chosen (by run: each fold's weights and held-out mean, and the cross-validated
     mean), for the provenance. Each run's trials (`plan.tunings`) are evaluated by `runner`,
     the evaluation's engine, on `con`, its connection."""
     tunings = {tuning.run: tuning for tuning in plan.tunings}
     chosen, fusions = {}, []
-    for fusion in sql.fusions:
+    for fusion in sql.runs.fusions:
         if fusion.retuned is not None:
             tuning = tunings[fusion.name]
             trials = _values(tuning, plan.loaded, runner, con)
             weights, chosen[fusion.name] = _tune(plan.loaded, tuning, *trials)
             fusion = fusion.tuned(weights)
         fusions.append(fusion)
-    return (replace(sql, fusions=tuple(fusions)), chosen) if chosen else (sql, {})
+    if not chosen:
+        return sql, {}
+    return replace(sql, runs=replace(sql.runs, fusions=tuple(fusions))), chosen
 
 
 def _tune(
     loaded: LoadedSpec, tuning: TuningPlan, values: np.ndarray, qids: list, everything: list
-) -> tuple[QueryWeights, dict[str, Any]]:
+) -> tuple[QueryWeights, TuningRecord]:
     """Each query's weights, chosen on the other folds' values (`values`: the trials' per-query
     values, by weighting and by query in `qids`), and what was chosen."""
     grid, folds = tuning.grid, _folds(loaded, tuning, len(qids))
@@ -72,19 +95,21 @@ def _tune(
     return _query_weights(per_query), _record(tuning, values, folds, chosen)
 
 
-def _record(tuning: TuningPlan, values: np.ndarray, folds: np.ndarray, chosen: list) -> dict:
+def _record(
+    tuning: TuningPlan, values: np.ndarray, folds: np.ndarray, chosen: list
+) -> TuningRecord:
     """What was chosen, for the provenance: each fold's weights and held-out mean, and the
     cross-validated mean (None where the metric has no value: JSON has no NaN)."""
     held = values[np.array(chosen)[folds], np.arange(len(folds))]
     record = [
-        {"fold": fold + 1, "queries": int((folds == fold).sum()),
-         "weights": dict(zip(tuning.inputs, tuning.grid[b], strict=True)),
-         "held_out": _mean(values[b, folds == fold])}
+        FoldRecord(fold=fold + 1, queries=int((folds == fold).sum()),
+                   weights=dict(zip(tuning.inputs, tuning.grid[b], strict=True)),
+                   held_out=_mean(values[b, folds == fold]))
         for fold, b in enumerate(chosen)
     ]  # fmt: skip
-    return {"metric": tuning.tune.metric, "grid": tuning.tune.grid,
-            "weightings": len(tuning.grid), "folds": record,
-            "cross_validated": _mean(held)}  # fmt: skip
+    return TuningRecord(metric=tuning.tune.metric, grid=tuning.tune.grid,
+                        weightings=len(tuning.grid), folds=record,
+                        cross_validated=_mean(held))  # fmt: skip
 
 
 def _folds(loaded: LoadedSpec, tuning: TuningPlan, queries: int) -> np.ndarray:

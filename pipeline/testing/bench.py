@@ -169,12 +169,14 @@ def forced(plan: SqlPlan, how: str) -> SqlPlan:
     only judged rows ("judged_rows") or every row ("dense", for mostly judged batches)."""
     if how == "chosen":
         return plan
-    ranking = plan.ranking
+    ranking = plan.runs.ranking
     if ranking.dense is None:
         raise ValueError("the plan ranks every row: there is no judged-rows plan to force")
     if how == "judged_rows":
-        return replace(plan, ranking=replace(ranking, dense=None))
-    return replace(plan, ranking=replace(ranking, statement=ranking.dense, dense=None))
+        forced = replace(ranking, dense=None)
+    else:
+        forced = replace(ranking, statement=ranking.dense, dense=None)
+    return replace(plan, runs=replace(plan.runs, ranking=forced))
 
 
 def make_query(grades: Sequence[int], qrels: Any, level: int = 1) -> Query:

@@ -20,7 +20,7 @@ from pipeline.errors import DuplicateError, InputDataError, PluginError, SpecErr
 from pipeline.plan import input_checks as check
 from pipeline.plan import unmatched_runs as unmatched
 from pipeline.plan.batches import text_size
-from pipeline.plan.compile import SqlPlan
+from pipeline.plan.compile import RunsPart, SqlPlan
 from pipeline.plan.inputs import Load, insert_lines, problem_lines
 from pipeline.plan.loaded_tables import RUN_TABLES
 from pipeline.plan.qrels_formats import max_grades
@@ -70,8 +70,8 @@ def prepare(plan: SqlPlan, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyCon
 
 def execute_runs(plan: SqlPlan, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     """The plan's runs' part on `con`, whose qrels' tables are the plan's (`prepare`, maybe on
-    another cursor of the same database): the runs' tables (`RUN_TABLES`, the plan's `run_names`
-    and `run_tables`) made in `con`'s schema, then every batch of runs loaded, checked and
+    another cursor of the same database): the runs' tables (`RUN_TABLES`, the plan's runs' `names`
+    and `tables`) made in `con`'s schema, then every batch of runs loaded, checked and
     ranked, and the result tables."""
     return _running(con, plan, None, lambda steps: _runs(con, plan, steps, fresh=True))
 
@@ -97,11 +97,11 @@ def _everything(con: duckdb.DuckDBPyConnection, plan: SqlPlan, steps: _Steps) ->
 
 
 def _qrels(con: duckdb.DuckDBPyConnection, plan: SqlPlan, steps: _Steps) -> None:
-    run_all(con, plan.input_tables)
-    for load in plan.qrels:
+    run_all(con, plan.qrels.input_tables)
+    for load in plan.qrels.loads:
         steps.report("loading", [load])
         load_files(con, [load])
-    steps.report("preparing", plan.qrels)
+    steps.report("preparing", plan.qrels.loads)
     with _blaming(con, plan):
         run_all(con, plan.setup)
 
@@ -111,24 +111,25 @@ def _runs(
 ) -> None:
     if fresh:
         with _blaming(con, plan):
-            run_all(con, [*RUN_TABLES, *plan.run_names, *plan.run_tables])
+            run_all(con, [*RUN_TABLES, *plan.runs.names, *plan.runs.tables])
     # Memory holds one batch of runs, not all of them. Each step is reported just before its
     # longest statement, whose progress a display polls.
-    for i, batch in enumerate(plan.batches, 1):
+    runs = plan.runs
+    for i, batch in enumerate(runs.batches, 1):
         steps.report("loading", batch, i)
         _insert_lines(con, batch)
         _check_lines(con, batch)
         steps.report("checking", batch, i)
         _check_duplicates(con, batch)
-        run_all(con, plan.fusing(batch))  # fused runs, from the rows of their inputs
+        run_all(con, runs.fusing(batch))  # fused runs, from the rows of their inputs
         run_all(con, [check.record_queries()])
-        _check_shared_queries(con, [load for load in batch if load.name not in plan.fusion_only])
-        _check_matches(con, plan, batch)
+        _check_shared_queries(con, [load for load in batch if load.name not in runs.fusion_only])
+        _check_matches(con, runs, batch)
         steps.report("ranking", batch, i)
-        rank(con, plan, batch)
+        rank(con, runs, batch)
     with _blaming(con, plan):
-        compute(con, plan, lambda kind: steps.report("computing", kind=kind))
-        run_all(con, plan.outputs)
+        compute(con, plan.results, lambda kind: steps.report("computing", kind=kind))
+        run_all(con, plan.results.outputs)
 
 
 class _Steps:
@@ -141,9 +142,9 @@ class _Steps:
     def __init__(self, plan: SqlPlan, progress: Progress) -> None:
         self.progress = progress
         self.sizes = {load.path: text_size(load, _size(plan, load.path)) for load in plan.loads}
-        self.batches = len(plan.batches)
-        self.total = sum(self._work("loading", [load]) for load in plan.qrels)
-        for batch in plan.batches:
+        self.batches = len(plan.runs.batches)
+        self.total = sum(self._work("loading", [load]) for load in plan.qrels.loads)
+        for batch in plan.runs.batches:
             self.total += sum(self._work(action, batch) for action in self.SHARES)
 
     def start(self, con: duckdb.DuckDBPyConnection) -> None:
@@ -171,8 +172,8 @@ class _Steps:
 
 def _size(plan: SqlPlan, path: Path | str) -> int:
     """An input's bytes: as validated (a table's in memory), else the file's now."""
-    if path in plan.sizes:
-        return plan.sizes[path]
+    if path in plan.runs.sizes:
+        return plan.runs.sizes[path]
     try:
         return Path(path).stat().st_size
     except OSError:  # gone since it was validated: loading it says so
@@ -199,7 +200,7 @@ def _blaming(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> Iterator[None]:
     try:
         yield
     except _UNBOUND as exc:
-        for probe in plan.probes:
+        for probe in plan.results.probes:
             try:
                 con.execute(probe.statement.sql, probe.statement.params)
             except _UNBOUND as own:
@@ -310,10 +311,10 @@ def _check_shared_queries(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> 
                 raise InputDataError(check.no_shared_queries_message(load, collection, row))
 
 
-def _check_matches(con: duckdb.DuckDBPyConnection, plan: SqlPlan, batch: list[Load]) -> None:
+def _check_matches(con: duckdb.DuckDBPyConnection, runs: RunsPart, batch: list[Load]) -> None:
     """Each run retrieves a document its qrels judge, unless the spec allows it not to."""
-    loads = {load.name: load for load in batch if load.name not in plan.fusion_only}
-    if plan.unmatched_runs_fail and loads:
+    loads = {load.name: load for load in batch if load.name not in runs.fusion_only}
+    if runs.unmatched_runs_fail and loads:
         found = fetch_all(con, unmatched.unmatched_runs(list(loads.values())))
         if found:
             run, collection, _, qid = row = found[0]

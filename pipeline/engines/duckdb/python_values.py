@@ -15,11 +15,13 @@ from pipeline.contract.python_measure import RankedQueries
 from pipeline.errors import PluginError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import duckdb
     import pyarrow as pa
 
     from pipeline.measures.resolved import ResolvedMeasure
-    from pipeline.plan.compile import SqlPlan
+    from pipeline.plan.compile import PythonMetric
 
 __all__ = ["BATCH_QUERIES", "python_values"]
 
@@ -32,16 +34,17 @@ SELECT w.run, w.collection, w.qid, w.ranked_grades, f.qrels_grades
 FROM wide w JOIN facts f USING (collection, qid)"""
 
 
-def python_values(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
-    """Compute every Python metric of the plan into its column of `wide`."""
-    pa = _arrow(plan)
+def python_values(con: duckdb.DuckDBPyConnection, python: Sequence[PythonMetric]) -> None:
+    """Compute every metric computed in Python (`ResultsPart.python`) into its column of
+    `wide`."""
+    pa = _arrow(python)
     reader = con.sql(_RANKINGS).to_arrow_reader(BATCH_QUERIES)
-    parts = [_batch_values(pa.Table.from_batches([batch]), plan) for batch in reader]
+    parts = [_batch_values(pa.Table.from_batches([batch]), python) for batch in reader]
     if not parts:
         return
     con.register("python_values", pa.concat_tables(parts))
     try:
-        columns = ", ".join(f"m{p.ordinal} = v.m{p.ordinal}" for p in plan.python)
+        columns = ", ".join(f"m{p.ordinal} = v.m{p.ordinal}" for p in python)
         interrupts.checkpoint()
         con.execute(
             f"UPDATE wide SET {columns} FROM python_values v "
@@ -51,12 +54,10 @@ def python_values(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
         con.unregister("python_values")
 
 
-def _batch_values(table: pa.Table, plan: SqlPlan) -> pa.Table:
+def _batch_values(table: pa.Table, python: Sequence[PythonMetric]) -> pa.Table:
     interrupts.checkpoint()
     queries = RankedQueries.from_arrow(table)
-    values = {
-        f"m{p.ordinal}": _values(p.measure, replace(queries, level=p.level)) for p in plan.python
-    }
+    values = {f"m{p.ordinal}": _values(p.measure, replace(queries, level=p.level)) for p in python}
     import pyarrow as pa
 
     keys = {name: table.column(name) for name in ("run", "collection", "qid")}
@@ -81,12 +82,12 @@ def _values(m: ResolvedMeasure, queries: RankedQueries):
     return values
 
 
-def _arrow(plan: SqlPlan):
+def _arrow(python: Sequence[PythonMetric]):
     try:
         import numpy  # noqa: F401
         import pyarrow as pa
     except ImportError:
-        labels = ", ".join(p.measure.label for p in plan.python)
+        labels = ", ".join(p.measure.label for p in python)
         raise PluginError(
             f"{labels} computed in Python need numpy and pyarrow; pip install 'irpipe[arrays]'"
         ) from None

@@ -91,6 +91,7 @@ class Session:
 def _qrels_part(plan: SqlPlan, loaded: LoadedSpec) -> tuple:
     """What the qrels' part of a plan is made of: its qrels (and the digests of the tables that
     hold them) and the statements that do not depend on the runs."""
-    tables = [loaded.tables.get(memory_view(load.path, "qrels")) for load in plan.qrels]
+    tables = [loaded.tables.get(memory_view(load.path, "qrels")) for load in plan.qrels.loads]
     tables = tuple(None if table is None else digest_table(table) for table in tables)
-    return plan.qrels, tables, [*plan.names, *plan.statements]
+    qrels = plan.qrels
+    return qrels.loads, tables, [*qrels.names, *qrels.statements]

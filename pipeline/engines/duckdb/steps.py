@@ -31,62 +31,61 @@ from pipeline.plan.statement import Statement
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.plan.compile import SqlPlan
+    from pipeline.plan.compile import Ranking, ResultsPart, RunsPart
 
 __all__ = ["compute", "fetch_all", "one", "rank", "run_all"]
 
 
 def rank(
     con: duckdb.DuckDBPyConnection,
-    plan: SqlPlan,
+    runs: RunsPart,
     batch: list[Load],
     per_batch: Sequence[Statement] | None = None,
 ) -> None:
     """Rank the loaded `batch` into `wide`, after the plan's per-batch statements (or
     `per_batch`), under one collection at a time if the plan says so, then drop its rows."""
-    run_all(con, plan.per_batch if per_batch is None else per_batch)
-    collections = plan.ranking.collections(batch)
+    run_all(con, runs.per_batch if per_batch is None else per_batch)
+    ranking = runs.ranking
+    collections = ranking.collections(batch)
     if not collections:
-        _rank_rows(con, plan, batch)
+        _rank_rows(con, ranking, batch)
     else:
         run_all(con, [Statement(SET_ASIDE_RUNS)])
         for collection in collections:
             run_all(con, [Statement(ONE_COLLECTION, [collection])])
-            _rank_rows(con, plan, batch)
+            _rank_rows(con, ranking, batch)
         run_all(con, [Statement(PUT_BACK_RUNS)])
-    run_all(con, plan.ranking.after)
+    run_all(con, ranking.after)
 
 
-def _rank_rows(con: duckdb.DuckDBPyConnection, plan: SqlPlan, batch: list[Load]) -> None:
+def _rank_rows(con: duckdb.DuckDBPyConnection, ranking: Ranking, batch: list[Load]) -> None:
     """The batch's rows ranked into `wide`: the dense plan if the test says so, the full plan
     in slices of queries if the batch is large."""
-    test = plan.ranking.test(batch)
-    ranking, full = plan.ranking.chosen(test is not None and one(con, test)[0])
-    bounds = one(con, plan.ranking.slices(batch))[0] if full else []
+    test = ranking.test(batch)
+    chosen, full = ranking.chosen(test is not None and one(con, test)[0])
+    bounds = one(con, ranking.slices(batch))[0] if full else []
     if len(bounds) < 2:
-        run_all(con, [ranking])
+        run_all(con, [chosen])
     else:
         run_all(con, [Statement(SET_ASIDE)])
         for first, after in zip(bounds, [*bounds[1:], None], strict=True):
             last = after is None
-            run_all(
-                con, [Statement(slice_rows(last), [first] if last else [first, after]), ranking]
-            )
+            run_all(con, [Statement(slice_rows(last), [first] if last else [first, after]), chosen])
         run_all(con, [Statement(PUT_BACK)])
 
 
 def compute(
     con: duckdb.DuckDBPyConnection,
-    plan: SqlPlan,
+    results: ResultsPart,
     report: Callable[[str], None] = lambda kind: None,
 ) -> None:
     """Once every batch is ranked: the metrics computed in Python, then the result tables;
     `report` is told which ("Python metrics", "metrics") as each begins."""
-    if plan.python:
+    if results.python:
         report("Python metrics")
-        python_values(con, plan)
+        python_values(con, results.python)
     report("metrics")
-    run_all(con, plan.finish)
+    run_all(con, results.finish)
 
 
 def run_all(con: duckdb.DuckDBPyConnection, statements: Sequence[Statement]) -> None:

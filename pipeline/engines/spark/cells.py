@@ -43,7 +43,7 @@ def count_cells(
     checked by the evaluation: their rows are all good."""
     files, parquet = inputs
     named = {name for pair in pairs for name in pair}
-    loads = [load for load in plan.qrels if load.name in named]
+    loads = [load for load in plan.qrels.loads if load.name in named]
     rows = input_rows(spark, loads, files, parquet).where("ok")
     sets = rows.selectExpr("name AS collection", "qid", "docno", "rel").persist()
     sets.createOrReplaceTempView(VIEW)

@@ -69,7 +69,7 @@ def prepare(
     for `finish`); an InputDataError if the inputs are bad."""
     con.register("shard_results", results)
     try:
-        for statement in [*plan.run_names, *plan.names]:
+        for statement in [*plan.runs.names, *plan.qrels.names]:
             con.execute(statement.sql, statement.params)
         for sql in _DRIVER_TABLES:
             con.execute(sql)
@@ -85,19 +85,20 @@ def finish(
     """The result tables: per-query tables in the DuckDB engine's order, then the aggregates
     from them; or, given the `aggregate` rows computed beside the per-query table (which then
     stays out of the driver: `per_query` is empty), those in the DuckDB engine's order."""
+    curves = bool(plan.results.curves)
     try:
         tables = [("per_query", "metrics")] + (
-            [("curve_per_query", "curve_metrics")] if plan.curves else []
+            [("curve_per_query", "curve_metrics")] if curves else []
         )
         for table, metrics in tables:
             con.execute(_PER_QUERY.format(table=table, rows=_RESULT.format(table), metrics=metrics))
-        aggregates = aggregate_tables(plan.missing_rankings, bool(plan.curves))
+        aggregates = aggregate_tables(plan.runs.missing_rankings, curves)
         if aggregate is not None:
             con.register("spark_aggregate", aggregate)
             con.execute(_AGGREGATE)
             con.unregister("spark_aggregate")
             aggregates = aggregates[1:]  # the curves' are computed here, from their rows
-        for statement in (*aggregates, *plan.outputs):
+        for statement in (*aggregates, *plan.results.outputs):
             con.execute(statement.sql, statement.params)
     finally:
         con.unregister("shard_results")
@@ -128,8 +129,8 @@ def _check(
             f"SELECT metric, run, sum(value)::BIGINT FROM ({_RESULT.format('duplicates')}) GROUP BY ALL"
         ).fetchall()
     )
-    runs = [load for batch in plan.batches for load in batch]
-    for load in plan.qrels:
+    runs = plan.runs.loads
+    for load in plan.qrels.loads:
         _check_lines(load, lines, reporter)
         _check_duplicates(load, duplicates, reporter)
     for load in runs:

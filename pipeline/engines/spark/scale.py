@@ -92,9 +92,9 @@ _COUNTS = {"qid": "CAST(NULL AS STRING) AS qid", "text": "CAST(text AS STRING) A
 
 def _aggregate(con, plan: SqlPlan, loaded: LoadedSpec, rows: DataFrame):
     """The aggregate rows, computed on the workers from each run's per-query rows."""
-    names = [*plan.run_names, *plan.names]
+    names = [*plan.runs.names, *plan.qrels.names]
     positive = [tuple(row) for row in con.execute("SELECT * FROM positive_judgments").fetchall()]
-    missing_rankings = plan.missing_rankings
+    missing_rankings = plan.runs.missing_rankings
 
     def aggregate(batches):
         return aggregate_shard(names, positive, missing_rankings, batches)

@@ -41,7 +41,7 @@ __all__ = [
 #: The rows a shard receives: qrels (`kind` 'qrels', `name` its collection) and runs (`kind`
 #: 'run', `name` the run), each read and checked by `parsed_lines` (`ok` false: a bad line).
 #: A grade travels as a double, exact for every integer grade; the shard's qrels table is typed
-#: by the `grades` setting (`SqlPlan.input_tables`).
+#: by the `grades` setting (`QrelsPart.input_tables`).
 ROW_SCHEMA = (
     "kind string, name string, qid string, docno string, rel double, rank bigint, score double, "
     "ok boolean, subtopic int"
@@ -153,14 +153,14 @@ def _config(plan: SqlPlan, threads: int) -> dict:
 
 
 def _subtopic_collections(plan: SqlPlan) -> list[str]:
-    return [load.name for load in plan.qrels if load.table == "subtopic_qrels"]
+    return [load.name for load in plan.qrels.loads if load.table == "subtopic_qrels"]
 
 
 def _load(con: duckdb.DuckDBPyConnection, plan: SqlPlan, batches: Iterable[pa.RecordBatch]) -> None:
     """The plan's input tables made, then each batch of rows into its table: qrels, subtopic
     qrels (the plan's subtopic collections) or runs."""
     subtopics = _subtopic_collections(plan)
-    for statement in plan.input_tables:
+    for statement in plan.qrels.input_tables:
         con.execute(statement.sql, statement.params)
     for batch in batches:
         con.register("rows", batch)
@@ -187,13 +187,14 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
     _run(con, [max_grades(subtopics)] if subtopics else [])
     _run(con, plan.setup)
     _run(con, [record_queries(), Statement(_PRESENCE)])
-    if plan.unmatched_runs_fail:
-        _unmatched(con, [load.name for batch in plan.batches for load in batch])
+    runs = plan.runs
+    if runs.unmatched_runs_fail:
+        _unmatched(con, [load.name for load in runs.loads])
     missing = (
-        missing_ranking_rows("SELECT DISTINCT run FROM runs") if plan.missing_rankings else None
+        missing_ranking_rows("SELECT DISTINCT run FROM runs") if runs.missing_rankings else None
     )
-    rank(con, plan, [load for batch in plan.batches for load in batch], missing)
-    compute(con, plan)
+    rank(con, runs, runs.loads, missing)
+    compute(con, plan.results)
 
 
 def _unmatched(con: duckdb.DuckDBPyConnection, runs: list[str]) -> None:
@@ -210,8 +211,8 @@ def _unmatched(con: duckdb.DuckDBPyConnection, runs: list[str]) -> None:
 
 
 def _results(plan: SqlPlan) -> str:
-    curves = _CURVES if plan.curves else ""
-    positive = _POSITIVE if plan.per_batch else ""
+    curves = _CURVES if plan.results.curves else ""
+    positive = _POSITIVE if plan.runs.per_batch else ""
     return f"{_RESULTS}\n{curves}\n{positive}"
 
 

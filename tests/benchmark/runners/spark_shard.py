@@ -29,7 +29,7 @@ def _lines(path) -> pa.Table:
 
 def main(spec: str) -> None:
     plan = validate(spec).sql
-    qrels, run = plan.qrels[0], plan.batches[0][0]
+    qrels, run = plan.qrels.loads[0], plan.runs.batches[0][0]
     lines = _lines(run.path)
     started = time.perf_counter()
     names = {file_key(str(load.path)): load.name for load in (qrels, run)}
