@@ -217,7 +217,8 @@ def test_an_overlay_gives_the_values_of_its_sets_merged_by_hand(tmp_path_factory
         "collections": {**files, **{n: {"qrels": q, "num_docs": 100} for n, q in overlays.items()}},
         "runs": {n: {"path": f"{n}.txt", "collection": ["o", "ab", "oo", "cab"]} for n in runs},
         "metrics": OVERLAY_METRICS,
-        "settings": {"missing_queries": "trec_eval_c"},
+        # Random labels may judge none of a run's documents: its values (zeros) are compared too.
+        "settings": {"missing_queries": "trec_eval_c", "unmatched_runs": "allow"},
     }
     rows = evaluate(written(directory / "spec.yaml", spec), write=False).per_query()
     by = {name: [(r, q, m, v) for r, c, q, m, v in rows if c == name] for name in files | overlays}
