@@ -83,7 +83,7 @@ def test_judged_rows_plan_equals_full_plan(
     """Both forms of the judged-rows plan's ranking (judged rows, or every row for a batch whose
     queries are mostly judged) against a spec that needs the full plan."""
     monkeypatch.setattr(
-        "pipeline.plan.compile.mostly_judged", lambda: f"SELECT {dense} AND len(?) > 0, 0"
+        "pipeline.plan.sql_plan.mostly_judged", lambda: f"SELECT {dense} AND len(?) > 0, 0"
     )
     collection = generate(seed)
     fast = _spec(tmp_path, write_spec, collection, SAFE, settings, "fast.yaml")
@@ -119,7 +119,7 @@ def test_a_batch_ranked_in_slices_of_queries_gives_the_same_values(
     collection = generate(seed, queries=30)
     metrics = [*SAFE, *([] if dense else [{"metric": "Unjudged@10"}])]
     path = _spec(tmp_path, write_spec, collection, metrics, SETTINGS[0], "spec.yaml")
-    monkeypatch.setattr("pipeline.plan.compile.mostly_judged", lambda: "SELECT len(?) > 0")
+    monkeypatch.setattr("pipeline.plan.sql_plan.mostly_judged", lambda: "SELECT len(?) > 0")
     whole = _values(path)
     slices = []
     monkeypatch.setattr("pipeline.plan.slices.SLICE_ROWS", 40)
