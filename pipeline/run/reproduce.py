@@ -46,7 +46,9 @@ class Verdict:
     def message(self) -> str:
         """One line for the console."""
         if self.same:
-            return f"{self.output}: the same bytes, evaluated again from its manifest"
+            # A database is compared by its table's rows (its manifest table holds a time)
+            what = "rows" if self.output.suffix.lower() in _DATABASES else "bytes"
+            return f"{self.output}: the same {what}, evaluated again from its manifest"
         return f"{self.output}: evaluated again, it differs: {self.difference}"
 
 
