@@ -73,6 +73,9 @@ class Level:
     #: its text outputs (.csv, .tsv, .jsonl) read a view of the table instead (the agreement's,
     #: `pipeline.judgments.sql.AGREEMENT_TEXT`, which writes its counts as integers)
     text_view: bool = False
+    #: whether writing it reads the per-query table (on Spark, a spec none of whose outputs does
+    #: keeps that table on the workers and aggregates there: `engines/spark/scale.py`)
+    reads_per_query: bool = True
 
     @property
     def is_table(self) -> bool:
@@ -136,10 +139,13 @@ LEVELS: tuple[Level, ...] = (
     Level("query", "table", "one row per query",
           table="per_query", columns=_columns("run collection qid metric value text")),
     Level("aggregate", "table", "one per run and metric",
-          table="aggregate", columns=_columns("run collection metric value n_queries")),
+          table="aggregate", columns=_columns("run collection metric value n_queries"),
+          reads_per_query=False),
     Level("pr_curve", "table", "interpolated precision per run and recall level",
-          columns=_columns("collection run recall precision n_queries"), keys=("recall_levels",)),
-    Level("pr_plot", "plot", "those curves as a plot", keys=("recall_levels",)),
+          columns=_columns("collection run recall precision n_queries"), keys=("recall_levels",),
+          reads_per_query=False),
+    Level("pr_plot", "plot", "those curves as a plot", keys=("recall_levels",),
+          reads_per_query=False),
     Level("diff_plot", "plot",
           "per-query differences of `metric` against the `baseline` run, as a plot",
           keys=("metric", "baseline")),

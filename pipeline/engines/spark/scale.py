@@ -21,6 +21,7 @@ from pipeline.engines.spark.shard import (
     RESULT_SCHEMA,
     aggregate_shard,
 )
+from pipeline.spec.levels import level_of
 
 if TYPE_CHECKING:
     import duckdb
@@ -38,7 +39,7 @@ def needs_per_query(loaded: LoadedSpec) -> bool:
     """Whether something on the driver reads the per-query table (a bootstrap of orderings
     draws queries)."""
     spec = loaded.spec
-    levels = {output.level for output in spec.outputs} - {"aggregate", "pr_curve", "pr_plot"}
+    levels = {o.level for o in spec.outputs if level_of(o.level).reads_per_query}
     drawn = any(entry.bootstrap for entry in (*spec.agreement, *spec.correlation))
     return bool(levels or spec.compare or spec.history or spec.expect or spec.gates or drawn)
 
