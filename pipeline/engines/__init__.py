@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     import duckdb
 
-    from pipeline.plan.compile import SqlPlan
+    from pipeline.plan.sql_plan import SqlPlan
     from pipeline.spec import LoadedSpec
 
 __all__ = ["ENGINES", "Engine", "engine_named", "execute", "with_runtime"]

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import duckdb
 
     from pipeline.measures.resolved import ResolvedMeasure
-    from pipeline.plan.compile import SqlPlan
+    from pipeline.plan.sql_plan import SqlPlan
     from pipeline.run.provenance import Input
     from pipeline.spec import LoadedSpec
 

@@ -1,4 +1,4 @@
-"""Spec + registry -> SqlPlan (its records: `sql_plan.py`, re-exported here): the SQL that loads
+"""Spec + registry -> SqlPlan (its records: `sql_plan.py`): the SQL that loads
 the files and computes every measure. Pure, no I/O.
 
 Each measure declares the derived columns it reads (`Measure.needs`); the compiler builds each once
@@ -52,16 +52,7 @@ from pipeline.plan.tables import (
 )
 from pipeline.spec import LoadedSpec, Settings
 
-__all__ = [
-    "Probe",
-    "PythonMetric",
-    "QrelsPart",
-    "Ranking",
-    "ResultsPart",
-    "RunsPart",
-    "SqlPlan",
-    "compile_plan",
-]
+__all__ = ["compile_plan"]
 
 
 def compile_plan(

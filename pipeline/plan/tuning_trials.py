@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.plan.compile import SqlPlan, compile_plan
+from pipeline.plan.compile import compile_plan
 from pipeline.plan.generated_names import apart_from
 from pipeline.plan.overlays import needed_collections
+from pipeline.plan.sql_plan import SqlPlan
 from pipeline.spec.loader import spec_from_mapping
 
 if TYPE_CHECKING:

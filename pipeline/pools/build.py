@@ -26,7 +26,7 @@ from pipeline.pools.sql import pool_tables, pooled_rows, setup_tables
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.plan.compile import SqlPlan
+    from pipeline.plan.sql_plan import SqlPlan
     from pipeline.spec import LoadedSpec
 
 __all__ = ["finish_pools", "pool_pass", "with_pools"]

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from pipeline.compare.marks import Significance
     from pipeline.engines import Engine
     from pipeline.history import Keeper
-    from pipeline.plan.compile import SqlPlan
+    from pipeline.plan.sql_plan import SqlPlan
     from pipeline.run.tuning import TuningRecord
 
 __all__ = ["Evaluation", "compile_spec", "evaluate", "validate"]

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pipeline.compare.plan import ComparePlan
     from pipeline.judgments.plan import JudgmentsPlan
     from pipeline.measures.resolved import ResolvedMeasure
-    from pipeline.plan.compile import SqlPlan
+    from pipeline.plan.sql_plan import SqlPlan
     from pipeline.plan.tuning_trials import TuningPlan
     from pipeline.pools.plan import PoolPlan
     from pipeline.spec import LoadedSpec

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import duckdb
 
     from pipeline.history import Keeper
-    from pipeline.plan.compile import SqlPlan
+    from pipeline.plan.sql_plan import SqlPlan
     from pipeline.run.evaluation_plan import EvaluationPlan
     from pipeline.spec import LoadedSpec
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     import duckdb
 
     from pipeline.engines import Engine
-    from pipeline.plan.compile import SqlPlan
+    from pipeline.plan.sql_plan import SqlPlan
     from pipeline.plan.tuning_trials import TuningPlan
     from pipeline.run.evaluation_plan import EvaluationPlan
     from pipeline.spec import LoadedSpec

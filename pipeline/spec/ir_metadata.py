@@ -116,8 +116,9 @@ def read_head(path: Path) -> list[bytes] | None:
             return None
         head = HeadLines()
         with handle:
-            while (chunk := handle.read(_CHUNK)) and head(chunk):
-                pass
+            chunk = handle.read(_CHUNK)
+            while chunk and head(chunk):  # until the head ends, or the file does
+                chunk = handle.read(_CHUNK)
     except (OSError, EOFError, lzma.LZMAError):
         # A file that does not decompress has no block to record; reading it says what is wrong
         # with it in the input rules' words (a truncated gzip, a .gz that is not gzip).

@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from pipeline.contract.python_measure import Query
-from pipeline.plan.compile import SqlPlan
+from pipeline.plan.sql_plan import SqlPlan
 from pipeline.synthetic import generate, write_qrels, write_run
 
 __all__ = ["KIT_SHAPE", "NUM_DOCS", "TIES_REVERSED", "Bench", "Values"]

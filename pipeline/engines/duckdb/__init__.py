@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.plan.compile import SqlPlan
+    from pipeline.plan.sql_plan import SqlPlan
     from pipeline.spec import LoadedSpec
 
 __all__ = ["ENGINE", "DuckDBEngine"]

@@ -20,10 +20,10 @@ from pipeline.errors import DuplicateError, InputDataError, PluginError, SpecErr
 from pipeline.plan import input_checks as check
 from pipeline.plan import unmatched_runs as unmatched
 from pipeline.plan.batches import text_size
-from pipeline.plan.compile import RunsPart, SqlPlan
 from pipeline.plan.inputs import Load, insert_lines, problem_lines
 from pipeline.plan.loaded_tables import RUN_TABLES
 from pipeline.plan.qrels_formats import max_grades
+from pipeline.plan.sql_plan import RunsPart, SqlPlan
 from pipeline.plan.table_inputs import is_table_input
 from pipeline.progress import Progress, Step, current
 

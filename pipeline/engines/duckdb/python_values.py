@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from pipeline.measures.resolved import ResolvedMeasure
-    from pipeline.plan.compile import PythonMetric
+    from pipeline.plan.sql_plan import PythonMetric
 
 __all__ = ["BATCH_QUERIES", "python_values"]
 

@@ -23,7 +23,7 @@ from pipeline.plan.table_inputs import memory_view
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.plan.compile import SqlPlan
+    from pipeline.plan.sql_plan import SqlPlan
     from pipeline.spec import LoadedSpec
 
 __all__ = ["Session"]

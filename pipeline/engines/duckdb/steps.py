@@ -31,7 +31,7 @@ from pipeline.plan.statement import Statement
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.plan.compile import Ranking, ResultsPart, RunsPart
+    from pipeline.plan.sql_plan import Ranking, ResultsPart, RunsPart
 
 __all__ = ["compute", "fetch_all", "one", "rank", "run_all"]
 

@@ -22,7 +22,7 @@ from pipeline.plan.judgment_cells import judged_pairs
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.plan.compile import SqlPlan
+    from pipeline.plan.sql_plan import SqlPlan
     from pipeline.spec import LoadedSpec
 
 __all__ = ["ENGINE", "SparkEngine", "describe_input", "execute", "require_pyspark", "spark_version"]

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import duckdb
     from pyspark.sql import SparkSession
 
-    from pipeline.plan.compile import SqlPlan
+    from pipeline.plan.sql_plan import SqlPlan
 
 __all__ = ["count_cells"]
 

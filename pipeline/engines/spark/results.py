@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from pipeline.engines.spark.problems import Reporter
-    from pipeline.plan.compile import SqlPlan
     from pipeline.plan.inputs import Load
+    from pipeline.plan.sql_plan import SqlPlan
 
 __all__ = ["collect", "finish", "prepare"]
 

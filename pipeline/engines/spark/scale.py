@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
     from pipeline.engines.spark.problems import Reporter
-    from pipeline.plan.compile import SqlPlan
     from pipeline.plan.inputs import Load
+    from pipeline.plan.sql_plan import SqlPlan
     from pipeline.spec import LoadedSpec
 
 __all__ = ["needs_per_query", "per_query_at_scale"]

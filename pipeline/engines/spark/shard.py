@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
-    from pipeline.plan.compile import SqlPlan
+    from pipeline.plan.sql_plan import SqlPlan
 
 __all__ = [
     "AGGREGATE_SCHEMA",

@@ -11,7 +11,7 @@ import sys
 
 from pipeline import validate
 from pipeline.engines.duckdb.executor import execute
-from pipeline.plan.compile import Ranking
+from pipeline.plan.sql_plan import Ranking
 from pipeline.plan.statement import Statement
 
 
