@@ -11,8 +11,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pytest
 import yaml
 
+from pipeline.errors import InputDataError
 from pipeline.run.evaluation import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,3 +71,15 @@ def spec_file(path: Path, spec: dict) -> Path:
     """`spec` written as YAML at `path`; returns `path`."""
     path.write_text(yaml.safe_dump(spec, sort_keys=False))
     return path
+
+
+def same_error(path: Path, match: str | None = None) -> InputDataError:
+    """The spec at `path` refused by both engines with the same error, of the same class (and
+    matching `match`, where given): the DuckDB engine's."""
+    refused = []
+    for engine in ("duckdb", "spark"):
+        with pytest.raises(InputDataError, match=match) as raised:
+            evaluate(path, write=False, engine=engine)
+        refused.append(raised.value)
+    assert (type(refused[1]), str(refused[1])) == (type(refused[0]), str(refused[0]))
+    return refused[0]
