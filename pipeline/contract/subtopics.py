@@ -79,10 +79,10 @@ def relevant_table(level: int | float) -> str:
 
 def summed_in_order(term: str, order: str) -> str:
     """SQL aggregate: the sum of `term` over the group's rows, added one by one in `order` (a
-    column), as ndeval adds: DuckDB's sum adds in the order rows arrive, which threads change
-    (and it drops an ORDER BY as irrelevant to a sum), so its last bits could change between
-    two runs of the same spec."""
-    return f"list_reduce(list({term} ORDER BY {order}), lambda a, b: a + b)"
+    column), as ndeval adds: DuckDB's sum adds in the order rows arrive, which threads change,
+    unless given an order (as the compiler gives every plain sum of a measure:
+    `pipeline.plan.in_order`)."""
+    return f"sum({term} ORDER BY {order})"
 
 
 def novelty_factor(alpha: float) -> str:
