@@ -7,7 +7,18 @@ from them, so that no string ever reaches SQL text unquoted.
 
 from __future__ import annotations
 
-__all__ = ["quote_identifier"]
+from dataclasses import dataclass, field
+
+__all__ = ["Statement", "quote_identifier"]
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One SQL statement and its bound parameters (never spliced into its text): what every part
+    of a plan holds and an engine runs."""
+
+    sql: str
+    params: list = field(default_factory=list)
 
 
 def quote_identifier(name: str) -> str:

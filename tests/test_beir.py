@@ -17,7 +17,7 @@ from conftest import snapshot
 from test_user_errors import DATA_ERROR, SPEC_ERROR, irpipe
 
 from pipeline import evaluate
-from pipeline.plan.qrels_formats import recognised
+from pipeline.inputs.recognise import recognised
 from pipeline.synthetic import generate, write_beir_qrels, write_qrels, write_run
 
 # Every family: counts, ranks, cutoffs, graded gains, the ideal ranking, judged-only rankings,
@@ -89,7 +89,7 @@ def test_a_spec_reads_named_and_recognised_beir_qrels_alike(judged, tmp_path):
 
 def test_compiling_reads_no_qrels_file_and_validating_recognises_it(judged, monkeypatch):
     """The plan is compiled from the spec alone; the data's validation looks at the first line."""
-    import pipeline.plan.qrels_formats as formats
+    import pipeline.inputs.recognise as formats
     from pipeline.run.preflight import compile_spec, validate
 
     spec = judged / "recognised.yaml"

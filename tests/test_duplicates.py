@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from pipeline.errors import DuplicateError
-from pipeline.plan import input_checks as validation
+from pipeline.inputs import checks as validation
 from pipeline.run.evaluation import evaluate
 
 # TREC's Federal Register docnos (FR941202-0-00043): 16 bytes, among which DuckDB's string hash

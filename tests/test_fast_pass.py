@@ -12,9 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline import InputDataError
+from pipeline.inputs.format import Load
+from pipeline.inputs.formats import run_format
+from pipeline.inputs.loaded_tables import INPUT_TABLES
+from pipeline.inputs.text_lines import insert_lines
 from pipeline.plan.batches import BATCH_BYTES, batched
-from pipeline.plan.inputs import Load, insert_lines, run_format
-from pipeline.plan.loaded_tables import INPUT_TABLES
 from pipeline.run.evaluation import evaluate
 
 FIELDS = ["7", "Q0", "doc-1", "3", "2.5e-1", "tag"]

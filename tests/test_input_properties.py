@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from pipeline import InputDataError, synthetic
 from pipeline.cli import main
 from pipeline.engines.duckdb.executor import load_files
-from pipeline.plan.inputs import Load, qrels_format, run_format
-from pipeline.plan.loaded_tables import INPUT_TABLES
+from pipeline.inputs.format import Load
+from pipeline.inputs.formats import qrels_format, run_format
+from pipeline.inputs.loaded_tables import INPUT_TABLES
 
 # Bytes that matter to a TREC reader: separators, line ends, comments, signs, number syntax, NUL,
 # and bytes that are not UTF-8.
@@ -120,7 +121,7 @@ def lenient_values(tmp: Path, fields: list[str], qrels: bool) -> list:
     path = tmp / "file.txt"
     if qrels:
         path.write_text("".join(f"1 0 d{i} {f}\n" for i, f in enumerate(fields)))
-        load, column, table = Load(path, "c", qrels_format("lenient")), "rel", "qrels"
+        load, column, table = Load(path, "c", qrels_format(None, "lenient")), "rel", "qrels"
     else:
         path.write_text("".join(f"1 Q0 d{i} 1 {f} t\n" for i, f in enumerate(fields)))
         load, column, table = Load(path, "r", run_format("lenient"), ("c",)), "score", "run_rows"

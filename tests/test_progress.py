@@ -473,7 +473,7 @@ SLOW_RANKING = """
 import sys
 from pipeline.engines.duckdb import executor
 from pipeline.engines.duckdb.steps import run_all
-from pipeline.plan.statement import Statement
+from pipeline.sql import Statement
 rank = executor.rank
 def slow(con, runs, batch, per_batch=None):
     run_all(con, [Statement("SELECT count(*) FROM range(20_000_000_000) t(i) WHERE i % 7 = 3")])

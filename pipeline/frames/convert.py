@@ -1,4 +1,4 @@
-"""Any input a notebook holds, as the Arrow table irpipe reads (`pipeline.plan.table_inputs`).
+"""Any input a notebook holds, as the Arrow table irpipe reads (`pipeline.inputs.table_rows`).
 
 A path stays a path (read as a file is). A pandas or polars frame (a LazyFrame is collected), a
 pyarrow table, an Arrow stream, a DuckDB relation, a dict by query (`{qid: {docno: score}}`,

@@ -17,16 +17,19 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from pipeline.engines.duckdb.session import Session
 from pipeline.errors import SpecError
 from pipeline.frames.convert import by_query, check_columns, is_path, table_of
 from pipeline.frames.irds import irds_table, is_irds
+from pipeline.inputs.table_rows import MEMORY, memory_view
 from pipeline.notebook.results import Results
-from pipeline.plan.table_inputs import MEMORY, memory_view
 from pipeline.run.evaluation import evaluate as evaluate_spec
 from pipeline.run.evaluation_plan import EvaluationPlan
 from pipeline.run.preflight import validate
 from pipeline.spec.loader import LoadedSpec, spec_from_mapping
+from pipeline.spec.settings import Settings
 
 __all__ = ["Evaluator", "Results", "evaluate"]
 
@@ -280,9 +283,17 @@ def _run_name(value: Any, index: int) -> str:
 def _reader(settings: Mapping[str, Any] | None, columns: Mapping[str, str] | None):
     """`table_of` with the call's column names, taking a run's ranks alone under `ordering:
     rank`, and decimal grades under `grades: real`."""
-    ranked = (settings or {}).get("ordering") == "rank"
-    grades = "real" if (settings or {}).get("grades") == "real" else "integer"
-    return partial(table_of, columns=columns, ranked=ranked, grades=grades)
+    typed = _settings(settings)
+    return partial(table_of, columns=columns, ranked=typed.ordering == "rank", grades=typed.grades)
+
+
+def _settings(settings: Mapping[str, Any] | None) -> Settings:
+    """The call's settings as the spec reads them; the defaults where they are not valid (the
+    spec's validation then says why, naming the key)."""
+    try:
+        return Settings.model_validate(dict(settings or {}))
+    except ValidationError:
+        return Settings()
 
 
 def _input(value: Any, argument: str, name: str, tables: dict, read) -> str:

@@ -18,8 +18,8 @@ from pipeline.compare.marks import report_table
 from pipeline.errors import SpecError
 from pipeline.formatting import format_value
 from pipeline.frames.irds import is_irds
+from pipeline.inputs.table_rows import MEMORY, memory_view
 from pipeline.outputs.targets import TO_SPEC_HEADER, Kept, Written, check_written
-from pipeline.plan.table_inputs import MEMORY, memory_view
 
 if TYPE_CHECKING:
     from pipeline.checks import CheckResult

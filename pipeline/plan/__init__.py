@@ -1,5 +1,5 @@
 """The SQL plan: a validated spec and its measures compiled into the SQL that loads the inputs
-(`inputs`, `input_checks`, `batches`), ranks every run once (`ranking`), computes every measure
+(`pipeline.inputs` says how; `batches` groups the runs), ranks every run once (`ranking`), computes every measure
 (`measure_sql` in `compile`; the tables around the ranking in `tables`, the result tables in
 `per_query`) and builds the tables outputs read (`output_tables`, and the `output_jobs` that
 write them). Pure: it builds statements and reads no data; `irpipe compile` prints it.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.plan.inputs import Load
+from pipeline.inputs.format import Load
 
 __all__ = ["BATCH_BYTES", "GZIP_RATIO", "batched", "text_size"]
 

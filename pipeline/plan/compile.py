@@ -19,18 +19,18 @@ from functools import partial
 from pathlib import Path
 
 from pipeline.contract.python_measure import PythonMeasure
+from pipeline.inputs.format import Load
+from pipeline.inputs.formats import qrels_format, run_format
+from pipeline.inputs.loaded_tables import input_tables
 from pipeline.measures.resolve import columns_of
 from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.plan.batches import batched
 from pipeline.plan.fusion import Fusion, fusion_statement, kept_rows, with_fusions
-from pipeline.plan.inputs import Load, run_format
-from pipeline.plan.loaded_tables import input_tables
 from pipeline.plan.measure_sql import CompiledMeasures, compile_measures
 from pipeline.plan.missing_rankings import MISSING_RANKING_ROWS
 from pipeline.plan.output_tables import curve_names, output_table, output_tables
 from pipeline.plan.overlays import overlay_statements
 from pipeline.plan.per_query import per_query_options, result_tables
-from pipeline.plan.qrels_formats import named_format
 from pipeline.plan.ranking import ordering, ranked_sql
 from pipeline.plan.sql_plan import (
     Probe,
@@ -41,7 +41,6 @@ from pipeline.plan.sql_plan import (
     RunsPart,
     SqlPlan,
 )
-from pipeline.plan.statement import Statement
 from pipeline.plan.tables import (
     name_tables,
     probes,
@@ -51,6 +50,7 @@ from pipeline.plan.tables import (
     wide_sql,
 )
 from pipeline.spec import LoadedSpec, Settings
+from pipeline.sql import Statement
 
 __all__ = ["compile_plan"]
 
@@ -127,7 +127,7 @@ def _qrels(loaded: LoadedSpec) -> list[Load]:
     an overlay's qrels are built from its sets' once they are loaded, `overlays`)."""
     spec, settings = loaded.spec, loaded.spec.settings
     return [
-        Load(c.qrels_file, name, named_format(c.format, settings.input, settings.grades))
+        Load(c.qrels_file, name, qrels_format(c.format, settings.input, settings.grades))
         for name, c in spec.collections.items()
         if c.qrels_file is not None
     ]

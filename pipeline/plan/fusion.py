@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from pipeline.inputs.format import Load
 from pipeline.plan.in_order import aggregates_in_order
-from pipeline.plan.inputs import Load
 from pipeline.plan.ranking import SortKey, order_by
-from pipeline.plan.statement import Statement
 from pipeline.spec.fusion import FUSION_METHODS
+from pipeline.sql import Statement
 
 __all__ = ["Fusion", "QueryWeights", "fusion_statement", "kept_rows", "with_fusions"]
 

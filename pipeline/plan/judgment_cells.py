@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pipeline.plan.statement import Statement
+from pipeline.sql import Statement
 
 __all__ = ["CELLS_TABLE", "cells_statement", "judged_pairs"]
 

@@ -11,7 +11,7 @@ every history's cache keys.
 
 from __future__ import annotations
 
-from pipeline.plan.statement import Statement
+from pipeline.sql import Statement
 
 __all__ = [
     "MISSING_RANKING_DOCNO",

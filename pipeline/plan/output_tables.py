@@ -19,10 +19,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from pipeline.errors import SpecError
-from pipeline.plan.statement import Statement
 from pipeline.plan.tables import values_table
 from pipeline.spec.base import did_you_mean
 from pipeline.spec.outputs import CURVE_LEVELS, DIFF_LEVELS, PER_RUN_LEVELS, run_files
+from pipeline.sql import Statement
 
 if TYPE_CHECKING:
     from pipeline.measures.registry import Registry

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.plan.statement import Statement
+from pipeline.sql import Statement
 
 if TYPE_CHECKING:
     from pipeline.spec import Spec

@@ -18,7 +18,7 @@ from pipeline.contract.columns import Requirements
 from pipeline.plan.measure_sql import CompiledMeasure, CompiledMeasures, typed
 from pipeline.plan.missing_rankings import MISSING_RANKING_FLAG, reset_missing_ranking
 from pipeline.plan.ranking import ranking_length, select_list
-from pipeline.plan.statement import Statement
+from pipeline.sql import Statement
 
 if TYPE_CHECKING:
     from pipeline.spec import Settings

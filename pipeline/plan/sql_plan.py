@@ -8,15 +8,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
+from pipeline.inputs.format import Load
+from pipeline.inputs.loaded_tables import RUN_ROWS
 from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.plan.batches import batched
 from pipeline.plan.fusion import Fusion, with_fusions
-from pipeline.plan.inputs import Load
-from pipeline.plan.loaded_tables import RUN_ROWS
 from pipeline.plan.ranking import mostly_judged
 from pipeline.plan.slices import slice_bounds
 from pipeline.plan.sql_text import plan_text
-from pipeline.plan.statement import Statement
+from pipeline.sql import Statement
 
 __all__ = [
     "Probe",

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.plan.inputs import Load, insert_lines
-from pipeline.plan.qrels_formats import max_grades
+from pipeline.inputs.format import Load
+from pipeline.inputs.formats import after_loading
+from pipeline.inputs.table_rows import insert_rows, is_table_input, table_columns
+from pipeline.inputs.text_lines import insert_lines
 from pipeline.plan.slices import (
     ONE_COLLECTION,
     PUT_BACK,
@@ -17,8 +19,7 @@ from pipeline.plan.slices import (
     SLICE_ROWS,
     slice_rows,
 )
-from pipeline.plan.statement import Statement
-from pipeline.plan.table_inputs import TABLE_COLUMNS, insert_rows, is_table_input
+from pipeline.sql import Statement
 
 if TYPE_CHECKING:
     from pipeline.plan.sql_plan import Ranking, SqlPlan
@@ -31,8 +32,7 @@ def plan_text(plan: SqlPlan) -> str:
     qrels, runs, results = plan.qrels, plan.runs, plan.results
     parts = [_show(s) for s in qrels.input_tables]
     parts += [_show_load([load]) for load in qrels.loads]
-    subtopics = [load.name for load in qrels.loads if load.table == "subtopic_qrels"]
-    parts += [_show(max_grades(subtopics))] if subtopics else []
+    parts += [_show(s) for s in after_loading(qrels.loads)]
     parts += [_show(s) for s in plan.setup]
     for batch in runs.batches:
         parts += [_show_load(batch), *(_show(s) for s in runs.fusing(batch))]
@@ -89,7 +89,7 @@ def _show_load(loads: list[Load]) -> str:
     texts = [load for load in loads if not is_table_input(load.path)]
     shown = []
     if tables:  # every column shown; a run without a rank column reads NULL for it
-        columns = [set(TABLE_COLUMNS[load.table]) for load in tables]
+        columns = [set(table_columns(load)) for load in tables]
         shown.append(f"-- the table inputs:\n{_show(insert_rows(tables, columns))}")
     if texts:
         shown.append(_show(insert_lines(texts)))

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pipeline.contract.columns import Requirements, grade_literal
 from pipeline.contract.needs import level_tag
 from pipeline.contract.subtopics import SubtopicIdeal, SubtopicNeed, novelty_factor, relevant_table
-from pipeline.plan.statement import Statement
+from pipeline.sql import Statement
 
 __all__ = ["facts_with_subtopics", "ideal_sql", "ranking_columns", "ranking_ctes", "setup"]
 

@@ -18,7 +18,7 @@ from pipeline.plan.in_order import aggregates_in_order
 from pipeline.plan.measure_sql import typed
 from pipeline.plan.missing_rankings import MISSING_RANKINGS_TABLE, POSITIVE_JUDGMENTS
 from pipeline.plan.ranking import select_list
-from pipeline.plan.statement import Statement
+from pipeline.sql import Statement
 
 if TYPE_CHECKING:
     from pipeline.measures.resolved import ResolvedMeasure

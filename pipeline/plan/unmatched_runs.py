@@ -16,10 +16,10 @@ makes anyway; the examples are read only for a run found unmatched. Pure: SQL bu
 
 from __future__ import annotations
 
-from pipeline.plan.input_checks import input_name
-from pipeline.plan.inputs import Load
-from pipeline.plan.statement import Statement
-from pipeline.plan.table_inputs import MEMORY
+from pipeline.inputs.checks import input_name
+from pipeline.inputs.format import Load
+from pipeline.inputs.table_rows import MEMORY
+from pipeline.sql import Statement
 
 __all__ = [
     "EXAMPLES",

@@ -13,15 +13,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.errors import InputDataError
+from pipeline.inputs.format import Load
+from pipeline.inputs.formats import qrels_format, run_format
+from pipeline.inputs.loaded_tables import RUN_ROWS, input_tables
 from pipeline.plan.batches import batched
-from pipeline.plan.inputs import Load, run_format
-from pipeline.plan.loaded_tables import RUN_ROWS, input_tables
 from pipeline.plan.overlays import needed_collections, overlay_statements
-from pipeline.plan.qrels_formats import format_of
 from pipeline.plan.ranking import ordering
-from pipeline.plan.statement import Statement
 from pipeline.pools.plan import PoolPlan
 from pipeline.pools.sql import pool_tables, pooled_rows, setup_tables
+from pipeline.sql import Statement
 
 if TYPE_CHECKING:
     import duckdb
@@ -49,7 +49,8 @@ def with_pools(plan: SqlPlan, loaded: LoadedSpec, plans: list[PoolPlan]) -> SqlP
 
 def pool_pass(loaded: LoadedSpec, plans: list[PoolPlan], sizes: dict[Path, int]):
     """A connection holding the pooled rows of every pooled run and the pools' qrels (where the
-    collection has them), read batch by batch; nothing is evaluated."""
+    collection has them), read batch by batch; nothing is evaluated. `loaded` knows its qrels'
+    formats (the preflight's `with_qrels_formats`)."""
     from pipeline.engines.duckdb.executor import connection, load_files
     from pipeline.engines.duckdb.steps import run_all
 
@@ -60,9 +61,7 @@ def pool_pass(loaded: LoadedSpec, plans: list[PoolPlan], sizes: dict[Path, int])
     for name in needed_collections(loaded.spec, pooled):  # an overlay's sets, too
         collection = loaded.spec.collections[name]
         if collection.qrels_file is not None:
-            fmt = format_of(
-                collection.qrels_file, collection.format, settings.input, settings.grades
-            )
+            fmt = qrels_format(collection.format, settings.input, settings.grades)
             load_files(con, [Load(collection.qrels_file, name, fmt)])
     run_all(con, overlay_statements(loaded.spec, pooled))
     setup, per_batch = _statements(loaded, plans)
@@ -101,7 +100,7 @@ def _exclude(con: duckdb.DuckDBPyConnection, loaded: LoadedSpec, plan: PoolPlan)
         return
     name = plan.excluded_as
     settings = loaded.spec.settings
-    fmt = format_of(plan.exclude, None, settings.input, settings.grades)
+    fmt = qrels_format(loaded.formats.get(str(plan.exclude)), settings.input, settings.grades)
     load_files(con, [Load(plan.exclude, name, fmt)])
     run_all(con, [
         Statement("INSERT INTO excluded SELECT ?, qid, docno FROM qrels WHERE collection = ?",

@@ -14,10 +14,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pipeline.contract.columns import grade_literal
-from pipeline.plan.statement import Statement
 from pipeline.plan.tables import values_table
 from pipeline.pools.plan import PoolPlan
 from pipeline.spec import Collection, LoadedSpec, Run
+from pipeline.sql import Statement
 
 if TYPE_CHECKING:
     import duckdb

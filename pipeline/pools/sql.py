@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from pipeline.contract.columns import grade_literal
 from pipeline.plan.ranking import order_by
-from pipeline.plan.statement import Statement
 from pipeline.plan.tables import values_table
 from pipeline.pools.plan import RRF_K, PoolPlan
+from pipeline.sql import Statement
 
 __all__ = ["pool_tables", "pooled_rows", "setup_tables"]
 

@@ -14,7 +14,7 @@ from pipeline.outputs import write_outputs
 from pipeline.pools import finish_pools, pool_outputs, pool_pass, pool_plans
 from pipeline.pools.plan import PoolPlan
 from pipeline.run.evaluation import evaluate
-from pipeline.run.preflight import check_pool_inputs
+from pipeline.run.preflight import check_pool_inputs, with_qrels_formats
 from pipeline.run.provenance import inputs_of, now, record_metrics
 from pipeline.spec import LoadedSpec, load_spec
 
@@ -70,6 +70,7 @@ def _shown(path: Path) -> str:
 def build_pools(spec: str | Path | LoadedSpec, write: bool = True) -> Pooled:
     """Build every pool of the spec and write the pools' outputs (`irpipe pool`)."""
     loaded = spec if isinstance(spec, LoadedSpec) else load_spec(spec)
+    loaded = with_qrels_formats(loaded)  # before any file is read: the formats it shows
     metrics = resolve_metrics(loaded, get_registry())
     plans = pool_plans(loaded, metrics)
     if not plans:

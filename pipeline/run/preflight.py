@@ -12,6 +12,9 @@ from pathlib import Path
 
 from pipeline.errors import SpecError
 from pipeline.frames.irds import irds_table, is_irds
+from pipeline.inputs.recognise import recognised
+from pipeline.inputs.table_rows import MEMORY, memory_view
+from pipeline.inputs.trec_qrels import NAME as TREC
 from pipeline.measures.registry import Registry, get_registry
 from pipeline.measures.resolve import check_needs, resolve_metric, resolve_metrics
 from pipeline.measures.resolved import ResolvedMeasure
@@ -23,8 +26,6 @@ from pipeline.plan.output_tables import (
     output_table,
     per_run_table,
 )
-from pipeline.plan.qrels_formats import recognised
-from pipeline.plan.table_inputs import MEMORY, memory_view
 from pipeline.run.evaluation_plan import EvaluationPlan, OutputJob
 from pipeline.run.sections import (
     checks_plan,
@@ -148,18 +149,22 @@ def with_datasets(loaded: LoadedSpec) -> LoadedSpec:
 
 def with_qrels_formats(loaded: LoadedSpec) -> LoadedSpec:
     """The spec with each collection that names no qrels format given the one its file's first
-    line shows (`beir` for a BEIR header): read here, with the data, so that compiling the plan
-    reads no file (`irpipe compile` shows such a file as TREC's unless `format: beir` is given)."""
+    line shows (`beir` for a BEIR header), and each pool's `exclude` qrels theirs (in
+    `loaded.formats`): read here, with the data, so that compiling the plan and building pools
+    read no file (`irpipe compile` shows such a file as TREC's unless its format is given)."""
     collections = loaded.spec.collections
-    found = {
-        name: c.model_copy(update={"format": "beir"})
+    shown = {
+        name: c.model_copy(update={"format": found})
         for name, c in collections.items()
-        if c.format is None and c.qrels_file is not None and recognised(c.qrels_file) == "beir"
-    }
-    if not found:
+        if c.format is None and c.qrels_file is not None
+        and (found := recognised(c.qrels_file)) != TREC
+    }  # fmt: skip
+    excluded = [p.exclude for p in loaded.spec.pools.values() if p.exclude is not None]
+    formats = {str(path): recognised(path) for path in excluded}
+    if not shown and not formats:
         return loaded
-    spec = loaded.spec.model_copy(update={"collections": {**collections, **found}})
-    return replace(loaded, spec=spec)
+    spec = loaded.spec.model_copy(update={"collections": {**collections, **shown}})
+    return replace(loaded, spec=spec, formats={**loaded.formats, **formats})
 
 
 def _inputs(spec) -> list[tuple[tuple, object, str]]:

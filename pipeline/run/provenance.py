@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from pipeline._version import __version__
 from pipeline.digest import digest_file, digest_table, digest_text
 from pipeline.formatting import finite
-from pipeline.plan.table_inputs import memory_view
+from pipeline.inputs.table_rows import memory_view
 from pipeline.spec import ir_metadata
 
 if TYPE_CHECKING:

@@ -31,8 +31,11 @@ class LoadedSpec:
     path: Path
     sha256: str
     lines: dict[tuple, int] = field(default_factory=dict, compare=False)
-    #: Arrow tables by the name the engine registers them under (`table_inputs.memory_view`)
+    #: Arrow tables by the name the engine registers them under (`table_rows.memory_view`)
     tables: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: the qrels format a pool's `exclude` file shows in its first line, by its path as text (the
+    #: preflight's `with_qrels_formats`; a collection's is written into the spec itself)
+    formats: dict[str, str] = field(default_factory=dict, compare=False)
 
     def where(self, *key: str | int) -> str:
         """`file:line: dotted.key` for messages about a key of this spec."""

@@ -21,6 +21,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from pipeline.inputs.formats import QRELS_FORMATS
 from pipeline.spec import judgment_sets
 from pipeline.spec.base import StrictModel, at_key, resolve_path, string_or_mapping
 from pipeline.spec.checks import Expect, Gate, StatisticGate, gate_kind
@@ -99,7 +100,7 @@ class Collection(StrictModel):
         "[NAME, ...]}, other collections' qrels overlaid (the first set's label where it has "
         "one); absent before judging: its runs can be pooled (`pools`), not evaluated",
     )
-    format: Literal["trec", "beir", "subtopics"] | None = Field(
+    format: Literal[QRELS_FORMATS] | None = Field(  # type: ignore[valid-type]
         None,
         description="how the qrels file is read: trec (qid iter docno rel), beir (BEIR's and "
         "MTEB's TSV: a header line query-id corpus-id score, then one judgment a line) or "

@@ -17,14 +17,15 @@ from pipeline.engines.duckdb.read_errors import first_line, reading
 from pipeline.engines.duckdb.steps import compute, fetch_all, one, rank, run_all
 from pipeline.engines.duckdb.table_loads import insert_tables, report_bad_rows, report_duplicates
 from pipeline.errors import DuplicateError, InputDataError, PluginError, SpecError
-from pipeline.plan import input_checks as check
+from pipeline.inputs import checks as check
+from pipeline.inputs.format import Load
+from pipeline.inputs.formats import after_loading
+from pipeline.inputs.loaded_tables import RUN_TABLES
+from pipeline.inputs.table_rows import is_table_input
+from pipeline.inputs.text_lines import insert_lines, problem_lines
 from pipeline.plan import unmatched_runs as unmatched
 from pipeline.plan.batches import text_size
-from pipeline.plan.inputs import Load, insert_lines, problem_lines
-from pipeline.plan.loaded_tables import RUN_TABLES
-from pipeline.plan.qrels_formats import max_grades
 from pipeline.plan.sql_plan import RunsPart, SqlPlan
-from pipeline.plan.table_inputs import is_table_input
 from pipeline.progress import Progress, Step, current
 
 __all__ = ["connect", "connection", "execute", "execute_runs", "load_files", "prepare"]
@@ -229,15 +230,13 @@ def _out_of_memory(plan: SqlPlan, message: str) -> str:
 
 def load_files(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
     """One pass over every file at once, reporting a file with bad lines; then the file-level
-    checks; subtopic qrels then give `qrels` their documents' highest
-    grades. A problem is reported for the first file (in spec order) that has one, as if the
+    checks; then what the files' formats run once they are loaded (`after_loading`: subtopic
+    qrels give `qrels` their documents' highest grades). A problem is reported for the first file (in spec order) that has one, as if the
     files had been loaded one by one."""
     _insert_lines(con, loads)
     _check_lines(con, loads)
     _check_duplicates(con, loads)
-    subtopics = [load.name for load in loads if load.table == "subtopic_qrels"]
-    if subtopics:  # every measure but the diversity ones reads each document's highest grade
-        run_all(con, [max_grades(subtopics)])
+    run_all(con, after_loading(loads))
 
 
 def _check_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:

@@ -10,8 +10,8 @@ from contextlib import contextmanager
 import duckdb
 
 from pipeline.errors import InputDataError
-from pipeline.plan.inputs import Load
-from pipeline.plan.table_inputs import is_registered, is_table_input, not_parquet_message
+from pipeline.inputs.format import Load
+from pipeline.inputs.table_rows import is_registered, is_table_input, not_parquet_message
 
 __all__ = [
     "first_line",

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.digest import digest_table
 from pipeline.engines.duckdb.executor import connect, execute_runs, prepare
-from pipeline.plan.table_inputs import memory_view
+from pipeline.inputs.table_rows import memory_view
 
 if TYPE_CHECKING:
     import duckdb

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from pipeline import interrupts
 from pipeline.engines.duckdb.python_values import python_values
-from pipeline.plan.inputs import Load
+from pipeline.inputs.format import Load
 from pipeline.plan.slices import (
     ONE_COLLECTION,
     PUT_BACK,
@@ -26,7 +26,7 @@ from pipeline.plan.slices import (
     SET_ASIDE_RUNS,
     slice_rows,
 )
-from pipeline.plan.statement import Statement
+from pipeline.sql import Statement
 
 if TYPE_CHECKING:
     import duckdb

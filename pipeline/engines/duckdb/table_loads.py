@@ -1,5 +1,5 @@
 """Table inputs on the DuckDB engine: Parquet files and the Python door's frames (registered on
-the connection as Arrow), read by `pipeline.plan.table_inputs`' SQL into the same tables as text,
+the connection as Arrow), read by `pipeline.inputs.table_rows`' SQL into the same tables as text,
 with the same checks and reports naming the input and the row."""
 
 from __future__ import annotations
@@ -8,39 +8,33 @@ from typing import TYPE_CHECKING
 
 from pipeline.engines.duckdb.steps import fetch_all, run_all
 from pipeline.errors import DuplicateError, InputDataError
-from pipeline.plan import input_checks as check
-from pipeline.plan.statement import Statement
-from pipeline.plan.table_inputs import (
-    TABLE_COLUMNS,
+from pipeline.inputs import checks as check
+from pipeline.inputs.table_rows import (
     column_types,
     duplicate_rows,
     id_type_problem,
     insert_rows,
     problem_rows,
 )
+from pipeline.sql import Statement
 
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.plan.inputs import Load
+    from pipeline.inputs.format import Load
 
 __all__ = ["insert_tables", "report_bad_rows", "report_duplicates"]
-
-
-#: how messages name a table input of subtopic qrels
-_KINDS = {"subtopic_qrels": "subtopic qrels (format: subtopics)"}
 
 
 def _columns(con: duckdb.DuckDBPyConnection, load: Load) -> set[str]:
     """The input's columns; InputDataError naming the ones its table needs and lacks, or an id
     column of a type that is neither text nor integers."""
     found = dict(fetch_all(con, column_types(load)))
-    wanted = [c for c in TABLE_COLUMNS[load.table] if c != "rank"]
+    wanted = [c.name for c in load.format.loaded.columns if not c.optional]
     missing = [c for c in wanted if c not in found]
     if missing:
-        kind = _KINDS.get(load.table, load.format.kind)
         raise InputDataError(
-            f"{check.input_name(load)}: a {kind} table needs the columns {', '.join(wanted)}; "
+            f"{check.input_name(load)}: a {load.format.described} table needs the columns {', '.join(wanted)}; "
             f"missing: {', '.join(missing)} (found: {', '.join(found)})"
         )
     _check_ids(load, found)
@@ -83,10 +77,4 @@ def report_duplicates(con: duckdb.DuckDBPyConnection, load: Load) -> None:
     """DuplicateError naming the pairs a table input holds twice, by row."""
     columns = _columns(con, load)
     found = fetch_all(con, duplicate_rows(load, columns, check.MAX_REPORTED))
-    message = check.duplicates_message(load, found)
-    if load.table == "qrels" and "subtopic" in columns:
-        message += (
-            f"\nhint: the table has a subtopic column: for subtopic qrels, set "
-            f"collections.{load.name}.format: subtopics"
-        )
-    raise DuplicateError(message)
+    raise DuplicateError(check.duplicate_rows_message(load, found, columns))

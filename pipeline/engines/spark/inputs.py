@@ -17,17 +17,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
-from pipeline.engines.spark.shard import ROW_SCHEMA, typed
+from pipeline.engines.spark.shard import ROW_SCHEMA, SPARK_TYPES, typed
 from pipeline.errors import InputDataError, SpecError
-from pipeline.plan.inputs import Format, Load, parsed_lines
-from pipeline.plan.table_inputs import cast_sql, id_type_problem, not_parquet_message
+from pipeline.inputs.format import Format, Load
+from pipeline.inputs.row_stream import padded, stream_columns
+from pipeline.inputs.table_rows import cast_sql, id_type_problem, not_parquet_message
+from pipeline.inputs.text_lines import parsed_lines
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
 __all__ = [
-    "PARQUET_COLUMNS",
     "file_key",
     "files_of",
     "input_rows",
@@ -37,23 +38,13 @@ __all__ = [
     "uri_of",
 ]
 
-#: The columns a Parquet input must have, and their types once read (grades: see `parquet_columns`)
-PARQUET_COLUMNS = {
-    "qrels": {"qid": "string", "docno": "string", "rel": "int"},
-    "subtopic_qrels": {"qid": "string", "docno": "string", "rel": "int", "subtopic": "int"},
-    "run_rows": {"qid": "string", "docno": "string", "score": "double"},
-}
-#: the type of a Parquet input's grades once read, under each `grades` setting
-_GRADES = {"integer": "int", "real": "double"}
-
 
 def parquet_columns(load: Load) -> dict[str, str]:
-    """The columns the load's Parquet input must have, and their types once read: a grade by
-    the `grades` setting its format reads under."""
-    columns = dict(PARQUET_COLUMNS[load.table])
-    if "rel" in columns:
-        columns["rel"] = _GRADES[load.format.grades]
-    return columns
+    """The columns the load's Parquet input must have (its table's, but the optional ones), and
+    their Spark types once read: a grade by the `grades` setting its format reads under."""
+    table, grades = load.format.loaded, load.format.grades
+    optional = {c.name for c in table.columns if c.optional}
+    return {c: SPARK_TYPES[t] for c, t in table.typed(grades).items() if c not in optional}
 
 
 def uri_of(path: Path | str) -> str:
@@ -159,12 +150,8 @@ def parse_lines(
     import duckdb
 
     con = duckdb.connect(config={"threads": 1})
-    rel = "rel" if kind == "qrels" else "NULL::DOUBLE"
-    rank, score = ("NULL::BIGINT", "NULL::DOUBLE") if kind == "qrels" else ("rank", "score")
-    subtopic = "subtopic" if fmt.table == "subtopic_qrels" else "NULL::INTEGER"
     source = "(SELECT ?::VARCHAR AS kind, n.name, l.line FROM lines l JOIN names n USING (file))"
-    sql = f"""SELECT kind, name, qid, docno, {rel} AS rel, {rank} AS rank, {score} AS score, ok,
-            {subtopic} AS subtopic
+    sql = f"""SELECT kind, name, {", ".join(padded(fmt.loaded))}, ok
         FROM ({parsed_lines(source, fmt, "kind, name")})"""
     try:
         for batch in batches:
@@ -222,31 +209,22 @@ def _cause(exc: Exception) -> str:
 
 
 def _parquet_rows(spark: SparkSession, load: Load) -> DataFrame:
+    """A Parquet input's rows in the stream's columns, each checked as DuckDB's table reader
+    checks it: every column its table needs read, a double finite, a natural number not
+    negative."""
     from pyspark.sql.functions import lit
 
     frame = _parquet_frame(spark, load)
-    wanted = parquet_columns(load)
-    typed = {c: cast_sql(c, t) for c, t in wanted.items()}
-    run = load.table == "run_rows"
-    rank = "try_cast(rank AS BIGINT)" if "rank" in frame.columns else "CAST(NULL AS BIGINT)"
-    columns = {
-        "qid": typed["qid"],
-        "docno": typed["docno"],
-        "rel": "CAST(NULL AS DOUBLE)" if run else f"CAST({typed['rel']} AS DOUBLE)",
-        "rank": rank if run else "CAST(NULL AS BIGINT)",
-        "score": typed["score"] if run else "CAST(NULL AS DOUBLE)",
-        "subtopic": typed.get("subtopic", "CAST(NULL AS INT)"),
-    }
-    frame = frame.selectExpr(*(f"{e} AS {c}" for c, e in columns.items()))
-    ok = " AND ".join(f"{c} IS NOT NULL" for c in wanted)
-    finite = "score" if run else "rel" if load.format.grades == "real" else None
-    if finite:  # as the text reader: a score (a real grade) is a finite number
-        ok += f" AND NOT isnan({finite}) AND abs({finite}) < double('inf')"
-    if "subtopic" in wanted:  # as DuckDB's table reader: a subtopic is a natural number
-        ok += " AND subtopic >= 0"
-    ordered = [c for c in columns if c != "subtopic"]
-    return frame.selectExpr("*", f"coalesce({ok}, false) AS ok").select(
-        lit(_kind(load)).alias("kind"), lit(load.name).alias("name"), *ordered, "ok", "subtopic"
+    table, wanted = load.format.loaded, parquet_columns(load)
+    given = {c: cast_sql(c, t) for c, t in wanted.items()}
+    given |= {c.name: f"try_cast({c.name} AS {SPARK_TYPES[c.type]})" for c in table.columns
+              if c.optional and c.name in frame.columns}  # fmt: skip
+    frame = frame.selectExpr(*padded(table, given, SPARK_TYPES))
+    ok = [f"{c} IS NOT NULL" for c in wanted]
+    ok += [f"NOT isnan({c}) AND abs({c}) < double('inf')" for c in table.finite(load.format.grades)]
+    ok += [f"{c} >= 0" for c in table.natural()]
+    return frame.selectExpr("*", f"coalesce({' AND '.join(ok)}, false) AS ok").select(
+        lit(_kind(load)).alias("kind"), lit(load.name).alias("name"), *stream_columns(), "ok"
     )
 
 

@@ -3,7 +3,7 @@
 Bad lines and duplicates are found by counting on the shards, where line numbers are unknown
 (Spark splits files without counting lines). Once a file is known to be bad, its files are read
 again, each numbered in order (`zipWithIndex`), and the first problems are reported in the DuckDB
-engine's words (`pipeline.plan.input_checks`): the file, the line, the problem and the line's text. A
+engine's words (`pipeline.inputs.checks`): the file, the line, the problem and the line's text. A
 Parquet input has rows, not lines: its bad rows are shown by their values.
 """
 
@@ -15,25 +15,32 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.engines.spark.inputs import files_of, parquet_columns, uri_of
-from pipeline.engines.spark.shard import typed
-from pipeline.plan import input_checks as check
-from pipeline.plan.inputs import parsed_lines
-from pipeline.plan.number_fields import REAL_GRADES_HINT
-from pipeline.plan.table_inputs import cast_sql, identity
+from pipeline.engines.spark.shard import SPARK_TYPES, typed
+from pipeline.inputs import checks as check
+from pipeline.inputs.row_stream import IDENTITY, STREAM_COLUMNS, padded, stream_columns
+from pipeline.inputs.rules import REAL_GRADES_HINT
+from pipeline.inputs.table_rows import cast_sql
+from pipeline.inputs.text_lines import parsed_lines
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-    from pipeline.plan.inputs import Format, Load
+    from pipeline.inputs.format import Format, Load
 
 __all__ = ["Reporter"]
 
-_NUMBERED = "line_no bigint, qid string, docno string, subtopic int, ok boolean, problem string"
+# A numbered line's columns: what names a line in reports (the stream's identity columns).
+_IDS = [c for c in stream_columns() if c in IDENTITY]
+_NUMBERED = (
+    "line_no bigint, "
+    + "".join(f"{c} {SPARK_TYPES[STREAM_COLUMNS[c]]}, " for c in _IDS)
+    + "ok boolean, problem string"
+)
 
 
 class Reporter:
-    """The messages about one bad input (`load`), as `pipeline.plan.input_checks` words them."""
+    """The messages about one bad input (`load`), as `pipeline.inputs.checks` words them."""
 
     def __init__(self, spark: SparkSession, load: Load, parquet: bool) -> None:
         self.spark, self.load, self.parquet = spark, load, parquet
@@ -120,16 +127,15 @@ class Reporter:
             f"WHEN {cast_sql(c, t)} IS NULL THEN '{c} must be {_TYPES[t]}, found ' || coalesce(CAST({c} AS STRING), 'null'){_hint(c, t)}"
             for c, t in wanted.items()
         ]
-        finite = "score" if self.load.table == "run_rows" else "rel"
-        if wanted[finite] == "double":
-            what = "the score" if finite == "score" else "the relevance grade"
-            problems.append(
-                f"WHEN isnan({finite}) OR abs({finite}) = double('inf') THEN '{what} must be a finite number, found ' || {finite}"
-            )
-        if "subtopic" in wanted:  # as the DuckDB engine's table reader
-            problems.append(
-                "WHEN subtopic < 0 THEN 'the subtopic must be a non-negative integer, found ' || subtopic"
-            )
+        table = self.load.format.loaded
+        problems += [
+            f"WHEN isnan({c}) OR abs({c}) = double('inf') THEN '{table.said(c)} must be a finite number, found ' || {c}"
+            for c in table.finite(self.load.format.grades)
+        ]  # as the DuckDB engine's table reader
+        problems += [
+            f"WHEN {c} < 0 THEN '{table.said(c)} must be a non-negative integer, found ' || {c}"
+            for c in table.natural()
+        ]
         explained = frame.selectExpr("*", f"CASE {' '.join(problems)} END AS problem")
         found = explained.filter("problem IS NOT NULL").limit(check.MAX_REPORTED).collect()
         lines = [f"{self.load.path}: a row {_row(r, wanted)}: {r.problem}" for r in found]
@@ -140,7 +146,7 @@ class Reporter:
 
     def _duplicate_rows(self, total: int) -> str:
         frame = self.spark.read.parquet(uri_of(self.load.path))
-        pairs = frame.groupBy(*identity(self.load.table).split(", ")).count().filter("count > 1")
+        pairs = frame.groupBy(*self.load.format.loaded.identity).count().filter("count > 1")
         found = pairs.orderBy("qid", "docno").limit(check.MAX_REPORTED).collect()
         lines = [
             f"{self.load.path}: query {r.qid!r} has document {r.docno!r}"
@@ -181,8 +187,10 @@ def _explain(batches: Iterator[pa.RecordBatch], fmt: Format) -> Iterator[pa.Reco
     import duckdb
 
     con = duckdb.connect(config={"threads": 1})
-    subtopic = "subtopic" if fmt.table == "subtopic_qrels" else "NULL::INTEGER AS subtopic"
-    sql = f"SELECT line, line_no, qid, docno, {subtopic}, ok, problem FROM ({parsed_lines('lines', fmt, 'line, line_no', explain=True)})"
+    ids = ", ".join(
+        e for c, e in zip(stream_columns(), padded(fmt.loaded), strict=True) if c in _IDS
+    )
+    sql = f"SELECT line, line_no, {ids}, ok, problem FROM ({parsed_lines('lines', fmt, 'line, line_no', explain=True)})"
     try:
         for batch in batches:
             con.register("lines", batch)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pipeline.errors import DuplicateError, InputDataError
-from pipeline.plan import input_checks as check
+from pipeline.inputs import checks as check
 from pipeline.plan.per_query import aggregate_tables
 from pipeline.plan.unmatched_runs import unmatched_message
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from pipeline.engines.spark.problems import Reporter
-    from pipeline.plan.inputs import Load
+    from pipeline.inputs.format import Load
     from pipeline.plan.sql_plan import SqlPlan
 
 __all__ = ["collect", "finish", "prepare"]

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
     from pipeline.engines.spark.problems import Reporter
-    from pipeline.plan.inputs import Load
+    from pipeline.inputs.format import Load
     from pipeline.plan.sql_plan import SqlPlan
     from pipeline.spec import LoadedSpec
 

@@ -16,11 +16,12 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from pipeline.engines.duckdb.steps import compute, rank
-from pipeline.plan.input_checks import record_queries
+from pipeline.inputs.checks import record_queries
+from pipeline.inputs.formats import after_loading
+from pipeline.inputs.row_stream import IDENTITY, STREAM_COLUMNS, checked_rows, into_tables
 from pipeline.plan.missing_rankings import missing_ranking_rows
-from pipeline.plan.qrels_formats import max_grades
-from pipeline.plan.statement import Statement
 from pipeline.plan.unmatched_runs import MATCHED_SQL, examples, unmatched_sql
+from pipeline.sql import Statement
 
 if TYPE_CHECKING:
     import duckdb
@@ -33,19 +34,20 @@ __all__ = [
     "PER_QUERY_SCHEMA",
     "RESULT_SCHEMA",
     "ROW_SCHEMA",
+    "SPARK_TYPES",
     "aggregate_shard",
     "evaluate_shard",
     "typed",
 ]
 
-#: The rows a shard receives: qrels (`kind` 'qrels', `name` its collection) and runs (`kind`
-#: 'run', `name` the run), each read and checked by `parsed_lines` (`ok` false: a bad line).
-#: A grade travels as a double, exact for every integer grade; the shard's qrels table is typed
-#: by the `grades` setting (`QrelsPart.input_tables`).
-ROW_SCHEMA = (
-    "kind string, name string, qid string, docno string, rel double, rank bigint, score double, "
-    "ok boolean, subtopic int"
-)
+#: Spark's name of each DuckDB type a row's column has
+SPARK_TYPES = {"VARCHAR": "string", "DOUBLE": "double", "INTEGER": "int", "BIGINT": "bigint",
+               "BOOLEAN": "boolean"}  # fmt: skip
+#: The rows a shard receives, every input's in one stream (`pipeline.inputs.row_stream`): qrels
+#: (`kind` 'qrels', `name` its collection) and runs (`kind` 'run', `name` the run), each read
+#: and checked by `parsed_lines` (`ok` false: a bad line). The shard's tables are typed by the
+#: `grades` setting (`QrelsPart.input_tables`).
+ROW_SCHEMA = ", ".join(f"{c} {SPARK_TYPES[t]}" for c, t in STREAM_COLUMNS.items())
 #: What a shard returns, one long table: `tbl` says what a row is (see `_RESULTS`).
 RESULT_SCHEMA = (
     "tbl string, run string, collection string, qid string, metric string, value double, "
@@ -76,31 +78,19 @@ def typed(reader: Iterable[pa.RecordBatch], schema: str) -> Iterator[pa.RecordBa
         )
 
 
-# Qrels rows go to `qrels`, or to `subtopic_qrels` for the collections bound (subtopic qrels).
-_LOAD = [
-    "INSERT INTO qrels SELECT name, qid, docno, rel, ok FROM rows "
-    "WHERE kind = 'qrels' AND NOT list_contains(?, name)",
-    "INSERT INTO subtopic_qrels SELECT name, qid, docno, rel, subtopic, ok FROM rows "
-    "WHERE kind = 'qrels' AND list_contains(?, name)",
-    "INSERT INTO run_rows SELECT name, qid, docno, rank, score, ok FROM rows WHERE kind = 'run'",
-]
-_QRELS_ROWS = """(SELECT collection, qid, docno, NULL AS subtopic, ok FROM qrels
-      UNION ALL SELECT collection, qid, docno, subtopic, ok FROM subtopic_qrels)"""
+_ROWS = checked_rows()  # every loaded table's: (kind, name, identity, ok)
 # Per file: its lines and bad lines; per (file, qid): documents listed twice (once per subtopic in
 # subtopic qrels). Read before the bad rows are dropped, so that the driver can report them as
 # the DuckDB engine would.
 _CHECKS = f"""
 SELECT 'lines' AS tbl, name AS run, NULL AS collection, NULL AS qid, kind AS metric,
     count(*)::DOUBLE AS value, count(*) FILTER (WHERE NOT ok)::VARCHAR AS text
-FROM (SELECT 'qrels' AS kind, collection AS name, ok FROM {_QRELS_ROWS}
-      UNION ALL SELECT 'run', run, ok FROM run_rows)
+FROM {_ROWS}
 GROUP BY kind, name
 UNION ALL
 SELECT 'duplicates', name, NULL, NULL, kind, count(*)::DOUBLE, NULL FROM (
-    SELECT 'qrels' AS kind, collection AS name FROM {_QRELS_ROWS} WHERE ok
-    GROUP BY collection, qid, subtopic, docno HAVING count(*) > 1
-    UNION ALL
-    SELECT 'run', run FROM run_rows WHERE ok GROUP BY run, qid, docno HAVING count(*) > 1)
+    SELECT kind, name FROM {_ROWS} WHERE ok
+    GROUP BY kind, name, {", ".join(IDENTITY)} HAVING count(*) > 1)
 GROUP BY kind, name"""
 # Which qrels queries each run lacks (of any collection it is evaluated under), and how many it
 # shares with each collection's qrels: taken as the runs are loaded, before trec_eval -c's
@@ -152,39 +142,28 @@ def _config(plan: SqlPlan, threads: int) -> dict:
     return config
 
 
-def _subtopic_collections(plan: SqlPlan) -> list[str]:
-    return [load.name for load in plan.qrels.loads if load.table == "subtopic_qrels"]
-
-
 def _load(con: duckdb.DuckDBPyConnection, plan: SqlPlan, batches: Iterable[pa.RecordBatch]) -> None:
-    """The plan's input tables made, then each batch of rows into its table: qrels, subtopic
-    qrels (the plan's subtopic collections) or runs."""
-    subtopics = _subtopic_collections(plan)
-    for statement in plan.qrels.input_tables:
-        con.execute(statement.sql, statement.params)
+    """The plan's input tables made, then each batch of rows into its input's table."""
+    _run(con, plan.qrels.input_tables)
+    into = into_tables([*plan.qrels.loads, *plan.runs.loads])
     for batch in batches:
         con.register("rows", batch)
-        for sql in _LOAD:
-            con.execute(sql, [subtopics] if "?" in sql else [])
+        _run(con, into)
         con.unregister("rows")
 
 
 def _all_good(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether every row read well; otherwise the evaluation is not worth it: the driver stops."""
-    [(bad,)] = con.execute(
-        f"SELECT count(*) FROM (SELECT ok FROM {_QRELS_ROWS} UNION ALL SELECT ok FROM run_rows) "
-        "WHERE NOT ok"
-    ).fetchall()
+    [(bad,)] = con.execute(f"SELECT count(*) FROM {_ROWS} WHERE NOT ok").fetchall()
     return bad == 0
 
 
 def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
     """The DuckDB engine's steps (`pipeline.engines.duckdb.steps`), for one batch holding every
     run; trec_eval -c's missing rankings for what each run lacks of the shard's queries, rows
-    or not (a run may have no row in a shard). Subtopic qrels first give `qrels` their
-    documents' highest grades, as the DuckDB engine's loading does."""
-    subtopics = _subtopic_collections(plan)
-    _run(con, [max_grades(subtopics)] if subtopics else [])
+    or not (a run may have no row in a shard). First what the qrels' formats run once loaded
+    (`after_loading`), as the DuckDB engine's loading does."""
+    _run(con, after_loading(plan.qrels.loads))
     _run(con, plan.setup)
     _run(con, [record_queries(), Statement(_PRESENCE)])
     runs = plan.runs

@@ -12,7 +12,7 @@ import sys
 from pipeline import validate
 from pipeline.engines.duckdb.executor import execute
 from pipeline.plan.sql_plan import Ranking
-from pipeline.plan.statement import Statement
+from pipeline.sql import Statement
 
 
 def main(spec: str) -> None:

@@ -1,117 +1,37 @@
-"""TREC qrels and run files -> DuckDB tables, with explicit column types and the input rules.
+"""Text inputs (plain or gzip-compressed) read line by line by DuckDB, each line split into its
+fields `f` as trec_eval splits it and checked by its format's rules; every text format reads here.
 
-Readers are pure: they return SQL (with bound parameters) and `execute` runs it. Files are read by
-DuckDB line by line (plain or gzip-compressed) in up to two steps:
+Readers are pure: they return SQL (with bound parameters) and an engine runs it, in up to two steps:
   read      every file of a batch in one statement (`insert_lines`): one parallel pass that splits
             each line on any run of C whitespace and marks the lines that break a rule
   problems  only for a file with such a line: number its lines and report the first few.
 Lines that are blank or whose first non-blank character is '#' are skipped. What a line must hold is
-a list of `Rule`s over its fields `f` (configs/REFERENCE.md, "Input rules"): the `strict` mode rejects numbers that
-are not plainly numbers; `lenient` reads them as trec_eval's C `atof`/`atol` do ("1,5" is 1).
-Grades are integers, or finite decimals under the `grades: real` setting (read as scores are):
-`number_fields` reads the number fields.
+its format's list of `Rule`s over the fields (configs/REFERENCE.md, "Input rules"; the number fields
+are `rules`'). The Spark engine reads lines on its workers by `parsed_lines`, so that a line means
+and fails exactly as here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.plan.number_fields import (
-    Rule,
-    atol,
-    grade_field,
-    integer_rules,
-    number,
-    number_rules,
-    quoted,
-)
-from pipeline.plan.statement import Statement
-from pipeline.sql import quote_identifier
+from pipeline.inputs.format import Format, Load
+from pipeline.inputs.rules import Rule
+from pipeline.sql import Statement, quote_identifier
 
 __all__ = [
     "INPUT_MODES",
-    "Format",
-    "Load",
-    "Rule",
-    "SUBTOPIC_FIELDS",
+    "field_count",
     "insert_lines",
-    "problem_lines",
-    "qrels_format",
-    "run_format",
+    "literal_path",
     "numbered_lines",
     "parsed_lines",
-    "field_count",
-    "integer_rules",
-    "text_format",
-    "atol",
-    "quoted",
+    "problem_lines",
+    "text_rules",
 ]
 
 INPUT_MODES = ("strict", "lenient")
 
-
-@dataclass(frozen=True)
-class Format:
-    """How one kind of file is read: the table it fills, the column naming the file's rows
-    (`key`), the SQL of its columns over the fields `f`, and the rules a line must pass."""
-
-    table: str
-    key: str
-    select: str
-    rules: tuple[Rule, ...]
-    #: the field holding the docno (a BEIR line has no `iter` field before it)
-    docno: str = "f[3]"
-    #: SQL over `line`: a line skipped besides blank and comment ones (a BEIR header)
-    skip: str = "false"
-    #: the `grades` setting a qrels format reads its grades under (`GRADE_TYPES`)
-    grades: str = "integer"
-
-    @property
-    def kind(self) -> str:
-        """What the file is, as messages and registered tables name it: "qrels" or "run"."""
-        return "run" if self.table == "run_rows" else "qrels"
-
-    @property
-    def skipped(self) -> str:
-        """Predicate over `line`: the line holds no data."""
-        return f"{_SKIP} OR {self.skip}"
-
-    @property
-    def bad(self) -> str:
-        """Predicate over `line`, `cut` and `f`: the line breaks a rule (an implied rule's lines
-        are found by another)."""
-        tested = [rule for rule in self.rules if not rule.implied]
-        return "coalesce(" + " OR ".join(f"({r.bad})" for r in tested) + ", true)"
-
-
-@dataclass(frozen=True)
-class Load:
-    """One file to load into its format's table, its rows marked `name` in the column `key`.
-
-    A run's `collections` name the collections whose qrels it is evaluated against (its rows
-    are loaded once, whatever their number); a qrels file has none.
-    """
-
-    path: Path
-    name: str
-    format: Format
-    collections: tuple[str, ...] = ()
-
-    @property
-    def table(self) -> str:
-        """The table the file is loaded into."""
-        return self.format.table
-
-    @property
-    def key(self) -> str:
-        """The column that names the file's rows (`collection` or `run`)."""
-        return self.format.key
-
-
-QRELS_FIELDS = "qid iter docno rel"
-RUN_FIELDS = "qid Q0 docno rank score tag"
-SUBTOPIC_FIELDS = "qid subtopic docno grade"  # ndeval's qrels
 
 # A line is everything up to its end: the delimiter is the control character 0x1F, which text never
 # holds. In the loading passes a line that does hold it has a second column, `cut`, and is reported
@@ -126,7 +46,6 @@ _CUT = "CASE WHEN contains(line, chr(31)) THEN '' END"
 _READ_NUMBERED = f"read_csv(?, columns = {{'line': 'VARCHAR'}}, delim = chr(30), {_OPTIONS})"
 _READ_DATA = f"""read_csv(?, columns = {{'line': 'VARCHAR', 'cut': 'VARCHAR'}}, delim = chr(31),
                     {_OPTIONS}, nullstr = chr(30) || chr(29) || chr(28))"""
-_SKIP = "line IS NULL OR regexp_matches(line, '^[ \\t\\v\\f]*(#|$)')"
 # C's isspace (and so trec_eval) separates fields by spaces, tabs, \v and \f. A line whose
 # separators are single spaces or tabs is split as it is; other lines (runs of separators, \v,
 # \f, leading or trailing ones) are split at every separator and their empty fields dropped: in
@@ -145,27 +64,6 @@ def _split(rows: str) -> str:
     spaced = f"SELECT *, {_TABS} AS spaced FROM ({rows})"
     split = f"SELECT *, string_split(spaced, ' ') AS split FROM ({spaced})"
     return f"SELECT *, {_FIELDS} AS f FROM ({split})"
-
-
-def qrels_format(mode: str = "strict", grades: str = "integer") -> Format:
-    """How a qrels file (qid iter docno rel) is read into `qrels`, under its collection's name."""
-    rel, rel_rules = grade_field("f[4]", mode, grades)
-    rules = [field_count("<>", 4, QRELS_FIELDS), *rel_rules]
-    return text_format("qrels", "collection", f"f[1], f[3], {rel}", rules, grades=grades)
-
-
-def run_format(mode: str = "strict", use_rank: bool = False) -> Format:
-    """How a run file (qid Q0 docno rank score tag) is read into `run_rows`, under its run's name.
-
-    The rank field is checked only when it orders the list (`use_rank`); trec_eval ignores it.
-    """
-    strict = mode == "strict"
-    rank = "TRY_CAST(f[4] AS BIGINT)" if strict else atol("f[4]", "BIGINT")
-    score = number("f[5]", strict)
-    rules = [field_count("<", 6, RUN_FIELDS), *number_rules("f[5]", score, "the score", strict)]
-    if use_rank:
-        rules += integer_rules("f[4]", rank, "the rank (settings.ordering: rank)", strict)
-    return text_format("run_rows", "run", f"f[1], f[3], {rank}, {score}", rules)
 
 
 def insert_lines(loads: list[Load]) -> Statement:
@@ -195,7 +93,7 @@ def parsed_lines(source: str, fmt: Format, columns: str, explain: bool = False) 
     `fmt`'s columns (`qid, docno, rel` or `qid, docno, rank, score`), `ok`, and with `explain`
     the `problem` of a bad line. The Spark engine reads lines this way on its workers, so that
     a line means and fails exactly as in `insert_lines` and `problem_lines`."""
-    names = _COLUMN_NAMES[fmt.table]
+    names = ", ".join(c.name for c in fmt.loaded.columns)
     why = " ".join(f"WHEN {r.bad} THEN {r.problem}" for r in fmt.rules)
     problem = (
         f", CASE WHEN NOT ({fmt.bad}) THEN NULL {why} ELSE 'unreadable' END" if explain else ""
@@ -203,13 +101,6 @@ def parsed_lines(source: str, fmt: Format, columns: str, explain: bool = False) 
     lines = _split(f"SELECT *, {_CUT} AS cut FROM {source} WHERE NOT ({fmt.skipped})")
     return f"""SELECT * FROM (SELECT {columns}, {fmt.select}, NOT {fmt.bad}{problem} FROM ({lines}))
         AS t({columns}, {names}, ok{", problem" if explain else ""})"""
-
-
-_COLUMN_NAMES = {
-    "qrels": "qid, docno, rel",
-    "subtopic_qrels": "qid, docno, rel, subtopic",
-    "run_rows": "qid, docno, rank, score",
-}
 
 
 def numbered_lines(fmt: Format) -> str:
@@ -243,14 +134,6 @@ _UNIT_SEPARATOR = Rule(
 )
 
 
-def text_format(
-    table: str,
-    key: str,
-    select: str,
-    rules: list[Rule],
-    docno: str = "f[3]",
-    skip: str = "false",
-    grades: str = "integer",
-) -> Format:
-    """A text format: `rules` after the ones every text file obeys (text, no 0x1F)."""
-    return Format(table, key, select, (_NUL, _UNIT_SEPARATOR, *rules), docno, skip, grades)
+def text_rules(*rules: Rule) -> tuple[Rule, ...]:
+    """A text format's rules: `rules` after the ones every text file obeys (text, no 0x1F)."""
+    return (_NUL, _UNIT_SEPARATOR, *rules)

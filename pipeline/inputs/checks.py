@@ -10,11 +10,13 @@ statement over the loaded table for the whole batch. The reports with line numbe
 
 from __future__ import annotations
 
-from pipeline.plan.inputs import SUBTOPIC_FIELDS, Load, literal_path, numbered_lines
-from pipeline.plan.number_fields import REAL_GRADES_HINT
-from pipeline.plan.statement import Statement
-from pipeline.plan.table_inputs import MEMORY, identity, is_table_input
-from pipeline.sql import quote_identifier
+from pipeline.inputs import subtopics, trec_qrels
+from pipeline.inputs.format import Load
+from pipeline.inputs.loaded_tables import LOADED_TABLES
+from pipeline.inputs.rules import REAL_GRADES_HINT
+from pipeline.inputs.table_rows import MEMORY, identity, is_table_input
+from pipeline.inputs.text_lines import literal_path, numbered_lines
+from pipeline.sql import Statement, quote_identifier
 
 __all__ = [
     "MAX_REPORTED",
@@ -23,6 +25,7 @@ __all__ = [
     "colliding_hashes",
     "duplicated_files",
     "duplicates",
+    "duplicate_rows_message",
     "duplicates_message",
     "empty_message",
     "no_shared_queries_message",
@@ -57,7 +60,7 @@ def _hash(key: str, table: str) -> str:
     """A 32-bit hash of a row's (name, qid, docno) (and subtopic: `identity`): half the memory
     of DuckDB's 64-bit one to sort, and no weaker here, where every collision is checked exactly
     anyway."""
-    return f"(hash({key}, {identity(table)}) >> 32)::UINTEGER"
+    return f"(hash({key}, {identity(LOADED_TABLES[table])}) >> 32)::UINTEGER"
 
 
 def colliding_hashes(loads: list[Load]) -> Statement:
@@ -82,7 +85,7 @@ def duplicated_files(loads: list[Load], hashes: list[int]) -> Statement:
     key, rows = _of_batch(loads)
     table = loads[0].table
     sql = f"""SELECT DISTINCT {key} FROM (
-        SELECT {key}, {identity(table)} {rows} AND {_hash(key, table)} IN (SELECT unnest(?::UINTEGER[]))
+        SELECT {key}, {identity(LOADED_TABLES[table])} {rows} AND {_hash(key, table)} IN (SELECT unnest(?::UINTEGER[]))
         GROUP BY ALL HAVING count(*) > 1)"""
     return Statement(sql, [[load.name for load in loads], hashes])
 
@@ -91,7 +94,7 @@ def duplicates(load: Load) -> Statement:
     """The first duplicate (qid, docno) pairs (subtopic qrels: (qid, subtopic, docno)), each
     with its line numbers, how many there are, and a detail: the subtopic (subtopic qrels), or
     how many second fields the lines have (qrels: more than one, and they are subtopics)."""
-    key, fmt = identity(load.table), load.format
+    key, fmt = identity(load.format.loaded), load.format
     subtopic = "subtopic" in key
     on = " AND TRY_CAST(n.f[2] AS INTEGER) = d.subtopic" if subtopic else ""
     detail = (
@@ -240,13 +243,25 @@ def duplicates_message(load: Load, rows: list[tuple]) -> str:
     return "\n".join(lines)
 
 
+def duplicate_rows_message(load: Load, rows: list[tuple], columns: set[str]) -> str:
+    """`duplicates_message` for a table input with the `columns`: one of TREC qrels with a
+    subtopic column says which format reads it."""
+    message = duplicates_message(load, rows)
+    if load.format.name == trec_qrels.NAME and "subtopic" in columns:
+        message += (
+            "\nhint: the table has a subtopic column: for subtopic qrels, set "
+            f"collections.{load.name}.format: {subtopics.NAME}"
+        )
+    return message
+
+
 def _subtopics_message(load: Load, rows: list[tuple]) -> str:
     """TREC qrels whose repeated (qid, docno) pairs differ in the second field: ndeval's."""
     qid, docno, numbers, *_ = next(row for row in rows if (row[4] or 0) > 1)
     return (
         f"{load.path}:{numbers[0]}: query {qid!r} has document {docno!r} again on line "
         f"{numbers[1]} with another second field: these look like subtopic qrels (ndeval's "
-        f"{SUBTOPIC_FIELDS}); set collections.{load.name}.format: subtopics"
+        f"{subtopics.FIELDS}); set collections.{load.name}.format: {subtopics.NAME}"
     )
 
 

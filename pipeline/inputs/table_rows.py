@@ -15,14 +15,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pipeline.plan.inputs import Load, literal_path
-from pipeline.plan.number_fields import GRADE_TYPES, REAL_GRADES_HINT
-from pipeline.plan.statement import Statement
-from pipeline.sql import quote_identifier
+from pipeline.inputs.format import Load
+from pipeline.inputs.loaded_tables import GRADE, LoadedTable
+from pipeline.inputs.rules import REAL_GRADES_HINT
+from pipeline.inputs.text_lines import literal_path
+from pipeline.sql import Statement, quote_identifier
 
 __all__ = [
     "MEMORY",
-    "TABLE_COLUMNS",
     "cast_sql",
     "column_types",
     "duplicate_rows",
@@ -41,48 +41,18 @@ __all__ = [
 MEMORY = "memory://"
 #: the prefix of an ir_datasets id (`pipeline.frames.irds`), read in Python and registered
 IRDS = "irds:"
-#: each table's columns and their types (grades integers: see `table_columns`); a run's `rank`
-#: may be missing
-TABLE_COLUMNS = {
-    "qrels": {"qid": "VARCHAR", "docno": "VARCHAR", "rel": "INTEGER"},
-    "subtopic_qrels": {
-        "qid": "VARCHAR",
-        "docno": "VARCHAR",
-        "rel": "INTEGER",
-        "subtopic": "INTEGER",
-    },
-    "run_rows": {"qid": "VARCHAR", "docno": "VARCHAR", "rank": "BIGINT", "score": "DOUBLE"},
-}
 #: the types an id column may have, as DuckDB and Spark name them: text and integers
 _ID_TYPES = {
     "varchar", "string", "tinyint", "smallint", "int", "integer", "bigint", "hugeint",
     "utinyint", "usmallint", "uinteger", "ubigint", "uhugeint",
 }  # fmt: skip
-_IDS = [
-    ("qid IS NULL", "the qid is missing (or not text or an integer)"),
-    ("docno IS NULL", "the docno is missing (or not text or an integer)"),
-]
-#: why a row's grade is bad, under each `grades` setting
-_GRADES = {
-    "integer": [
-        ("rel IS NULL", f"the relevance grade is missing or not an integer{REAL_GRADES_HINT}"),
-    ],
-    "real": [
-        ("rel IS NULL", "the relevance grade is missing or not a number"),
-        ("NOT isfinite(rel)", "the relevance grade must be a finite number"),
-    ],
+#: why a value of each type is not read, as a row's report says
+_NOT_READ = {
+    "VARCHAR": "is missing (or not text or an integer)",
+    "INTEGER": "is missing or not an integer",
+    "BIGINT": "is missing or not an integer",
+    "DOUBLE": "is missing or not a number",
 }
-#: why a row of subtopic qrels is bad beyond its ids and grade
-_SUBTOPIC = [
-    ("subtopic IS NULL", "the subtopic is missing or not an integer"),
-    ("subtopic < 0", "the subtopic must be a non-negative integer"),
-]
-#: why a run's row is bad, in the order the report names the first one that applies
-_RUN_PROBLEMS = [
-    *_IDS,
-    ("score IS NULL", "the score is missing or not a number"),
-    ("NOT isfinite(score)", "the score must be a finite number"),
-]
 
 
 def is_registered(path: Path | str) -> bool:
@@ -143,31 +113,38 @@ def id_type_problem(where: str, column: str, type_name: str) -> str | None:
 
 
 def table_columns(load: Load) -> dict[str, str]:
-    """The columns of the load's table and their types: `TABLE_COLUMNS`, a grade typed by the
-    `grades` setting its format reads under."""
-    columns = dict(TABLE_COLUMNS[load.table])
-    if "rel" in columns:
-        columns["rel"] = GRADE_TYPES[load.format.grades]
-    return columns
+    """The columns of the load's table and their types, a grade's by the `grades` setting its
+    format reads under."""
+    return load.format.loaded.typed(load.format.grades)
 
 
 def _problems(load: Load) -> list[tuple[str, str]]:
     """Why a row of the load's table is bad, in the order the report names the first one that
-    applies: a grade by the `grades` setting its format reads under."""
-    if load.table == "run_rows":
-        return _RUN_PROBLEMS
-    subtopic = _SUBTOPIC if load.table == "subtopic_qrels" else []
-    return [*_IDS, *_GRADES[load.format.grades], *subtopic]
+    applies: per column its table needs, not read (a grade by the `grades` setting its format
+    reads under), not finite (a double), negative (a natural number)."""
+    table, grades = load.format.loaded, load.format.grades
+    found = []
+    for column in table.columns:
+        name, kind, said = column.name, table_columns(load)[column.name], table.said(column.name)
+        if column.optional:
+            continue
+        hint = REAL_GRADES_HINT if column.type == GRADE and kind != "DOUBLE" else ""
+        found.append((f"{name} IS NULL", f"{said} {_NOT_READ[kind]}{hint}"))
+        if name in table.finite(grades):
+            found.append((f"NOT isfinite({name})", f"{said} must be a finite number"))
+        if column.natural:
+            found.append((f"{name} < 0", f"{said} must be a non-negative integer"))
+    return found
 
 
 def cast_sql(column: str, kind: str, name: str | None = None) -> str:
     """SQL (DuckDB's and Spark's alike) casting the input's `column` (written `name`: quoted
-    where the dialect needs it) to `kind`, NULL where it cannot. An integer grade must be a
-    whole number (a subtopic too): a cast alone would round 2.5 to 2 (DuckDB) or truncate it
+    where the dialect needs it) to `kind`, NULL where it cannot. An INTEGER (a grade, a
+    subtopic) must be a whole number: a cast alone would round 2.5 to 2 (DuckDB) or truncate it
     (Spark), a wrong number where a text file's 2.5 is a bad line."""
     name = name or column
     cast = f"TRY_CAST({name} AS {kind})"
-    if column not in ("rel", "subtopic") or kind.lower() == "double":
+    if kind.lower() not in ("integer", "int"):
         return cast
     number = f"TRY_CAST({name} AS DOUBLE)"
     return f"CASE WHEN {number} = TRY_CAST({number} AS BIGINT) THEN {cast} END"
@@ -208,7 +185,7 @@ def insert_rows(loads: list[Load], present: list[set[str]]) -> Statement:
     parts, params = [], []
     for load, columns in zip(loads, present, strict=True):
         rows, more = _rows(load, columns)
-        parts.append(f"SELECT ?, {', '.join(TABLE_COLUMNS[load.table])}, NOT coalesce("
+        parts.append(f"SELECT ?, {', '.join(table_columns(load))}, NOT coalesce("
                      f"{_bad(load)}, true) FROM ({rows})")  # fmt: skip
         params += [load.name, *more]
     return Statement(
@@ -221,8 +198,7 @@ def problem_rows(load: Load, present: set[str], limit: int) -> Statement:
     rows, params = _rows(load, present, numbered=True)
     why = " ".join(f"WHEN {condition} THEN '{text}'" for condition, text in _problems(load))
     shown = " || ' ' || ".join(
-        f"coalesce({c}::VARCHAR, {'given_rel, ' * (c == 'rel')}'NULL')"
-        for c in TABLE_COLUMNS[load.table]
+        f"coalesce({c}::VARCHAR, {'given_rel, ' * (c == 'rel')}'NULL')" for c in table_columns(load)
     )
     sql = f"""SELECT row_no, {shown}, CASE {why} END FROM ({rows})
         WHERE coalesce({_bad(load)}, true) ORDER BY row_no LIMIT {int(limit)}"""
@@ -234,7 +210,7 @@ def duplicate_rows(load: Load, present: set[str], limit: int) -> Statement:
     table input holds twice, each with its row numbers, how many there are, and the subtopic
     (the text files' `duplicates`, by row)."""
     rows, params = _rows(load, present, numbered=True)
-    key = identity(load.table)
+    key = identity(load.format.loaded)
     subtopic = "d.subtopic" if "subtopic" in key else "NULL"
     sql = f"""
 WITH numbered AS ({rows}),
@@ -247,7 +223,7 @@ LIMIT {int(limit)}"""
     return Statement(sql, params)
 
 
-def identity(table: str) -> str:
-    """The columns that a row of `table` may not repeat: a document once per query (once per
-    query and subtopic in subtopic qrels)."""
-    return "qid, subtopic, docno" if table == "subtopic_qrels" else "qid, docno"
+def identity(table: LoadedTable) -> str:
+    """The columns that a row of `table` may not repeat, as SQL: a document once per query
+    (once per query and subtopic in subtopic qrels)."""
+    return ", ".join(table.identity)

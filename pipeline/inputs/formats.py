@@ -1,0 +1,56 @@
+"""The formats irpipe reads, one module each, and the questions the rest of the house asks them.
+
+The spec names a collection's format from `QRELS_FORMATS`; the compiler asks `qrels_format` and
+`run_format` how an input is read; the preflight asks `recognised_name` what a file's first line
+shows (`recognise` does the reading); both engines run `after_loading` once inputs are loaded. A
+new format is a module like `beir` (its name, its `read`, and `recognises` if its first line shows
+it) added to `_QRELS` here (pipeline/README.md, "Add an input format").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pipeline.inputs import beir, subtopics, trec_qrels, trec_run
+from pipeline.inputs.format import Format, Load
+from pipeline.sql import Statement
+
+__all__ = ["QRELS_FORMATS", "after_loading", "qrels_format", "recognised_name", "run_format"]
+
+# The qrels formats, the first being the default.
+_QRELS = {module.NAME: module for module in (trec_qrels, beir, subtopics)}
+#: the formats a collection's `format` may name
+QRELS_FORMATS = tuple(_QRELS)
+
+
+def qrels_format(name: str | None, mode: str = "strict", grades: str = "integer") -> Format:
+    """How qrels of the format `name` (TREC's when None) are read under the `input` `mode` and
+    the `grades` setting."""
+    return _QRELS[name or trec_qrels.NAME].read(mode, grades)
+
+
+def run_format(mode: str = "strict", use_rank: bool = False) -> Format:
+    """How a run is read under the `input` `mode`, its ranks checked where they order it."""
+    return trec_run.read(mode, use_rank)
+
+
+def recognised_name(first_line: str) -> str:
+    """The qrels format a file's first line shows (a BEIR header is BEIR's), else TREC's."""
+    fields = [f for f in re.split(r"[ \t\v\f\r\n]+", first_line.removeprefix("\ufeff")) if f]
+    shown = [name for name, module in _QRELS.items() if _shows(module, fields)]
+    return shown[0] if shown else trec_qrels.NAME
+
+
+def _shows(module, fields: list[str]) -> bool:
+    recognises = getattr(module, "recognises", None)
+    return recognises is not None and recognises(fields)
+
+
+def after_loading(loads: Sequence[Load]) -> list[Statement]:
+    """What each format runs once its inputs of `loads` are loaded, given their names."""
+    names: dict[Format, list[str]] = {}
+    for load in loads:
+        if load.format.after is not None:
+            names.setdefault(load.format, []).append(load.name)
+    return [fmt.after(found) for fmt, found in names.items() if fmt.after is not None]
