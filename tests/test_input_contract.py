@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import pipeline
-from pipeline.inputs import formats
+from pipeline.inputs import beir, formats, subtopics, trec_qrels, trec_run
 from pipeline.inputs.loaded_tables import LOADED_TABLES
 from pipeline.inputs.row_stream import STREAM_COLUMNS, stream_columns
 from pipeline.plan.compile import compile_plan
@@ -173,3 +173,17 @@ def test_after_loading_asks_each_format_once_with_its_inputs_names(tmp_path):
     [statement] = formats.after_loading(loads)
     assert statement.params == [["a", "c"]]
     assert formats.after_loading(loads[1:2]) == []
+
+
+def test_the_reference_lists_every_format_with_its_fields_and_table():
+    """configs/REFERENCE.md's table of input formats is the formats' modules, row for row."""
+    from docblocks import code, table
+
+    modules = [formats.qrels_format(name) for name in formats.QRELS_FORMATS]
+    modules.append(formats.run_format())
+    rows = table("configs/REFERENCE.md", "input-formats")
+    assert [code(row["format"]) for row in rows] == [[fmt.name] for fmt in modules]
+    assert [code(row["table"])[0] for row in rows] == [fmt.table for fmt in modules]
+    fields = [beir.COLUMNS, subtopics.FIELDS, trec_qrels.FIELDS, trec_run.FIELDS]
+    shown = {code(row["a line's fields"])[0] for row in rows}
+    assert shown == {" ".join(f) if isinstance(f, tuple) else f for f in fields}
