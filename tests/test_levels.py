@@ -17,15 +17,9 @@ from pipeline.sql import quote_identifier
 from pipeline.synthetic import write_qrels, write_run
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pipeline"
-#: the modules that still compare an output's level with a level's name: each is to ask its
-#: record (`level_of(name)`) instead, and leaves this list when it does
-STILL_COMPARING = {
-    "judgments/entries.py",
-    "plan/compile.py",
-    "plan/output_tables.py",
-    "pools/plan.py",
-    "run/evaluation.py",
-}
+#: the modules that still compare an output's level with a level's name: none, every module asks
+#: the level's record (`level_of(name)`)
+STILL_COMPARING: set[str] = set()
 #: the levels whose tables a spec with every section writes, as .parquet (the agreement's text
 #: outputs read a view of its own)
 TABLE_LEVELS = [record.name for record in LEVELS if record.columns is not None]

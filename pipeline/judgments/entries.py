@@ -19,6 +19,7 @@ from pipeline.judgments.plan import (
     Side,
 )
 from pipeline.spec.base import did_you_mean
+from pipeline.spec.levels import level_of
 from pipeline.spec.outputs import JUDGMENT_LEVELS
 
 if TYPE_CHECKING:
@@ -54,13 +55,10 @@ def _first_key(spec) -> str:
 def _check_levels(loaded: LoadedSpec) -> None:
     """An output of a judgments level needs entries that make its table."""
     spec = loaded.spec
-    made = {"agreement": spec.agreement, "confusion": spec.agreement,
-            "correlation": spec.agreement or spec.correlation}  # fmt: skip
     for i, output in enumerate(spec.outputs):
-        if output.level in JUDGMENT_LEVELS and not made[output.level]:
-            entries = (
-                "a correlation or an agreement" if output.level == "correlation" else "an agreement"
-            )
+        needs = level_of(output.level).needs
+        if output.level in JUDGMENT_LEVELS and not any(getattr(spec, s) for s in needs):
+            entries = " or ".join(f"a{'n' * (s[0] in 'aeiou')} {s}" for s in reversed(needs))
             raise SpecError(
                 f"{loaded.where('outputs', i, 'level')}: level {output.level} needs {entries} "
                 "entry in the spec (agreement: [{reference: SET, other: SET}])"

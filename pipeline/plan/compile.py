@@ -50,6 +50,7 @@ from pipeline.plan.tables import (
     wide_sql,
 )
 from pipeline.spec import LoadedSpec, Settings
+from pipeline.spec.levels import level_of
 from pipeline.sql import Statement
 
 __all__ = ["compile_plan"]
@@ -174,7 +175,7 @@ def _fusions(loaded: LoadedSpec) -> tuple[Fusion, ...]:
         build = partial(fusion_statement, name, inputs, run.method, run.normalization, run.k,
                         run.depth, keys, ranks=spec.settings.ordering == "rank")  # fmt: skip
         kept = [kept_rows(output_table(i, o), name) for i, o in enumerate(spec.outputs)
-                if o.level == "run" and o.run == name]  # fmt: skip
+                if level_of(o.level).is_run_file and o.run == name]  # fmt: skip
         found.append(Fusion(name, tuple(r for r, _ in inputs), (build(), *kept), bool(kept),
                             build if run.tune else None))  # fmt: skip
     return tuple(found)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from pipeline.errors import SpecError
 from pipeline.plan.tables import values_table
 from pipeline.spec.base import did_you_mean
+from pipeline.spec.levels import level_of
 from pipeline.spec.outputs import CURVE_LEVELS, DIFF_LEVELS, PER_RUN_LEVELS, run_files
 from pipeline.sql import Statement
 
@@ -65,7 +66,7 @@ def output_table(index: int, output: Output) -> str | None:
         return curve_table(output.recall_levels or 11)
     if output.level in DIFF_LEVELS:
         return f"diff_plot_{index}"
-    if output.level == "run":
+    if level_of(output.level).is_run_file:
         return f"fused_run_{index}"
     return None
 
@@ -200,7 +201,7 @@ def check_diff_outputs(
                 loaded, i, _find_metric(metrics, output.metric, registry), metrics
             )
             _check_baseline(loaded, i, output.baseline)
-        if output.level == "run" and output.run not in loaded.spec.fused_inputs():
+        if level_of(output.level).is_run_file and output.run not in loaded.spec.fused_inputs():
             fused = list(loaded.spec.fused_inputs())
             raise SpecError(
                 f"{loaded.where('outputs', i, 'run')}: '{output.run}' is not a fused run of this "

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from pipeline.errors import SpecError
 from pipeline.plan.generated_names import apart_from
 from pipeline.spec.base import did_you_mean
+from pipeline.spec.levels import level_of
 
 if TYPE_CHECKING:
     from pipeline.measures.resolved import ResolvedMeasure
@@ -53,7 +54,7 @@ class PoolPlan:
     @property
     def leaves_out(self) -> bool:
         """Whether an output needs the leave-one-out evaluation."""
-        return any(level == "leave_one_out" for _, level in self.outputs)
+        return any(level_of(level).evaluates_again for _, level in self.outputs)
 
     @property
     def kept_rank(self) -> int | None:
@@ -207,10 +208,12 @@ def _metrics(
 def _check_leave_one_out(loaded: LoadedSpec, key: tuple, plan: PoolPlan) -> None:
     if not plan.leaves_out:
         return
-    i = next(i for i, (_, level) in enumerate(plan.outputs) if level == "leave_one_out")
+    i, level = next(
+        (i, level) for i, (_, level) in enumerate(plan.outputs) if level_of(level).evaluates_again
+    )
     if not plan.metrics:
         raise SpecError(
-            f"{loaded.where(*key, 'outputs', i, 'level')}: leave_one_out compares metrics with a "
+            f"{loaded.where(*key, 'outputs', i, 'level')}: {level} compares metrics with a "
             "number per query, and the spec has none; add one (AP, nDCG@10, ...)"
         )
     if plan.qrels is None:

@@ -24,6 +24,7 @@ from pipeline.run.preflight import compile_spec, validate
 from pipeline.run.provenance import Input, inputs_of, now, record, versions
 from pipeline.run.stages import StageName, by_stage, stages
 from pipeline.spec import LoadedSpec, load_spec
+from pipeline.spec.levels import level_of
 from pipeline.sql import quote_identifier
 
 if TYPE_CHECKING:
@@ -250,7 +251,7 @@ def _write(state: _State) -> None:
     """Every output of the plan, the spec's and its pools', all or none."""
     plan, con = state.plan, state.con
     state.recorded = state.recorded or state._provenance()
-    if any(job.level == "report" for job in plan.outputs):
+    if any(level_of(job.level).is_report for job in plan.outputs):
         from pipeline.compare.marks import report_table
 
         report_table(con, plan.metrics, plan.comparing)

@@ -76,6 +76,9 @@ class Level:
     #: whether writing it reads the per-query table (on Spark, a spec none of whose outputs does
     #: keeps that table on the workers and aggregates there: `engines/spark/scale.py`)
     reads_per_query: bool = True
+    #: whether writing it evaluates the runs again, each without the judgments only it
+    #: contributed (a pool's leave-one-out analysis)
+    evaluates_again: bool = False
 
     @property
     def is_table(self) -> bool:
@@ -181,7 +184,7 @@ LEVELS: tuple[Level, ...] = (
     Level("leave_one_out", "table",
           "each run (or group) evaluated without the judgments only it contributed (needs the "
           "collection's qrels)",
-          columns=_columns(_LEAVE_ONE_OUT), **_POOL),
+          columns=_columns(_LEAVE_ONE_OUT), evaluates_again=True, **_POOL),
 )
 # fmt: on
 
