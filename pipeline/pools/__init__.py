@@ -17,19 +17,12 @@ from pipeline.pools.plan import PoolPlan, pool_plans
 
 __all__ = ["PoolPlan", "finish_pools", "pool_outputs", "pool_pass", "pool_plans", "with_pools"]
 
-#: the table each pool output level writes, by the pool's index
-_OUTPUT_TABLES = {
-    "pool": "pool_{}",
-    "contributions": "contributions_{}",
-    "pool_stats": "pool_stats_{}",
-    "leave_one_out": "leave_one_out_{}",
-}
-
-
 def pool_outputs(plans: list[PoolPlan]) -> list[OutputJob]:
-    """Every pool output, for `write_outputs`."""
+    """Every pool output, for `write_outputs`: each level of a pool writes the table named by
+    the level and the pool's index (`pool_0`, `leave_one_out_1`), which `pools.sql` and
+    `pools.leave_out` make."""
     return [
-        OutputJob(_OUTPUT_TABLES[level].format(plan.index), path, level)
+        OutputJob(f"{level}_{plan.index}", path, level)
         for plan in plans
         for path, level in plan.outputs
     ]
