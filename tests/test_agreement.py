@@ -24,7 +24,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import cohen_kappa_score, f1_score, precision_score, recall_score
 
 import pipeline
-from pipeline.judgments.labels import LABEL_STATISTICS, Labels, label_statistics
+from pipeline.agreement.labels import LABEL_STATISTICS, Labels, label_statistics
 from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, llm_judgments, write_qrels, write_run
 

@@ -21,10 +21,10 @@ from rbo import RankingSimilarity
 from scipy import stats
 
 import pipeline
+from pipeline.agreement.orderings import ORDERING_STATISTICS, ordering_statistics
+from pipeline.agreement.plan import AgreementPlan, CorrelationEntry, Ordering, Side
+from pipeline.agreement.tables import compare_judgment_sets
 from pipeline.compare.streams import resample_counts, stream
-from pipeline.judgments.orderings import ORDERING_STATISTICS, ordering_statistics
-from pipeline.judgments.plan import CorrelationPlan, JudgmentsPlan, Ordering, Side
-from pipeline.judgments.tables import judge
 from pipeline.run.evaluation import evaluate
 from pipeline.run.preflight import compile_spec
 from pipeline.synthetic import generate, llm_judgments, write_qrels, write_run
@@ -273,9 +273,9 @@ def test_two_judgment_sets_orderings_match_runs_by_name(tmp_path):
     con = duckdb.connect()
     two_sets_tables(con)
     side = lambda c: Side(c, "AP", "mean", False)  # noqa: E731
-    entry = CorrelationPlan(("agreement", 0), "a", "b", (Ordering(side("a"), side("b"), None, "AP"),),
+    entry = CorrelationEntry(("agreement", 0), "a", "b", (Ordering(side("a"), side("b"), None, "AP"),),
                             0.9, 50, 0, 0.05)  # fmt: skip
-    judge(con, JudgmentsPlan((), (entry,)), lambda *key: ".".join(map(str, key)))
+    compare_judgment_sets(con, AgreementPlan((), (entry,)), lambda *key: ".".join(map(str, key)))
     rows = con.execute("SELECT * FROM correlation").fetchall()
     means = dict(con.execute("SELECT run || collection, value FROM aggregate").fetchall())
     x, y = (np.array([means[r + c] for r in "wxyz"]) for c in "ab")

@@ -34,7 +34,7 @@ def test_validate_does_not_import_duckdb_or_rich():
 #: tuned runs, nothing printed) has no use for
 UNUSED_BY_A_PLAIN_RUN = (
     "pipeline.history", "pipeline.dashboard", "pipeline.checks", "pipeline.compare",
-    "pipeline.judgments", "pipeline.pools", "pipeline.console", "pipeline.plan.tuning_trials",
+    "pipeline.agreement", "pipeline.pools", "pipeline.console", "pipeline.plan.tuning_trials",
     "pipeline.frames.convert", "rich", "numpy", "scipy", "pyarrow", "matplotlib",
 )  # fmt: skip
 

@@ -18,21 +18,21 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from pipeline.checks.outcome import SLACK, CheckResult, missing
-from pipeline.errors import SpecError
-from pipeline.judgments.names import (
+from pipeline.agreement.names import (
     BINARY_STATISTICS,
     COUNT_STATISTICS,
     LABEL_STATISTICS,
     ORDERING_STATISTICS,
     threshold_name,
 )
+from pipeline.checks.outcome import SLACK, CheckResult, missing
+from pipeline.errors import SpecError
 from pipeline.spec.base import did_you_mean
 
 if TYPE_CHECKING:
     import duckdb
 
-    from pipeline.judgments.plan import JudgmentsPlan
+    from pipeline.agreement.plan import AgreementPlan
     from pipeline.spec import LoadedSpec
     from pipeline.spec.checks import StatisticGate
 
@@ -64,7 +64,7 @@ class BoundRule:
         return f"{self.key}: {subject}, {_range(self.low, self.high)}"
 
 
-def bound_rule(loaded: LoadedSpec, index: int, judging: JudgmentsPlan | None) -> BoundRule:
+def bound_rule(loaded: LoadedSpec, index: int, agreement: AgreementPlan | None) -> BoundRule:
     """Gate `index` (a StatisticGate), resolved against the agreement and correlation entries;
     a SpecError naming the key when its statistic or its pair is not one they give."""
     gate: StatisticGate = loaded.spec.gates[index]
@@ -73,8 +73,8 @@ def bound_rule(loaded: LoadedSpec, index: int, judging: JudgmentsPlan | None) ->
     if base not in (*_LABELS, *ORDERING_STATISTICS):
         raise SpecError(_unknown_statistic(loaded.where(*key, "statistic"), gate.statistic))
     if base in ORDERING_STATISTICS and not at:
-        return _ordering_rule(loaded, key, gate, judging)
-    return _label_rule(loaded, key, gate, judging)
+        return _ordering_rule(loaded, key, gate, agreement)
+    return _label_rule(loaded, key, gate, agreement)
 
 
 def _rule(loaded: LoadedSpec, key: tuple, gate: StatisticGate, table: str, **rows) -> BoundRule:
@@ -95,8 +95,8 @@ def _unknown_statistic(where: str, name: str) -> str:
 # -- the label statistics of an agreement entry ------------------------------------------------
 
 
-def _label_rule(loaded, key: tuple, gate: StatisticGate, judging) -> BoundRule:
-    entries = _agreements(loaded, key, gate, judging, "compares the labels of an agreement entry")
+def _label_rule(loaded, key: tuple, gate: StatisticGate, agreement) -> BoundRule:
+    entries = _agreements(loaded, key, gate, agreement, "compares the labels of an agreement entry")
     base, at, _ = gate.statistic.partition("@")
     for name in ("metric", "collection"):
         if getattr(gate, name) is not None:
@@ -127,9 +127,9 @@ def _check_threshold(loaded, key: tuple, gate: StatisticGate, entries: list) -> 
         )
 
 
-def _agreements(loaded, key: tuple, gate: StatisticGate, judging, what: str) -> list:
+def _agreements(loaded, key: tuple, gate: StatisticGate, agreement, what: str) -> list:
     """The agreement entries of the gate's pair (several entries may compare one pair)."""
-    agreements = judging.agreements if judging else ()
+    agreements = agreement.agreements if agreement else ()
     found = [a for a in agreements if (a.reference, a.other) == (gate.reference, gate.other)]
     if found:
         return found
@@ -153,8 +153,8 @@ def _agreements(loaded, key: tuple, gate: StatisticGate, judging, what: str) -> 
 # -- the statistics of two orderings -----------------------------------------------------------
 
 
-def _ordering_rule(loaded, key: tuple, gate: StatisticGate, judging) -> BoundRule:
-    correlations = judging.correlations if judging else ()
+def _ordering_rule(loaded, key: tuple, gate: StatisticGate, agreement) -> BoundRule:
+    correlations = agreement.correlations if agreement else ()
     pair = (gate.reference, gate.other)
     of_metrics = [c for c in correlations if (c.reference, c.other) == pair
                   and c.orderings[0].collection is not None]  # fmt: skip
@@ -162,7 +162,7 @@ def _ordering_rule(loaded, key: tuple, gate: StatisticGate, judging) -> BoundRul
         return _metrics_rule(loaded, key, gate, of_metrics)
     what = "compares two orderings of the runs: of an agreement entry (two judgment sets, by a "
     what += "metric) or of a correlation entry (two metrics)"
-    entries = _agreements(loaded, key, gate, judging, what)
+    entries = _agreements(loaded, key, gate, agreement, what)
     if gate.collection is not None:
         raise SpecError(f"{loaded.where(*key, 'collection')}: an agreement entry orders the runs "
                         "of its two judgment sets; leave collection out (metric: picks one)")  # fmt: skip

@@ -21,7 +21,7 @@ from pipeline.spec.checks import Gate
 from pipeline.spec.compare import Compare
 
 if TYPE_CHECKING:
-    from pipeline.judgments.plan import JudgmentsPlan
+    from pipeline.agreement.plan import AgreementPlan
     from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.spec import LoadedSpec
 
@@ -83,12 +83,12 @@ def check_checks(
     metrics: list[ResolvedMeasure],
     comparing: ComparePlan | None,
     data: bool = True,
-    judging: JudgmentsPlan | None = None,
+    agreement: AgreementPlan | None = None,
 ) -> CheckPlan:
     """The checks of the spec, resolved (`resolve_checks`); SpecError, naming the key, for
     anything in `expect:` or `gates:` that cannot be checked; with `data`, also when a
     significant gate needs irpipe[compare] and it is missing."""
-    checks = resolve_checks(loaded, metrics, comparing, data, judging)
+    checks = resolve_checks(loaded, metrics, comparing, data, agreement)
     gates = loaded.spec.gates
     first = next((i for i, gate in enumerate(gates) if getattr(gate, "significant", 0)), None)
     if data and first is not None:
@@ -101,18 +101,18 @@ def resolve_checks(
     metrics: list[ResolvedMeasure],
     comparing: ComparePlan | None,
     data: bool = True,
-    judging: JudgmentsPlan | None = None,
+    agreement: AgreementPlan | None = None,
 ) -> CheckPlan:
     """The checks of the spec, resolved against its metrics and its comparisons (`comparing`,
     the resolved compare section), and its gates on statistics against its agreement and
-    correlation entries (`judging`); `data=False`: run patterns were not expanded, so a run
+    correlation entries (`agreement`); `data=False`: run patterns were not expanded, so a run
     `<key>/<name>` of a pattern is taken on trust."""
     spec = loaded.spec
     targets = {m.label: m for m in metrics}
     expect = tuple(_expectation(loaded, i, targets, data) for i in range(len(spec.expect)))
     drops = [i for i, gate in enumerate(spec.gates) if isinstance(gate, Gate)]
     gates = tuple(_gate(loaded, i, targets, comparing, data) for i in drops)
-    bounds = tuple(bound_rule(loaded, i, judging) for i in range(len(spec.gates))
+    bounds = tuple(bound_rule(loaded, i, agreement) for i in range(len(spec.gates))
                    if i not in drops)  # fmt: skip
     return CheckPlan(expect, gates, comparing or _default_tests(), bounds)
 

@@ -61,7 +61,7 @@ def _print_summary(evaluation) -> None:
     outputs = [job.path for job in evaluation.plan.outputs]  # a per-run output's every file
     notes = [note] if (note := evaluation.history_note()) else []
     rows, metrics = evaluation.aggregate(), evaluation.plan.metrics
-    if evaluation.plan.judging is not None:
+    if evaluation.plan.agreement is not None:
         _print_judgments(evaluation)
     print_results(rows, metrics, outputs, None, evaluation.significance(), notes)
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pipeline.agreement.names import COUNT_STATISTICS as COUNTS
+from pipeline.agreement.names import by_threshold, grade_name, grades_in_order
 from pipeline.formatting import format_value
-from pipeline.judgments.names import COUNT_STATISTICS as COUNTS
-from pipeline.judgments.names import by_threshold, grade_name, grades_in_order
 
 __all__ = ["JudgmentTable", "agreement_tables", "confusion_tables", "correlation_tables"]
 

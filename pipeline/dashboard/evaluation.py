@@ -9,7 +9,7 @@ from html import escape
 
 from pipeline.dashboard import charts
 from pipeline.dashboard.data import HistoryData, Pair
-from pipeline.dashboard.judgments import judgments_section
+from pipeline.dashboard.judgments import agreement_section
 from pipeline.dashboard.page import Page, collections_of, href, rows, status
 from pipeline.dashboard.tables import link
 from pipeline.dashboard.views import (
@@ -39,7 +39,7 @@ def evaluation_page(data: HistoryData, evaluation: dict, better: dict, detail: i
         page.add(f"<section data-collection='{escape(collection)}'><h2>{escape(collection)}</h2>")
         page.add(results_table(evaluation, rows_, collection, better))
         page.add("</section>")
-    judgments_section(page, data, evaluation, better)
+    agreement_section(page, data, evaluation, better)
     page.add(legend(evaluation) + "<h2>Checks</h2>" + checks_section(evaluation))
     if evaluation["previous"] is not None:
         page.add(f"<h2 id='changes'>Against the previous evaluation, "

@@ -13,20 +13,20 @@ from __future__ import annotations
 import math
 from html import escape
 
+from pipeline.agreement.names import COUNT_STATISTICS, by_threshold, grade_name, grades_in_order
 from pipeline.dashboard import charts
 from pipeline.dashboard.data import HistoryData
 from pipeline.dashboard.page import Page, rows
 from pipeline.dashboard.tables import Cell, number, table, text
 from pipeline.formatting import format_value
-from pipeline.judgments.names import COUNT_STATISTICS, by_threshold, grade_name, grades_in_order
 
-__all__ = ["judgments_section"]
+__all__ = ["agreement_section"]
 
 #: the heat map's colour, the Okabe-Ito blue, at an opacity growing with the pairs
 _HEAT = "0, 114, 178"
 
 
-def judgments_section(page: Page, data: HistoryData, evaluation: dict, better: dict) -> None:
+def agreement_section(page: Page, data: HistoryData, evaluation: dict, better: dict) -> None:
     """The evaluation's judgment sets and orderings, if it compared any."""
     found = data.judgments.get(evaluation["id"])
     if not found:

@@ -97,7 +97,7 @@ class Results:
         return self._judgments("correlation", to)
 
     def _judgments(self, table: str, to: str):
-        if self.evaluation.plan.judging is None:
+        if self.evaluation.plan.agreement is None:
             raise SpecError(
                 f"{table}(): no judgment sets or orderings were compared; pass agreement=[...] "
                 "(or correlation=[...]) to evaluate()"

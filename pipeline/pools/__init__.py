@@ -17,6 +17,7 @@ from pipeline.pools.plan import PoolPlan, pool_plans
 
 __all__ = ["PoolPlan", "finish_pools", "pool_outputs", "pool_pass", "pool_plans", "with_pools"]
 
+
 def pool_outputs(plans: list[PoolPlan]) -> list[OutputJob]:
     """Every pool output, for `write_outputs`: each level of a pool writes the table named by
     the level and the pool's index (`pool_0`, `leave_one_out_1`), which `pools.sql` and

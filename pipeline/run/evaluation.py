@@ -221,10 +221,10 @@ def _compare(state: _State) -> None:
 
 
 def _agree(state: _State) -> None:
-    from pipeline.judgments.tables import judge  # numpy: only to compare judgments
+    from pipeline.agreement.tables import compare_judgment_sets  # numpy: only to compare judgments
 
     counted = state.runner.counts_judgment_cells  # Spark counts where the labels are
-    judge(state.con, state.plan.judging, state.plan.loaded.where, counted)
+    compare_judgment_sets(state.con, state.plan.agreement, state.plan.loaded.where, counted)
 
 
 def _check(state: _State) -> None:

@@ -18,9 +18,9 @@ from pipeline.outputs import OutputJob
 from pipeline.run.stages import stages
 
 if TYPE_CHECKING:
+    from pipeline.agreement.plan import AgreementPlan
     from pipeline.checks.plan import CheckPlan
     from pipeline.compare.plan import ComparePlan
-    from pipeline.judgments.plan import JudgmentsPlan
     from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.plan.sql_plan import SqlPlan
     from pipeline.plan.tuning_trials import TuningPlan
@@ -38,7 +38,7 @@ class EvaluationPlan:
     gates, pools, the files to write (the spec's outputs, then its pools'), the spec's
     history (None without one), and the trials that choose each tuned fused run's weights
     (`tunings`, executed before `sql`), and the judgment sets and orderings of the runs to
-    compare (`judging`, None without agreement or correlation entries)."""
+    compare (`agreement`, None without agreement or correlation entries)."""
 
     loaded: LoadedSpec
     sql: SqlPlan
@@ -48,7 +48,7 @@ class EvaluationPlan:
     outputs: tuple[OutputJob, ...]
     history: History | None
     tunings: tuple[TuningPlan, ...] = ()
-    judging: JudgmentsPlan | None = None  # the agreement and correlation entries, resolved
+    agreement: AgreementPlan | None = None  # the agreement and correlation entries, resolved
 
     @property
     def metrics(self) -> list[ResolvedMeasure]:
@@ -84,7 +84,7 @@ class EvaluationPlan:
             f"compare: {_shown(self.comparing.manifest() if self.comparing else None)}",
             *(self._checks_text() if self.checks else []),
             *(f"pool {_shown(pool.manifest())}" for pool in self.pools),
-            *(self.judging.text() if self.judging else []),
+            *(self.agreement.text() if self.agreement else []),
             *(f"output {job.path} ({job.level}) <- table {job.table}" for job in self.outputs),
             f"history: {self.history.path if self.history else None}",
             *([f"dashboard: {self.history.dashboard}"] if self.history and self.history.dashboard

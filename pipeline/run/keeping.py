@@ -74,7 +74,7 @@ def _covered_qrels(plan: EvaluationPlan, keeper: Keeper) -> set[str]:
     counts their relevant lines) reads them. A result key holds the qrels' digest, the settings
     and the versions, and is recorded only after every input check passed: the same bytes pass
     them again. A collection that no run uses is read (and checked) as before."""
-    if plan.judging is not None or plan.tunings or plan.sql.runs.missing_rankings:
+    if plan.agreement is not None or plan.tunings or plan.sql.runs.missing_rankings:
         return set()
     spec, reused = plan.loaded.spec, keeper.reused_pairs
     evaluated = {c for run, c in keeper.keys if (run, c) not in reused}

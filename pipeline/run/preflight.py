@@ -28,9 +28,9 @@ from pipeline.plan.output_tables import (
 )
 from pipeline.run.evaluation_plan import EvaluationPlan, OutputJob
 from pipeline.run.sections import (
+    agreement_section,
     checks_plan,
     compare_section,
-    judgments_section,
     pool_jobs,
     pools_of,
     tunings,
@@ -65,8 +65,8 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
     tuned = _check_tuning(spec, registry, data)
     _check_judged(spec)
     comparing = compare_section(spec, metrics, data)
-    judging = judgments_section(spec, metrics, data)
-    checks = checks_plan(spec, metrics, comparing, data, judging)
+    agreement = agreement_section(spec, metrics, data)
+    checks = checks_plan(spec, metrics, comparing, data, agreement)
     spec = with_qrels_formats(with_datasets(spec)) if data else spec
     sizes = _check_input_files(spec) if data else {}
     _check_outputs(spec)
@@ -77,7 +77,7 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
     pools = pools_of(spec, metrics)
     sql = compile_plan(spec, metrics, sizes, curve_measures(spec, registry), diffs)
     return EvaluationPlan(spec, sql, comparing, checks, pools, _output_jobs(spec, pools),
-                          spec.spec.history, tunings(spec, tuned, sizes), judging)  # fmt: skip
+                          spec.spec.history, tunings(spec, tuned, sizes), agreement)  # fmt: skip
 
 
 def check_pool_inputs(loaded: LoadedSpec) -> dict[Path, int]:
@@ -96,7 +96,7 @@ def _check_judged(loaded: LoadedSpec) -> None:
             raise SpecError(
                 f"{loaded.where('collections', name)}: no qrels, but runs are evaluated against "
                 f"it ({', '.join(runs[:3])}{', ...' if len(runs) > 3 else ''}); add qrels: PATH "
-                "once judged (before judging, `irpipe pool SPEC` builds its pools)"
+                "once judged (before agreement, `irpipe pool SPEC` builds its pools)"
             )
 
 
@@ -317,7 +317,7 @@ def _table(index: int, output) -> str:
     """The table output `index` writes (the agreement's text outputs: its view as text)."""
     record = level_of(output.level)
     if record.text_view and output.path.suffix.lower() in _TEXT_SUFFIXES:
-        from pipeline.judgments.sql import AGREEMENT_TEXT
+        from pipeline.agreement.sql import AGREEMENT_TEXT
 
         return AGREEMENT_TEXT
     return output_table(index, output) or record.table

@@ -188,8 +188,8 @@ def record(
         recorded["pr_curve_metrics"] = definitions(curves)
     if plan.comparing is not None:
         recorded["compare"] = plan.comparing.manifest()
-    if plan.judging is not None:
-        recorded["judgments"] = plan.judging.manifest()
+    if plan.agreement is not None:
+        recorded["judgments"] = plan.agreement.manifest()
     # Each output writes it as JSON, which has no NaN: a parameter given as .nan is null there.
     return finite(recorded)
 

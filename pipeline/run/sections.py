@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from pipeline.spec.levels import Level, level_of
 
 if TYPE_CHECKING:
+    from pipeline.agreement.plan import AgreementPlan
     from pipeline.checks.plan import CheckPlan
     from pipeline.compare.plan import ComparePlan
-    from pipeline.judgments.plan import JudgmentsPlan
     from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.plan.output_jobs import OutputJob
     from pipeline.plan.tuning_trials import TuningPlan
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "checks_plan",
     "compare_section",
-    "judgments_section",
+    "agreement_section",
     "pool_jobs",
     "pools_of",
     "tunings",
@@ -50,17 +50,17 @@ def compare_section(
     return check_compare(loaded, metrics, data)
 
 
-def judgments_section(
+def agreement_section(
     loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool
-) -> JudgmentsPlan | None:
+) -> AgreementPlan | None:
     """The agreement and correlation entries, resolved; None without any (nor an output of
     their levels)."""
     spec = loaded.spec
     if not (spec.agreement or spec.correlation or any(r.is_judgment for r in _levels(loaded))):
         return None
-    from pipeline.judgments import judgments_plan
+    from pipeline.agreement import agreement_plan
 
-    return judgments_plan(loaded, metrics, data)
+    return agreement_plan(loaded, metrics, data)
 
 
 def checks_plan(
@@ -68,14 +68,14 @@ def checks_plan(
     metrics: list[ResolvedMeasure],
     comparing: ComparePlan | None,
     data: bool,
-    judging: JudgmentsPlan | None,
+    agreement: AgreementPlan | None,
 ) -> CheckPlan | None:
     """The expected values and gates, resolved; None without any."""
     if not (loaded.spec.expect or loaded.spec.gates):
         return None
     from pipeline.checks.plan import check_checks
 
-    return check_checks(loaded, metrics, comparing, data, judging)
+    return check_checks(loaded, metrics, comparing, data, agreement)
 
 
 def pools_of(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> tuple[PoolPlan, ...]:

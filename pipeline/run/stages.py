@@ -83,7 +83,7 @@ def stages(plan: EvaluationPlan, keeping: bool | None = None, writing: bool = Tr
         *_when(bool(plan.pools), StageName.POOL, "finish the pools' tables"),
         *_when(plan.comparing is not None, StageName.COMPARE, "compare the runs"),
         *_when(
-            plan.judging is not None,
+            plan.agreement is not None,
             StageName.AGREE,
             "compare the judgment sets' labels, and the orderings of the runs",
         ),  # fmt: skip

@@ -2,7 +2,7 @@
 label by label, and which orderings of the runs are compared.
 
 Checked like every section (strict, unknown keys named); what needs the collections, the runs and
-the metrics is checked in `pipeline.judgments.plan`, before any data is read.
+the metrics is checked in `pipeline.agreement.plan`, before any data is read.
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ class Level:
     #: the evaluation stage that fills its table (`pipeline.run.stages`)
     stage: str = "execute"
     #: its text outputs (.csv, .tsv, .jsonl) read a view of the table instead (the agreement's,
-    #: `pipeline.judgments.sql.AGREEMENT_TEXT`, which writes its counts as integers)
+    #: `pipeline.agreement.sql.AGREEMENT_TEXT`, which writes its counts as integers)
     text_view: bool = False
     #: whether writing it reads the per-query table (on Spark, a spec none of whose outputs does
     #: keeps that table on the workers and aggregates there: `engines/spark/scale.py`)

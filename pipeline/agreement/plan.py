@@ -1,4 +1,4 @@
-"""What the `agreement:` and `correlation:` sections resolve to (`entries.judgments_plan`).
+"""What the `agreement:` and `correlation:` sections resolve to (`entries.agreement_plan`).
 
 An agreement entry names two judgment sets (collections with qrels); its labels are compared on
 the pairs both judge, and, for each metric of the spec by which runs are better or worse, the
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 __all__ = [
     "MIN_RUNS",
+    "AgreementEntry",
+    "CorrelationEntry",
     "AgreementPlan",
-    "CorrelationPlan",
-    "JudgmentsPlan",
     "Ordering",
     "Side",
 ]
@@ -48,7 +48,7 @@ class Ordering:
 
 
 @dataclass(frozen=True)
-class AgreementPlan:
+class AgreementEntry:
     """One agreement entry: two judgment sets and the grades their labels are binarised at."""
 
     key: tuple[str | int, ...]  # the entry's key in the spec, for messages
@@ -58,7 +58,7 @@ class AgreementPlan:
 
 
 @dataclass(frozen=True)
-class CorrelationPlan:
+class CorrelationEntry:
     """The orderings one entry compares (an agreement's, one per metric; a correlation's, one),
     how (rbo's persistence), and with how many bootstrap samples over queries (None: none)."""
 
@@ -90,11 +90,11 @@ class CorrelationPlan:
 
 
 @dataclass(frozen=True)
-class JudgmentsPlan:
+class AgreementPlan:
     """Every agreement entry, and every entry's orderings to correlate."""
 
-    agreements: tuple[AgreementPlan, ...]
-    correlations: tuple[CorrelationPlan, ...]
+    agreements: tuple[AgreementEntry, ...]
+    correlations: tuple[CorrelationEntry, ...]
 
     def manifest(self) -> dict:
         """What the entries compare and how, as every output records it."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.judgments.names import ORDERING_STATISTICS
+from pipeline.agreement.names import ORDERING_STATISTICS
 
 __all__ = ["ORDERING_STATISTICS", "ordering_statistics"]
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pipeline.agreement.orderings import ordering_statistics
 from pipeline.compare.streams import resample_counts, stream
-from pipeline.judgments.orderings import ordering_statistics
 
 __all__ = ["Sides", "intervals"]
 

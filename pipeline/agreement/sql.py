@@ -12,7 +12,7 @@ text.
 
 from __future__ import annotations
 
-from pipeline.judgments.names import COUNT_STATISTICS
+from pipeline.agreement.names import COUNT_STATISTICS
 from pipeline.plan.judgment_cells import CELLS_TABLE
 
 __all__ = [

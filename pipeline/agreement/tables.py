@@ -17,32 +17,32 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pipeline.errors import SpecError
-from pipeline.judgments import sql
-from pipeline.judgments.bootstrap import Sides, intervals
-from pipeline.judgments.labels import Labels, binary_statistics, label_statistics
-from pipeline.judgments.names import threshold_name
-from pipeline.judgments.orderings import ordering_statistics
-from pipeline.judgments.plan import (
+from pipeline.agreement import sql
+from pipeline.agreement.bootstrap import Sides, intervals
+from pipeline.agreement.labels import Labels, binary_statistics, label_statistics
+from pipeline.agreement.names import threshold_name
+from pipeline.agreement.orderings import ordering_statistics
+from pipeline.agreement.plan import (
     MIN_RUNS,
+    AgreementEntry,
     AgreementPlan,
-    CorrelationPlan,
-    JudgmentsPlan,
+    CorrelationEntry,
     Ordering,
 )
+from pipeline.errors import SpecError
 from pipeline.plan.judgment_cells import CELLS_TABLE, cells_statement, judged_pairs
 
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["judge", "threshold_name"]
+__all__ = ["compare_judgment_sets", "threshold_name"]
 
 #: `where(*key)`: the spec's file, line and dotted key, for messages
 Where = Callable[..., str]
 
 
-def judge(
-    con: duckdb.DuckDBPyConnection, plan: JudgmentsPlan, where: Where, counted: bool = False
+def compare_judgment_sets(
+    con: duckdb.DuckDBPyConnection, plan: AgreementPlan, where: Where, counted: bool = False
 ) -> None:
     """Create the tables `agreement`, `confusion` and `correlation` of `plan`'s entries;
     `counted`: the engine left the entries' cells in `judgment_cells` (else they are counted
@@ -74,7 +74,7 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> No
 # -- labels ----------------------------------------------------------------------------------
 
 
-def _agreement(con, entry: AgreementPlan, where: Where) -> list[tuple]:
+def _agreement(con, entry: AgreementEntry, where: Where) -> list[tuple]:
     """The entry's rows of `agreement`, once its cells are in `confusion`."""
     names = {"reference": entry.reference, "other": entry.other}
     con.execute(sql.confusion_rows(), names)
@@ -92,7 +92,7 @@ def _agreement(con, entry: AgreementPlan, where: Where) -> list[tuple]:
             for name, value in found.items()]  # fmt: skip
 
 
-def _counts(cells: dict, entry: AgreementPlan, where: Where) -> dict[str, int]:
+def _counts(cells: dict, entry: AgreementEntry, where: Where) -> dict[str, int]:
     reference, other, pairs = cells["reference"][:-1], cells["other"][:-1], cells["pairs"][:-1]
     shared = pairs[~np.isnan(reference) & ~np.isnan(other)].sum()
     if not shared:
@@ -136,12 +136,12 @@ def _number(value: float | int) -> float | None:
 # -- orderings -------------------------------------------------------------------------------
 
 
-def _correlation(con, entry: CorrelationPlan, where: Where) -> list[tuple]:
+def _correlation(con, entry: CorrelationEntry, where: Where) -> list[tuple]:
     return [row for ordering in entry.orderings
             for row in _ordering_rows(con, entry, ordering, where)]  # fmt: skip
 
 
-def _ordering_rows(con, entry: CorrelationPlan, ordering: Ordering, where: Where) -> list[tuple]:
+def _ordering_rows(con, entry: CorrelationEntry, ordering: Ordering, where: Where) -> list[tuple]:
     runs, x, y = _values(con, ordering)
     if len(runs) < MIN_RUNS:
         what = ordering.metric or f"{ordering.reference.metric} and {ordering.other.metric}"
@@ -171,7 +171,7 @@ def _values(con, ordering: Ordering) -> tuple[list[str], np.ndarray, np.ndarray]
     return list(found["run"]), found["reference"] * signs[0], found["other"] * signs[1]
 
 
-def _intervals(con, entry: CorrelationPlan, ordering: Ordering, runs: list[str]) -> dict:
+def _intervals(con, entry: CorrelationEntry, ordering: Ordering, runs: list[str]) -> dict:
     """The bootstrap's intervals of the ordering's statistics."""
     sides = (ordering.reference, ordering.other)
     bound = [{"collection": s.collection, "metric": s.metric, "runs": runs} for s in sides]

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.compare.plan import check_extra
-from pipeline.errors import SpecError
-from pipeline.judgments.plan import (
+from pipeline.agreement.plan import (
     MIN_RUNS,
+    AgreementEntry,
     AgreementPlan,
-    CorrelationPlan,
-    JudgmentsPlan,
+    CorrelationEntry,
     Ordering,
     Side,
 )
+from pipeline.compare.plan import check_extra
+from pipeline.errors import SpecError
 from pipeline.spec.base import did_you_mean
 from pipeline.spec.levels import level_of
 from pipeline.spec.outputs import JUDGMENT_LEVELS
@@ -26,12 +26,12 @@ if TYPE_CHECKING:
     from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.spec import Agreement, Correlation, LoadedSpec
 
-__all__ = ["agreement_entry", "agreement_orderings", "correlation_entry", "judgments_plan"]
+__all__ = ["agreement_entry", "agreement_orderings", "correlation_entry", "agreement_plan"]
 
 
-def judgments_plan(
+def agreement_plan(
     loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool = True
-) -> JudgmentsPlan | None:
+) -> AgreementPlan | None:
     """The spec's agreement and correlation entries resolved, or None without any; SpecError
     naming the key when a collection, a metric or the runs do not fit. `data=False`: run
     patterns were not expanded (their runs are not counted)."""
@@ -45,7 +45,7 @@ def judgments_plan(
     correlations = [agreement_orderings(loaded, a, metrics, data) for a in agreements]
     correlations += [correlation_entry(loaded, i, metrics, data)
                      for i in range(len(spec.correlation))]  # fmt: skip
-    return JudgmentsPlan(agreements, tuple(c for c in correlations if c.orderings))
+    return AgreementPlan(agreements, tuple(c for c in correlations if c.orderings))
 
 
 def _first_key(spec) -> str:
@@ -65,7 +65,7 @@ def _check_levels(loaded: LoadedSpec) -> None:
             )
 
 
-def agreement_entry(loaded: LoadedSpec, index: int) -> AgreementPlan:
+def agreement_entry(loaded: LoadedSpec, index: int) -> AgreementEntry:
     """Agreement entry `index`: two distinct judgment sets of the spec."""
     entry = loaded.spec.agreement[index]
     key = ("agreement", index)
@@ -76,7 +76,7 @@ def agreement_entry(loaded: LoadedSpec, index: int) -> AgreementPlan:
             f"{loaded.where(*key, 'other')}: '{entry.other}' is the reference itself; "
             "name another judgment set (a collection of the spec)"
         )
-    return AgreementPlan(key, entry.reference, entry.other, tuple(entry.thresholds))
+    return AgreementEntry(key, entry.reference, entry.other, tuple(entry.thresholds))
 
 
 def _check_judgment_set(loaded: LoadedSpec, key: tuple, name: str) -> None:
@@ -92,8 +92,8 @@ def _check_judgment_set(loaded: LoadedSpec, key: tuple, name: str) -> None:
 
 
 def agreement_orderings(
-    loaded: LoadedSpec, entry: AgreementPlan, metrics: list[ResolvedMeasure], data: bool
-) -> CorrelationPlan:
+    loaded: LoadedSpec, entry: AgreementEntry, metrics: list[ResolvedMeasure], data: bool
+) -> CorrelationEntry:
     """The orderings of an agreement entry: per metric by which runs are better or worse (not a
     count, not a diagnostic), the runs under both sets; none when no run is evaluated under
     both (then only the labels are compared)."""
@@ -111,7 +111,7 @@ def agreement_orderings(
 
 def correlation_entry(
     loaded: LoadedSpec, index: int, metrics: list[ResolvedMeasure], data: bool
-) -> CorrelationPlan:
+) -> CorrelationEntry:
     """Correlation entry `index`: two metrics ordering the runs of one set."""
     entry, key = loaded.spec.correlation[index], ("correlation", index)
     collection = _correlated_collection(loaded, key, entry.collection)
@@ -127,8 +127,8 @@ def correlation_entry(
 
 def _correlation_plan(
     entry: Agreement | Correlation, key: tuple, orderings: tuple[Ordering, ...]
-) -> CorrelationPlan:
-    return CorrelationPlan(key, entry.reference, entry.other, orderings, entry.rbo_p,
+) -> CorrelationEntry:
+    return CorrelationEntry(key, entry.reference, entry.other, orderings, entry.rbo_p,
                            entry.bootstrap, entry.seed, entry.alpha)  # fmt: skip
 
 

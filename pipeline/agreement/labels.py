@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.judgments.names import LABEL_STATISTICS
+from pipeline.agreement.names import LABEL_STATISTICS
 
 __all__ = ["LABEL_STATISTICS", "Labels", "binary_statistics", "label_statistics"]
 
