@@ -14,7 +14,8 @@ from pipeline.outputs import write_outputs
 from pipeline.pools import finish_pools, pool_outputs, pool_pass, pool_plans
 from pipeline.pools.plan import PoolPlan
 from pipeline.run.evaluation import evaluate
-from pipeline.run.preflight import check_pool_inputs, with_qrels_formats
+from pipeline.run.input_files import with_qrels_formats
+from pipeline.run.preflight import check_pool_inputs
 from pipeline.run.provenance import inputs_of, now, record_metrics
 from pipeline.spec import LoadedSpec, load_spec
 

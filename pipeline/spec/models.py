@@ -2,33 +2,27 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Discriminator,
     Field,
-    PlainValidator,
     PrivateAttr,
     Tag,
-    ValidationInfo,
-    WithJsonSchema,
     field_validator,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
 
-from pipeline.inputs.formats import QRELS_FORMATS
 from pipeline.spec import judgment_sets
-from pipeline.spec.base import StrictModel, at_key, resolve_path, string_or_mapping
+from pipeline.spec.base import StrictModel, at_key, string_or_mapping
 from pipeline.spec.checks import Expect, Gate, StatisticGate, gate_kind
 from pipeline.spec.compare import Compare
 from pipeline.spec.fusion import FusedRun, resolved_fusions
 from pipeline.spec.history import History
-from pipeline.spec.judgment_sets import CollectionNames, Overlay, collection_names
+from pipeline.spec.inputs import Collection, InputPath, Run, is_uri
+from pipeline.spec.judgment_sets import Overlay
 from pipeline.spec.judgments import Agreement, Correlation
 from pipeline.spec.outputs import Output
 from pipeline.spec.pools import Pool
@@ -54,113 +48,6 @@ __all__ = [
 ]
 
 
-#: `scheme://...`: an input the Spark engine reads where it lives (hdfs://, s3a://, file://)
-_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://.+")
-
-
-def is_uri(path: Path | str) -> bool:
-    """Whether an input path is a URI (kept as text: `Path` would fold its `//`)."""
-    return isinstance(path, str) and _URI.fullmatch(path) is not None
-
-
-def _is_table(path: Path | str | None) -> bool:
-    """Whether a qrels input is read as a table (Parquet, an ir_datasets id, a frame)."""
-    text = str(path or "")
-    return text.startswith(("irds:", "memory://")) or text.lower().endswith(".parquet")
-
-
-def resolve_input(value: Any, info: ValidationInfo) -> Path | str:
-    """An input path: a URI or an ir_datasets id (`irds:...`) stays text, any other string is
-    a path relative to the spec."""
-    if isinstance(value, Path):
-        return value
-    if not isinstance(value, str):
-        raise PydanticCustomError("input_path", "expected a file path (a string)")
-    kept = _URI.fullmatch(value) or value.startswith("irds:")
-    return value if kept else resolve_path(Path(value), info)
-
-
-#: A qrels or run path: a `Path`, a URI as given (read only by the Spark engine), or an
-#: ir_datasets id (`irds:msmarco-passage/trec-dl-2019/judged`, read by the duckdb engine)
-InputPath = Annotated[
-    Path | str,
-    PlainValidator(resolve_input),
-    WithJsonSchema({"type": "string", "format": "path"}),
-]
-
-
-class Collection(StrictModel):
-    """A test collection: its qrels (a file, or built from other collections' qrels) and,
-    optionally, its size (for fallout)."""
-
-    qrels: judgment_sets.qrels_source(InputPath) | None = Field(  # type: ignore[valid-type]
-        None,
-        description="TREC qrels file: qid iter docno rel (plain or .gz); with engine spark also "
-        "a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://); or {overlay: "
-        "[NAME, ...]}, other collections' qrels overlaid (the first set's label where it has "
-        "one); absent before judging: its runs can be pooled (`pools`), not evaluated",
-    )
-    format: Literal[QRELS_FORMATS] | None = Field(  # type: ignore[valid-type]
-        None,
-        description="how the qrels file is read: trec (qid iter docno rel), beir (BEIR's and "
-        "MTEB's TSV: a header line query-id corpus-id score, then one judgment a line) or "
-        "subtopics (ndeval's diversity qrels: qid subtopic docno grade; a table: a subtopic "
-        "column); by default beir when the file's first line is a BEIR header, else trec",
-    )
-    num_docs: int | None = Field(None, ge=0, description="documents in the collection")
-
-    @property
-    def qrels_file(self) -> Path | str | None:
-        """The qrels input read (a path, a URI, a table's name), or None: not yet judged, or
-        an overlay of other collections' qrels."""
-        return None if isinstance(self.qrels, Overlay) else self.qrels
-
-    @property
-    def overlay(self) -> tuple[str, ...]:
-        """The collections an overlay is built from, first winning; () for qrels read."""
-        return tuple(self.qrels.overlay) if isinstance(self.qrels, Overlay) else ()
-
-    @model_validator(mode="after")
-    def _text_format(self) -> Collection:
-        judgment_sets.check_format(self.format, self.qrels)
-        # A table's columns are named (qid, docno, rel): only a text file has a format.
-        if self.format == "beir" and _is_table(self.qrels):
-            raise PydanticCustomError(
-                "qrels_format",
-                "format: beir reads a text file; this qrels is a table (Parquet or ir_datasets), "
-                "read by its columns qid, docno, rel: leave format out",
-            )
-        return self
-
-
-class Run(StrictModel):
-    """A run file evaluated against one collection, or under each of several."""
-
-    path: InputPath = Field(
-        description="TREC run file: qid Q0 docno rank score tag (plain or .gz); with engine "
-        "spark also a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://)"
-    )
-    collection: CollectionNames = Field(
-        description="name of a collection in `collections`, or a list of them: the run is "
-        "evaluated under each (its file read once)"
-    )
-    names: Literal["file", "ir_metadata"] = Field(
-        "file",
-        description="how a glob pattern in `path` names each file's run, <key>/<name>: file (the "
-        "file's name without compression and run suffix; input.<tag> by its tag) or ir_metadata "
-        "(the tag of the ir_metadata block in the file's opening # lines; a file without one is "
-        "an input error)",
-    )
-
-    _names = field_validator("collection", mode="before")(judgment_sets.check_collection_names)
-
-    @property
-    def collections(self) -> tuple[str, ...]:
-        """The collections the run is evaluated under, in the spec's order."""
-        return collection_names(self.collection)
-
-
-# A metric entry is a string (`nDCG@10`) or a mapping.
 _string_or_mapping = string_or_mapping("a metric string, e.g. nDCG@10 or AP(rel=2)")
 
 
