@@ -11,7 +11,8 @@ from typing import Any
 from pipeline.contract.measure import Measure
 from pipeline.contract.python_measure import PythonMeasure
 from pipeline.measures.field_names import FIELD_NAMES
-from pipeline.measures.registry import JUDGED_ONLY, Registry
+from pipeline.measures.parameters import JUDGED_ONLY
+from pipeline.measures.registry import Registry
 from pipeline.measures.trec_names import trec_names
 
 __all__ = ["MetricListing", "Parameter", "listings"]

@@ -14,18 +14,23 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pipeline.contract.measure import Measure, MeasureParams
-from pipeline.contract.metric_names import format_metric, parse_metric
-from pipeline.contract.python_measure import PythonMeasure
+from pipeline.contract.measure import Measure
+from pipeline.contract.metric_names import parse_metric
 from pipeline.errors import SpecError
 from pipeline.host.builtin import DEFAULT_PLUGINS
 from pipeline.host.manager import CONTESTED_FIX, PluginManager, PluginState, get_plugin_manager
 from pipeline.measures.field_names import FIELD_NAMES, REFUSED
 from pipeline.measures.finite import non_finite
 from pipeline.measures.namespace import Contest, Namespace, Owner, admitted, names_of
+from pipeline.measures.parameters import (
+    canonical_string,
+    fill_default_cutoffs,
+    parameter_error,
+    split_judged_only,
+)
 from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.measures.trec_names import ORDER as TREC_NAMES
-from pipeline.measures.trec_names import default_cutoffs, translate
+from pipeline.measures.trec_names import translate
 from pipeline.spec.base import close_matches
 
 __all__ = ["Registry", "get_registry"]
@@ -177,7 +182,7 @@ class Registry:
             if measure.cutoff is None:
                 raise SpecError(f"'{text}': {measure.name} takes no cutoff")
             merged[measure.cutoff] = cutoff
-        _default_cutoffs(measure, merged)
+        fill_default_cutoffs(measure, merged)
         cutoffs = merged.get(measure.cutoff) if measure.cutoff else None
         if not isinstance(cutoffs, list):
             return [self._validated(measure, merged, text, label)]
@@ -192,15 +197,15 @@ class Registry:
         if missing:
             example = f"{measure.name}@10" if measure.cutoff in missing else measure.name
             raise SpecError(f"'{text}': {measure.name} needs {', '.join(missing)} (e.g. {example})")
-        values, judged_only = _judged_only(measure, values, text)
+        values, judged_only = split_judged_only(measure, values, text)
         found = non_finite(values)
         if found is not None:
             raise SpecError(found.message(text))
         try:
             params = measure.Params.model_validate(values)
         except ValidationError as exc:
-            raise SpecError(_param_error(text, measure, exc)) from None
-        canonical = _canonical(measure, params, judged_only)
+            raise SpecError(parameter_error(text, measure, exc)) from None
+        canonical = canonical_string(measure, params, judged_only)
         return ResolvedMeasure(
             measure, params, canonical, label or canonical, judged_only=judged_only
         )
@@ -235,21 +240,6 @@ class Registry:
         return sorted(self._entries)
 
 
-_TREC_CUTOFFS = default_cutoffs()
-
-
-def _default_cutoffs(measure: Measure, values: dict) -> None:
-    """A measure that cannot do without a cutoff, given none, takes trec_eval's default cutoffs
-    for it: a bare `P` is trec_eval's `P` (P@5 ... P@1000), and `R` is `recall`, so no name works
-    bare in trec_eval and fails in a spec."""
-    key = measure.cutoff
-    if key not in measure.required or values.get(key) is not None:
-        return
-    trec_key, defaults = _TREC_CUTOFFS.get(measure.name, (None, ()))
-    if trec_key == key:
-        values[key] = list(defaults)
-
-
 def _failed_plugins(failures: Sequence[PluginState]) -> str:
     """The plugins that failed to load, for an unknown metric: one of them may provide it, but
     what a failed plugin would have provided cannot be known. Each one's warning says more."""
@@ -271,53 +261,6 @@ def _owner(owner: Owner | str) -> Owner:
         return owner
     builtin = owner in DEFAULT_PLUGINS
     return Owner("irpipe" if builtin else None, owner, builtin)
-
-
-#: the parameter every SQL measure takes (unless its own Params has it): trec_eval -J for it alone
-JUDGED_ONLY = "judged_only"
-
-
-def _judged_only(measure: Measure, values: dict, text: str) -> tuple[dict, bool]:
-    """The values without `judged_only`, and its value (a boolean; False when not given)."""
-    if JUDGED_ONLY in measure.Params.model_fields or JUDGED_ONLY not in values:
-        return values, False
-    values = dict(values)
-    judged_only = values.pop(JUDGED_ONLY)
-    if not isinstance(judged_only, bool):
-        raise SpecError(f"'{text}': parameter 'judged_only': Input should be true or false")
-    if judged_only and isinstance(measure, PythonMeasure):
-        raise SpecError(
-            f"'{text}': {measure.name} is computed in Python and takes no judged_only; "
-            "set judged_only: true in settings to drop unjudged documents for every metric"
-        )
-    return values, judged_only
-
-
-def _parameters(measure: Measure) -> list[str]:
-    """The parameters a metric string may give the measure."""
-    fields = list(measure.Params.model_fields)
-    sql = not isinstance(measure, PythonMeasure)
-    return fields + [JUDGED_ONLY] if sql and JUDGED_ONLY not in fields else fields
-
-
-def _canonical(measure: Measure, params: MeasureParams, judged_only: bool = False) -> str:
-    given = params.model_dump(exclude_defaults=True)
-    cutoff = given.pop(measure.cutoff, None) if measure.cutoff else None
-    if judged_only:
-        given[JUDGED_ONLY] = True
-    return format_metric(measure.name, given, cutoff)
-
-
-def _param_error(text: str, measure: Measure, exc: ValidationError) -> str:
-    problems = []
-    for error in exc.errors(include_url=False):
-        key = ".".join(str(part) for part in error["loc"])
-        if error["type"] == "extra_forbidden":
-            allowed = ", ".join(_parameters(measure))
-            problems.append(f"unknown parameter '{key}' of {measure.name}; allowed: {allowed}")
-        else:
-            problems.append(f"parameter '{key}': {error['msg']}")
-    return f"'{text}': " + "; ".join(problems)
 
 
 _registry: Registry | None = None
