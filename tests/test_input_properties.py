@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from pipeline import InputDataError, synthetic
 from pipeline.cli import main
-from pipeline.engines.duckdb.executor import load_files
+from pipeline.engines.duckdb.loading import load_files
 from pipeline.inputs.format import Load
 from pipeline.inputs.formats import qrels_format, run_format
 from pipeline.inputs.loaded_tables import INPUT_TABLES

@@ -51,7 +51,8 @@ def pool_pass(loaded: LoadedSpec, plans: list[PoolPlan], sizes: dict[Path, int])
     """A connection holding the pooled rows of every pooled run and the pools' qrels (where the
     collection has them), read batch by batch; nothing is evaluated. `loaded` knows its qrels'
     formats (the preflight's `with_qrels_formats`)."""
-    from pipeline.engines.duckdb.executor import connection, load_files
+    from pipeline.engines.duckdb.executor import connection
+    from pipeline.engines.duckdb.loading import load_files
     from pipeline.engines.duckdb.steps import run_all
 
     settings = loaded.spec.settings
@@ -93,7 +94,7 @@ def finish_pools(
 def _exclude(con: duckdb.DuckDBPyConnection, loaded: LoadedSpec, plan: PoolPlan) -> None:
     """The pool's `exclude` qrels into `excluded`, loaded among the qrels under the name the
     plan gives them; they must share a query with its runs."""
-    from pipeline.engines.duckdb.executor import load_files
+    from pipeline.engines.duckdb.loading import load_files
     from pipeline.engines.duckdb.steps import run_all
 
     if plan.exclude is None:

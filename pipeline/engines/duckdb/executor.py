@@ -1,4 +1,4 @@
-"""Runs an SQL plan on DuckDB: loads and checks the input files, runs the plan's parts in order
+"""Runs an SQL plan on DuckDB: loads and checks the inputs (`loading`), runs the plan's parts in order
 (the statements themselves in `steps`), reports each step's progress, and turns DuckDB's errors
 into irpipe's (SQL a metric wrote that does not bind, running out of memory). It is one of the
 modules that talk to DuckDB, beside the engine's `steps` and `session`, the history, the
@@ -13,22 +13,25 @@ from pathlib import Path
 import duckdb
 
 from pipeline import interrupts
-from pipeline.engines.duckdb.read_errors import first_line, reading
-from pipeline.engines.duckdb.steps import compute, fetch_all, one, rank, run_all
-from pipeline.engines.duckdb.table_loads import insert_tables, report_bad_rows, report_duplicates
-from pipeline.errors import DuplicateError, InputDataError, PluginError, SpecError
+from pipeline.engines.duckdb.loading import (
+    check_duplicates,
+    check_lines,
+    check_matches,
+    check_shared_queries,
+    insert_inputs,
+    load_files,
+)
+from pipeline.engines.duckdb.read_errors import first_line
+from pipeline.engines.duckdb.steps import compute, rank, run_all
+from pipeline.errors import PluginError, SpecError
 from pipeline.inputs import checks as check
 from pipeline.inputs.format import Load
-from pipeline.inputs.formats import after_loading
 from pipeline.inputs.loaded_tables import RUN_TABLES
-from pipeline.inputs.table_rows import is_table_input
-from pipeline.inputs.text_lines import insert_lines, problem_lines
-from pipeline.plan import unmatched_runs as unmatched
 from pipeline.plan.batches import text_size
-from pipeline.plan.sql_plan import RunsPart, SqlPlan
+from pipeline.plan.sql_plan import SqlPlan
 from pipeline.progress import Progress, Step, current
 
-__all__ = ["connect", "connection", "execute", "execute_runs", "load_files", "prepare"]
+__all__ = ["connect", "connection", "execute", "execute_runs", "prepare"]
 
 
 #: what a closed connection's interrupt() raises: a signal then has nothing to stop
@@ -118,14 +121,14 @@ def _runs(
     runs = plan.runs
     for i, batch in enumerate(runs.batches, 1):
         steps.report("loading", batch, i)
-        _insert_lines(con, batch)
-        _check_lines(con, batch)
+        insert_inputs(con, batch)
+        check_lines(con, batch)
         steps.report("checking", batch, i)
-        _check_duplicates(con, batch)
+        check_duplicates(con, batch)
         run_all(con, runs.fusing(batch))  # fused runs, from the rows of their inputs
         run_all(con, [check.record_queries()])
-        _check_shared_queries(con, [load for load in batch if load.name not in runs.fusion_only])
-        _check_matches(con, runs, batch)
+        check_shared_queries(con, [load for load in batch if load.name not in runs.fusion_only])
+        check_matches(con, runs, batch)
         steps.report("ranking", batch, i)
         rank(con, runs, batch)
     with _blaming(con, plan):
@@ -226,96 +229,3 @@ def _out_of_memory(plan: SqlPlan, message: str) -> str:
         f"DuckDB ran out of memory ({what}); set settings.memory_limit below the memory free on "
         "this machine, so that DuckDB spills to disk instead"
     )
-
-
-def load_files(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
-    """One pass over every file at once, reporting a file with bad lines; then the file-level
-    checks; then what the files' formats run once they are loaded (`after_loading`: subtopic
-    qrels give `qrels` their documents' highest grades). A problem is reported for the first file (in spec order) that has one, as if the
-    files had been loaded one by one."""
-    _insert_lines(con, loads)
-    _check_lines(con, loads)
-    _check_duplicates(con, loads)
-    run_all(con, after_loading(loads))
-
-
-def _check_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
-    """No file holds a bad line (the first few are reported, by line number), nor is empty."""
-    counts = {name: (rows, bad) for name, rows, bad in fetch_all(con, check.summary(loads))}
-    for load in loads:
-        rows, bad = counts.get(load.name, (0, 0))
-        if bad and is_table_input(load.path):
-            report_bad_rows(con, load, bad)
-        if bad:
-            raise InputDataError(check.problems_message(load, _problems(con, load), bad))
-        if rows == 0:
-            raise InputDataError(check.empty_message(load))
-
-
-def _check_duplicates(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
-    """No file of a batch holds a (qid, docno) twice; else the first such file in spec order is
-    read again, with line numbers, for its report (only a file that truly holds one)."""
-    hashes = one(con, check.colliding_hashes(loads))[0]
-    if not hashes:
-        return
-    duplicated = {name for (name,) in fetch_all(con, check.duplicated_files(loads, hashes))}
-    for load in loads:
-        if load.name in duplicated and is_table_input(load.path):
-            report_duplicates(con, load)
-        if load.name in duplicated:
-            raise DuplicateError(
-                check.duplicates_message(load, fetch_all(con, check.duplicates(load)))
-            )
-
-
-def _insert_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
-    """A batch's table inputs in one statement, then its text files in another."""
-    tables = [load for load in loads if is_table_input(load.path)]
-    if tables:
-        _naming_the_input(con, tables, insert_tables)
-    texts = [load for load in loads if not is_table_input(load.path)]
-    if texts:
-        _naming_the_input(con, texts, lambda con, loads: run_all(con, [insert_lines(loads)]))
-
-
-def _naming_the_input(con: duckdb.DuckDBPyConnection, loads: list[Load], insert) -> None:
-    """`insert` of all inputs in one statement; if DuckDB cannot read one, each alone names it."""
-    try:
-        insert(con, loads)
-    except duckdb.Error:
-        if interrupts.received() is not None:
-            raise  # stopped by a signal: no file is to blame, and nothing more is read
-        if len(loads) == 1:
-            with reading(loads[0]):
-                raise
-        for load in loads:  # the failed statement inserted nothing
-            with reading(load):
-                insert(con, [load])
-        raise
-
-
-def _problems(con: duckdb.DuckDBPyConnection, load: Load) -> list[tuple]:
-    """The first bad lines of a file: (line number, line, problem)."""
-    with reading(load):
-        return fetch_all(con, problem_lines(load))
-
-
-def _check_shared_queries(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
-    """Each run shares a query with each collection it is evaluated under (in spec order)."""
-    shared = {(run, c): n for run, c, n in fetch_all(con, check.shared_counts(loads))}
-    for load in loads:
-        for collection in load.collections:
-            if not shared.get((load.name, collection)):
-                row = one(con, check.shared_queries(load, collection))
-                raise InputDataError(check.no_shared_queries_message(load, collection, row))
-
-
-def _check_matches(con: duckdb.DuckDBPyConnection, runs: RunsPart, batch: list[Load]) -> None:
-    """Each run retrieves a document its qrels judge, unless the spec allows it not to."""
-    loads = {load.name: load for load in batch if load.name not in runs.fusion_only}
-    if runs.unmatched_runs_fail and loads:
-        found = fetch_all(con, unmatched.unmatched_runs(list(loads.values())))
-        if found:
-            run, collection, _, qid = row = found[0]
-            docnos, judged = one(con, unmatched.examples(run, collection, qid))
-            raise InputDataError(unmatched.unmatched_message(loads[run], row, docnos, judged))
