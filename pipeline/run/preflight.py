@@ -91,7 +91,7 @@ def _check_judged(loaded: LoadedSpec) -> None:
             raise SpecError(
                 f"{loaded.where('collections', name)}: no qrels, but runs are evaluated against "
                 f"it ({', '.join(runs[:3])}{', ...' if len(runs) > 3 else ''}); add qrels: PATH "
-                "once judged (before agreement, `irpipe pool SPEC` builds its pools)"
+                "once judged (before judging, `irpipe pool SPEC` builds its pools)"
             )
 
 
