@@ -95,6 +95,9 @@ class Columns(SubtopicColumns):
 
     rank = "rank"
     relv = "relv"
+    #: the row's score in its run (for an answer's assignments, the assignment's: 2 support, 1
+    #: partial support, 0 none; `pipeline.inputs.assignments`)
+    score = "score"
 
     def bound(self, needs: Iterable[Need], owner: str) -> Columns:
         """These columns, allowing only `needs` (for `per_query`, `missing`, `empty` of `owner`)."""

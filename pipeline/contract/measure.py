@@ -84,8 +84,10 @@ class Measure(ABC, Generic[ParamsT]):
     cutoff: ClassVar[str | None] = None
     #: parameters that must be given (besides the defaults), e.g. ("k",) for P
     required: ClassVar[tuple[str, ...]] = ()
-    #: how per-query values combine: mean, gmean (floor 1e-5, as trec_eval), sum, or none
-    aggregator: ClassVar[Literal["mean", "gmean", "sum", "none"]] = "mean"
+    #: how per-query values combine: mean (trec_eval's: summed in query order), gmean (floor
+    #: 1e-5, as trec_eval), sum, exact_mean (statistics.mean's correctly rounded mean, for values
+    #: 0 or in [2^-47, 1]), or none
+    aggregator: ClassVar[Literal["mean", "gmean", "sum", "exact_mean", "none"]] = "mean"
     #: number (a DOUBLE in `value`) or text (a VARCHAR in `text`, e.g. relstring)
     kind: ClassVar[Literal["number", "text"]] = "number"
     #: which aggregate is best, so the console can mark the best run: "higher", "lower", or None

@@ -21,6 +21,7 @@ DEFAULT_PLUGINS = (
     "pipeline.metrics.relstring",
     "pipeline.metrics.cwl",
     "pipeline.metrics.diversity",
+    "pipeline.metrics.nuggets",
     "pipeline.outputs",
     "pipeline.outputs.trec_eval",
     "pipeline.outputs.report",

@@ -14,7 +14,7 @@ from pipeline.inputs.loaded_tables import QRELS
 from pipeline.inputs.rules import Rule, grade_field
 from pipeline.inputs.text_lines import field_count, text_rules
 
-__all__ = ["COLUMNS", "NAME", "read", "recognises"]
+__all__ = ["READS_TABLES", "COLUMNS", "NAME", "read", "recognises"]
 
 #: the name a collection's `format` gives it
 NAME = "beir"
@@ -35,6 +35,8 @@ _BAD_HEADER = Rule(
     || CASE WHEN {_MISSING} = '' THEN 'found them out of order' ELSE 'missing: ' || {_MISSING}
     END""",
 )
+#: whether a table (Parquet, a frame) may hold it, by the columns of its table
+READS_TABLES = False
 
 
 def read(mode: str = "strict", grades: str = "integer") -> Format:

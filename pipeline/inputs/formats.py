@@ -12,16 +12,26 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from pipeline.inputs import beir, subtopics, trec_qrels, trec_run
+from pipeline.inputs import assignments, beir, nuggets, subtopics, trec_qrels, trec_run
 from pipeline.inputs.format import Format, Load
 from pipeline.sql import Statement
 
-__all__ = ["QRELS_FORMATS", "after_loading", "qrels_format", "recognised_name", "run_format"]
+__all__ = [
+    "QRELS_FORMATS",
+    "RUN_FORMATS",
+    "after_loading",
+    "qrels_format",
+    "reads_tables",
+    "recognised_name",
+    "run_format",
+]
 
-# The qrels formats, the first being the default.
-_QRELS = {module.NAME: module for module in (trec_qrels, beir, subtopics)}
-#: the formats a collection's `format` may name
+# The qrels formats and the run formats, the first of each being the default.
+_QRELS = {module.NAME: module for module in (trec_qrels, beir, subtopics, nuggets)}
+_RUNS = {module.NAME: module for module in (trec_run, assignments)}
+#: the formats a collection's `format` may name, and a run's
 QRELS_FORMATS = tuple(_QRELS)
+RUN_FORMATS = tuple(_RUNS)
 
 
 def qrels_format(name: str | None, mode: str = "strict", grades: str = "integer") -> Format:
@@ -30,9 +40,17 @@ def qrels_format(name: str | None, mode: str = "strict", grades: str = "integer"
     return _QRELS[name or trec_qrels.NAME].read(mode, grades)
 
 
-def run_format(mode: str = "strict", use_rank: bool = False) -> Format:
-    """How a run is read under the `input` `mode`, its ranks checked where they order it."""
-    return trec_run.read(mode, use_rank)
+def run_format(mode: str = "strict", use_rank: bool = False, name: str | None = None) -> Format:
+    """How a run of the format `name` (TREC's when None) is read under the `input` `mode`, its
+    ranks checked where they order it."""
+    return _RUNS[name or trec_run.NAME].read(mode, use_rank)
+
+
+def reads_tables(name: str | None, run: bool = False) -> bool:
+    """Whether an input of the format `name` (a run's, if `run`) may be a table (Parquet, a
+    frame): the formats of text alone say no."""
+    modules = _RUNS if run else _QRELS
+    return modules[name or (trec_run.NAME if run else trec_qrels.NAME)].READS_TABLES
 
 
 def recognised_name(first_line: str) -> str:

@@ -15,7 +15,7 @@ from pipeline.inputs.rules import Rule, grade_field, quoted
 from pipeline.inputs.text_lines import field_count, text_rules
 from pipeline.sql import Statement
 
-__all__ = ["FIELDS", "NAME", "max_grades", "read"]
+__all__ = ["READS_TABLES", "FIELDS", "NAME", "max_grades", "read"]
 
 #: the name a collection's `format` gives it
 NAME = "subtopics"
@@ -32,6 +32,8 @@ _SUBTOPIC_RULES = [
     ),
     Rule(f"{_SUBTOPIC} IS NULL", f"'the subtopic ' || {quoted('f[2]')} || ' is out of range'"),
 ]
+#: whether a table (Parquet, a frame) may hold it, by the columns of its table
+READS_TABLES = True
 
 
 def max_grades(names: list[str]) -> Statement:

@@ -12,12 +12,14 @@ from pipeline.inputs.loaded_tables import QRELS
 from pipeline.inputs.rules import grade_field
 from pipeline.inputs.text_lines import field_count, text_rules
 
-__all__ = ["FIELDS", "NAME", "read"]
+__all__ = ["READS_TABLES", "FIELDS", "NAME", "read"]
 
 #: the name a collection's `format` gives it
 NAME = "trec"
 #: a line's fields, as messages name them
 FIELDS = "qid iter docno rel"
+#: whether a table (Parquet, a frame) may hold it, by the columns of its table
+READS_TABLES = True
 
 
 def read(mode: str = "strict", grades: str = "integer") -> Format:

@@ -84,7 +84,8 @@ def compile_plan(
     ranking, wide = _ranking(compiled, settings, judged_rows, full)
     apart = any(len(run.collections) > 1 for run in loaded.spec.runs.values())
     ranking = replace(ranking, apart=apart)
-    options = per_query_options(compiled, settings, judged_rows, missing_rankings)
+    exact = any(m.measure.aggregator == "exact_mean" for m in everything)
+    options = per_query_options(compiled, settings, judged_rows, missing_rankings, exact)
     fusions = _fusions(loaded)
     return SqlPlan(
         memory_limit=settings.memory_limit,
@@ -137,8 +138,11 @@ def _qrels(loaded: LoadedSpec) -> list[Load]:
 def _runs(loaded: LoadedSpec) -> list[Load]:
     """The run files, in spec order (fused runs are computed from them)."""
     spec, settings = loaded.spec, loaded.spec.settings
-    fmt = run_format(settings.input, settings.ordering == "rank")
-    return [Load(r.path, n, fmt, r.collections) for n, r in spec.file_runs().items()]
+    ranked = settings.ordering == "rank"
+    return [
+        Load(r.path, n, run_format(settings.input, ranked, r.format), r.collections)
+        for n, r in spec.file_runs().items()
+    ]
 
 
 def _ranking(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pipeline.contract.columns import Requirements
+from pipeline.plan.exact_mean import exact_mean
 from pipeline.plan.measure_sql import CompiledMeasure, CompiledMeasures, typed
 from pipeline.plan.missing_rankings import MISSING_RANKING_FLAG, reset_missing_ranking
 from pipeline.plan.ranking import ranking_length, select_list
@@ -59,10 +60,16 @@ class PerQueryOptions:
     length: str | None
     missing_rankings: bool
     cached: bool = False
+    #: a measure averages with `exact_mean` (its SQL is then in the aggregate statement)
+    exact_mean: bool = False
 
 
 def per_query_options(
-    compiled: CompiledMeasures, settings: Settings, judged_rows: bool, missing_rankings: bool
+    compiled: CompiledMeasures,
+    settings: Settings,
+    judged_rows: bool,
+    missing_rankings: bool,
+    exact_mean: bool = False,
 ) -> PerQueryOptions:
     """The options of a plan's per-query tables (the runs' values all computed)."""
     return PerQueryOptions(
@@ -71,6 +78,7 @@ def per_query_options(
         by_presence=compiled.can_empty or judged_rows,
         length=_unjudged_length(compiled.req, settings, judged_rows),
         missing_rankings=missing_rankings,
+        exact_mean=exact_mean,
     )
 
 
@@ -85,13 +93,16 @@ def result_tables(options: PerQueryOptions, spec_metrics: int | None = None) -> 
     if curves:
         names = Names("curve_per_query", "curve_metrics", range(count, measures))
         tables.append(Statement(_per_query_sql(options, names)))
-    return tables + aggregate_tables(options.missing_rankings, curves)
+    return tables + aggregate_tables(options.missing_rankings, curves, options.exact_mean)
 
 
-def aggregate_tables(missing_rankings: bool, curves: bool) -> list[Statement]:
+def aggregate_tables(
+    missing_rankings: bool, curves: bool, exact_mean: bool = False
+) -> list[Statement]:
     """aggregate (and curve_aggregate) from the per-query tables: all an engine that computes
-    per_query elsewhere (Spark's shards) runs on the whole."""
-    tables = [Statement(aggregate_sql(missing_rankings))]
+    per_query elsewhere (Spark's shards) runs on the whole. `exact_mean`: a metric averages by
+    `exact_mean`."""
+    tables = [Statement(aggregate_sql(missing_rankings, exact_mean=exact_mean))]
     if curves:
         tables.append(
             Statement(aggregate_sql(False, "curve_per_query", "curve_metrics", "curve_aggregate"))
@@ -197,11 +208,13 @@ def aggregate_sql(
     source: str = "per_query",
     metrics: str = "metrics",
     table: str = "aggregate",
+    exact_mean: bool = False,
 ) -> str:
     """The aggregate table; with trec_eval -c's missing rankings, `num_rel` is the number of qrels
     lines with a grade > 0, whatever the relevance level (trec_eval's summary does this).
-    `source`, `metrics`, `table`: the per-query table read, its metrics' names, the table made."""
-    value = _AGGREGATED
+    `source`, `metrics`, `table`: the per-query table read, its metrics' names, the table made;
+    `exact_mean`: a metric averages by `exact_mean` (else its SQL is left out)."""
+    value = _aggregated(exact_mean)
     if missing_rankings:
         num_rel = "(SELECT j.n FROM positive_judgments j WHERE j.collection = p.collection)"
         value = f"CASE WHEN p.metric = 'num_rel' THEN {num_rel} ELSE {value} END"
@@ -214,6 +227,16 @@ JOIN runs USING (run, collection)
 WHERE m.aggregator <> 'none'
 GROUP BY runs.ordinal, p.run, p.collection, p.metric, m.ordinal, m.aggregator
 ORDER BY runs.ordinal, m.ordinal"""
+
+
+def _aggregated(exact: bool) -> str:
+    """Each aggregator's value over a group of `p` rows; `exact`: with `exact_mean`'s, statistics.mean's
+    correctly rounded mean (`exact_mean.py`)."""
+    if not exact:
+        return _AGGREGATED
+    return _AGGREGATED.replace(
+        "ELSE", f"WHEN 'exact_mean' THEN {exact_mean('p.value', 'p.metric')}\n        ELSE", 1
+    )
 
 
 # trec_eval sums in query order; so does this, so that means print the same to the last digit.

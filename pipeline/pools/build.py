@@ -67,9 +67,10 @@ def pool_pass(loaded: LoadedSpec, plans: list[PoolPlan], sizes: dict[Path, int])
     run_all(con, overlay_statements(loaded.spec, pooled))
     setup, per_batch = _statements(loaded, plans)
     run_all(con, setup)
-    fmt = run_format(settings.input, settings.ordering == "rank")
-    pooled = dict.fromkeys(run for p in plans for run in p.runs)
-    runs = [Load(loaded.spec.runs[r].path, r, fmt, loaded.spec.runs[r].collections) for r in pooled]
+    ranked = settings.ordering == "rank"
+    pooled = {name: loaded.spec.runs[name] for p in plans for name in p.runs}
+    runs = [Load(r.path, name, run_format(settings.input, ranked, r.format), r.collections)
+            for name, r in pooled.items()]  # fmt: skip
     for batch in batched(runs, sizes):
         load_files(con, batch)
         run_all(con, [*per_batch, Statement("DROP TABLE run_rows"), RUN_ROWS])

@@ -18,7 +18,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from pipeline.inputs.formats import QRELS_FORMATS
+from pipeline.inputs.formats import QRELS_FORMATS, RUN_FORMATS, reads_tables
 from pipeline.spec import judgment_sets
 from pipeline.spec.base import StrictModel, resolve_path
 from pipeline.spec.judgment_sets import CollectionNames, Overlay, collection_names
@@ -92,15 +92,21 @@ class Collection(StrictModel):
         """The collections an overlay is built from, first winning; () for qrels read."""
         return tuple(self.qrels.overlay) if isinstance(self.qrels, Overlay) else ()
 
+    @model_validator(mode="before")
+    @classmethod
+    def _nuggets(cls, data: Any) -> Any:
+        """`nuggets: PATH` is `qrels: PATH` with `format: nuggets`."""
+        return _spelt_as(data, "nuggets", "qrels")
+
     @model_validator(mode="after")
     def _text_format(self) -> Collection:
         judgment_sets.check_format(self.format, self.qrels)
-        # A table's columns are named (qid, docno, rel): only a text file has a format.
-        if self.format == "beir" and _is_table(self.qrels):
+        # A table's columns are named (qid, docno, rel): only a text file has such a format.
+        if not reads_tables(self.format) and _is_table(self.qrels):
             raise PydanticCustomError(
                 "qrels_format",
-                "format: beir reads a text file; this qrels is a table (Parquet or ir_datasets), "
-                "read by its columns qid, docno, rel: leave format out",
+                f"format: {self.format} reads a text file; this qrels is a table (Parquet or "
+                "ir_datasets), read by its columns qid, docno, rel: leave format out",
             )
         return self
 
@@ -116,6 +122,12 @@ class Run(StrictModel):
         description="name of a collection in `collections`, or a list of them: the run is "
         "evaluated under each (its file read once)"
     )
+    format: Literal[RUN_FORMATS] | None = Field(  # type: ignore[valid-type]
+        None,
+        description="how the run file is read: trec (qid Q0 docno rank score tag, the default) "
+        "or assignments (nuggetizer's assignment JSONL of one run's answers; `assignments: PATH` "
+        "says the same)",
+    )
     names: Literal["file", "ir_metadata"] = Field(
         "file",
         description="how a glob pattern in `path` names each file's run, <key>/<name>: file (the "
@@ -126,6 +138,22 @@ class Run(StrictModel):
 
     _names = field_validator("collection", mode="before")(judgment_sets.check_collection_names)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _assignments(cls, data: Any) -> Any:
+        """`assignments: PATH` is `path: PATH` with `format: assignments`."""
+        return _spelt_as(data, "assignments", "path")
+
+    @model_validator(mode="after")
+    def _text_format(self) -> Run:
+        if not reads_tables(self.format, run=True) and _is_table(self.path):
+            raise PydanticCustomError(
+                "run_format",
+                f"format: {self.format} reads a text file; this run is a table (Parquet or "
+                "ir_datasets), read by its columns qid, docno, score: leave format out",
+            )
+        return self
+
     @property
     def collections(self) -> tuple[str, ...]:
         """The collections the run is evaluated under, in the spec's order."""
@@ -133,3 +161,17 @@ class Run(StrictModel):
 
 
 # A metric entry is a string (`nDCG@10`) or a mapping.
+
+
+def _spelt_as(data: Any, key: str, path_key: str) -> Any:
+    """A mapping whose `key: PATH` is read as `path_key: PATH` with `format: key`; naming both
+    paths, or another format, is refused."""
+    if not isinstance(data, dict) or key not in data:
+        return data
+    if path_key in data or data.get("format", key) != key:
+        raise PydanticCustomError(
+            "input_format",
+            f"{key}: PATH is {path_key}: PATH with format: {key}; give one of them",
+        )
+    found = {k: v for k, v in data.items() if k != key}
+    return {**found, path_key: data[key], "format": key}

@@ -73,13 +73,14 @@ def check_duplicates(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
 
 
 def insert_inputs(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
-    """A batch's table inputs in one statement, then its text files in another."""
+    """A batch's table inputs in one statement, then its text files in one per format."""
     tables = [load for load in loads if is_table_input(load.path)]
     if tables:
         _naming_the_input(con, tables, insert_tables)
     texts = [load for load in loads if not is_table_input(load.path)]
-    if texts:
-        _naming_the_input(con, texts, lambda con, loads: run_all(con, [insert_lines(loads)]))
+    for fmt in dict.fromkeys(load.format for load in texts):
+        same = [load for load in texts if load.format == fmt]
+        _naming_the_input(con, same, lambda con, loads: run_all(con, [insert_lines(loads)]))
 
 
 def _naming_the_input(con: duckdb.DuckDBPyConnection, loads: list[Load], insert) -> None:

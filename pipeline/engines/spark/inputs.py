@@ -98,10 +98,11 @@ def input_rows(
 ) -> DataFrame:
     """Every file's rows as one DataFrame of `ROW_SCHEMA`; `files`: each input's data files
     (`files_of`), the inputs in `parquet` being Parquet and the others text. The text inputs of
-    a kind are one scan, whatever their number: a thousand runs are not a thousand unions."""
+    a format are one scan, whatever their number: a thousand runs are not a thousand unions."""
     frames = [_parquet_rows(spark, load) for load in loads if load in parquet]
-    for kind in ("qrels", "run"):
-        text = [load for load in loads if load not in parquet and _kind(load) == kind]
+    texts = [load for load in loads if load not in parquet]
+    for fmt in dict.fromkeys(load.format for load in texts):
+        text = [load for load in texts if load.format == fmt]
         frames += [_text_rows(spark, group, files) for group in _apart(text, files)]
     return reduce(lambda a, b: a.unionByName(b), frames)
 

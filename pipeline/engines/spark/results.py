@@ -92,7 +92,8 @@ def finish(
         )
         for table, metrics in tables:
             con.execute(_PER_QUERY.format(table=table, rows=_RESULT.format(table), metrics=metrics))
-        aggregates = aggregate_tables(plan.runs.missing_rankings, curves)
+        exact = any(m.measure.aggregator == "exact_mean" for m in plan.results.metrics)
+        aggregates = aggregate_tables(plan.runs.missing_rankings, curves, exact)
         if aggregate is not None:
             con.register("spark_aggregate", aggregate)
             con.execute(_AGGREGATE)

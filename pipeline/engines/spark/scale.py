@@ -96,9 +96,10 @@ def _aggregate(con, plan: SqlPlan, loaded: LoadedSpec, rows: DataFrame):
     names = [*plan.runs.names, *plan.qrels.names]
     positive = [tuple(row) for row in con.execute("SELECT * FROM positive_judgments").fetchall()]
     missing_rankings = plan.runs.missing_rankings
+    exact = any(m.measure.aggregator == "exact_mean" for m in plan.results.metrics)
 
     def aggregate(batches):
-        return aggregate_shard(names, positive, missing_rankings, batches)
+        return aggregate_shard(names, positive, missing_rankings, batches, exact)
 
     runs = max(1, len(loaded.spec.runs))
     by_run = rows.repartition(

@@ -205,11 +205,12 @@ def aggregate_shard(
     positive: list[tuple[str, int]],
     missing_rankings: bool,
     batches: Iterable[pa.RecordBatch],
+    exact_mean: bool = False,
 ) -> Iterator[pa.RecordBatch]:
     """The aggregate rows (`AGGREGATE_SCHEMA`) of per-query rows (`PER_QUERY_SCHEMA`) that hold
     every query of their runs: the DuckDB engine's aggregate statement over them. `names`: the
     plan's name tables; `positive`: each collection's qrels lines with a grade > 0 (trec_eval
-    -c's num_rel, when `missing_rankings`)."""
+    -c's num_rel, when `missing_rankings`); `exact_mean`: a metric averages by `exact_mean`."""
     import duckdb
 
     from pipeline.plan.per_query import aggregate_tables
@@ -225,7 +226,7 @@ def aggregate_shard(
             con.register("rows", batch)
             con.execute("INSERT INTO per_query SELECT * FROM rows")
             con.unregister("rows")
-        _run(con, aggregate_tables(missing_rankings, False))
+        _run(con, aggregate_tables(missing_rankings, False, exact_mean))
         yield from typed(con.sql("SELECT * FROM aggregate").to_arrow_reader(), AGGREGATE_SCHEMA)
     finally:
         con.close()

@@ -1,0 +1,59 @@
+"""nuggetizer's assignments, JSONL: one answer's topic a line, `{"qid", "run_id", "nuggets":
+[{"text", "importance", "assignment"}], ...}`: whether the answer supports each nugget. A run's
+`assignments:` names such a file (the same as `path:` with `format: assignments`); the run's
+name is the spec's (nuggetizer's `run_id` is its answer file's name).
+
+An answer is read as a run over its topic's nuggets (`nuggets`): each nugget a document (its text
+the docno, its place in the list the rank), its assignment the score: `support` 2,
+`partial_support` 1, `not_support` 0 (nuggetizer's 3-grade labels; its 2-grade mode writes the
+first and the last). Under `input: lenient` another label (`failed`, or an LLM's own word) is 0, as
+nuggetizer scores it. An answer without nuggets keeps its topic: one row of no text.
+"""
+
+from __future__ import annotations
+
+from pipeline.inputs.format import Format
+from pipeline.inputs.json_lines import NUGGETS, QID, TEXT, each, json_rules, nugget_rule
+from pipeline.inputs.loaded_tables import RUNS
+from pipeline.inputs.rules import quoted
+from pipeline.inputs.text_lines import text_rules
+
+__all__ = ["READS_TABLES", "FIELDS", "LABELS", "NAME", "read"]
+
+#: the name a run's `format` gives it
+NAME = "assignments"
+#: a line's keys, as messages name them
+FIELDS = '{"qid", "nuggets": [{"text", "importance", "assignment"}]}'
+#: each assignment label and the score it is read as
+LABELS = {"support": 2, "partial_support": 1, "not_support": 0}
+_LABEL = "(n ->> '$.assignment')"
+#: whether a table (Parquet, a frame) may hold it, by the columns of its table
+READS_TABLES = False
+
+
+def _score() -> str:
+    whens = " ".join(f"WHEN '{label}' THEN {score}" for label, score in LABELS.items())
+    return f"CASE WHEN n IS NULL THEN 0.0 ELSE CAST(CASE {_LABEL} {whens} ELSE 0 END AS DOUBLE) END"
+
+
+def _label_rule(mode: str):
+    """Under `strict`, a label that is not one of `LABELS`; in both modes, none at all."""
+    if mode == "strict":
+        labels = ", ".join(LABELS)
+        return nugget_rule(
+            f"{_LABEL} IS NULL OR {_LABEL} NOT IN ({', '.join(map(repr, LABELS))})",
+            f"'the assignment must be one of {labels}, found ' || "
+            f"coalesce({quoted(_LABEL)}, 'none') || ' (input: lenient reads another as no support)'",
+        )
+    return nugget_rule(
+        "json_type(n, '$.assignment') IS DISTINCT FROM 'VARCHAR'",
+        f"'a nugget without an assignment: ' || {quoted('n::VARCHAR')}",
+    )
+
+
+def read(mode: str = "strict", use_rank: bool = False) -> Format:
+    """How an assignments file is read into `run_rows`: one row per nugget (docno its text, rank
+    its place, score its assignment)."""
+    select = f"{QID}, {each(TEXT)}, unnest(range(1, len({NUGGETS}) + 1)), {each(_score())}"
+    rules = text_rules(*json_rules(FIELDS), _label_rule(mode))
+    return Format(NAME, RUNS.name, select, rules, called="assignments")

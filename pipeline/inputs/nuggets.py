@@ -1,0 +1,60 @@
+"""nuggetizer's nuggets, JSONL: one topic a line, `{"qid", "query", "nuggets": [{"text",
+"importance"}]}` (the TREC RAG track's nugget evaluation). A collection's `nuggets:` names such a
+file (the same as `qrels:` with `format: nuggets`).
+
+A nugget is read as a judged document of its topic: its text the docno, its importance the grade
+(`vital` 2, `okay` 1; under `input: lenient`, any other importance 0, counted among all nuggets
+only, as nuggetizer counts it). An answer's assignments are then a run over these documents
+(`assignments`), and the nugget measures read both. A topic without nuggets is still a topic: one
+judgment of no text, graded -1 (judged, not a nugget), so that its answers score 0.
+"""
+
+from __future__ import annotations
+
+from pipeline.inputs.format import Format
+from pipeline.inputs.json_lines import QID, TEXT, each, json_rules, nugget_rule
+from pipeline.inputs.loaded_tables import QRELS
+from pipeline.inputs.rules import quoted
+from pipeline.inputs.text_lines import text_rules
+
+__all__ = ["READS_TABLES", "FIELDS", "GRADES", "IMPORTANCE", "NAME", "importance_grade", "read"]
+
+#: the name a collection's `format` gives it
+NAME = "nuggets"
+#: a line's keys, as messages name them
+FIELDS = '{"qid", "nuggets": [{"text", "importance"}]}'
+#: the importances, and the grade each is read as
+GRADES = {"vital": 2, "okay": 1}
+IMPORTANCE = "(n ->> '$.importance')"
+#: whether a table (Parquet, a frame) may hold it, by the columns of its table
+READS_TABLES = False
+
+
+def importance_grade(expr: str = IMPORTANCE) -> str:
+    """SQL: the grade of an importance `expr` (0 for another, -1 for the placeholder's NULL)."""
+    whens = " ".join(f"WHEN '{name}' THEN {grade}" for name, grade in GRADES.items())
+    return f"CASE WHEN n IS NULL THEN -1 ELSE CASE {expr} {whens} ELSE 0 END END"
+
+
+def _importance_rule(mode: str):
+    """Under `strict`, an importance that is not one of `GRADES`'; in both modes, none at all."""
+    names = ", ".join(GRADES)
+    if mode == "strict":
+        return nugget_rule(
+            f"{IMPORTANCE} IS NULL OR {IMPORTANCE} NOT IN ({', '.join(map(repr, GRADES))})",
+            f"'the importance must be {' or '.join(GRADES)}, found ' || "
+            f"coalesce({quoted(IMPORTANCE)}, 'none') || ' (input: lenient reads another as a "
+            "nugget of no importance)'",
+        )
+    return nugget_rule(
+        "json_type(n, '$.importance') IS DISTINCT FROM 'VARCHAR'",
+        f"'a nugget without an importance ({names}): ' || {quoted('n::VARCHAR')}",
+    )
+
+
+def read(mode: str = "strict", grades: str = "integer") -> Format:
+    """How a nuggets file is read into `qrels`: one row per nugget (docno its text, rel the
+    grade of its importance)."""
+    select = f"{QID}, {each(TEXT)}, {each(importance_grade())}"
+    rules = text_rules(*json_rules(FIELDS), _importance_rule(mode))
+    return Format(NAME, QRELS.name, select, rules, grades=grades, called="nuggets")
