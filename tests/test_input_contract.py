@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import pipeline
-from pipeline.inputs import beir, formats, subtopics, trec_qrels, trec_run
+from pipeline.inputs import assignments, beir, formats, nuggets, subtopics, trec_qrels, trec_run
 from pipeline.inputs.loaded_tables import LOADED_TABLES
 from pipeline.inputs.row_stream import STREAM_COLUMNS, stream_columns
 from pipeline.plan.compile import compile_plan
@@ -180,10 +180,11 @@ def test_the_reference_lists_every_format_with_its_fields_and_table():
     from docblocks import code, table
 
     modules = [formats.qrels_format(name) for name in formats.QRELS_FORMATS]
-    modules.append(formats.run_format())
+    modules += [formats.run_format(name=name) for name in formats.RUN_FORMATS]
     rows = table("configs/REFERENCE.md", "input-formats")
     assert [code(row["format"]) for row in rows] == [[fmt.name] for fmt in modules]
     assert [code(row["table"])[0] for row in rows] == [fmt.table for fmt in modules]
-    fields = [beir.COLUMNS, subtopics.FIELDS, trec_qrels.FIELDS, trec_run.FIELDS]
+    fields = [beir.COLUMNS, subtopics.FIELDS, trec_qrels.FIELDS, trec_run.FIELDS, nuggets.FIELDS,
+              assignments.FIELDS]  # fmt: skip
     shown = {code(row["a line's fields"])[0] for row in rows}
     assert shown == {" ".join(f) if isinstance(f, tuple) else f for f in fields}
