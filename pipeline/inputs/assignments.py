@@ -13,7 +13,7 @@ nuggetizer scores it. An answer without nuggets keeps its topic: one row of no t
 from __future__ import annotations
 
 from pipeline.inputs.format import Format
-from pipeline.inputs.json_lines import NUGGETS, QID, TEXT, each, json_rules, nugget_rule
+from pipeline.inputs.json_lines import NUGGETS, QID, TEXT, TEXTS, each, json_rules, nugget_rule
 from pipeline.inputs.loaded_tables import RUNS
 from pipeline.inputs.rules import quoted
 from pipeline.inputs.text_lines import text_rules
@@ -56,4 +56,5 @@ def read(mode: str = "strict", use_rank: bool = False) -> Format:
     its place, score its assignment)."""
     select = f"{QID}, {each(TEXT)}, unnest(range(1, len({NUGGETS}) + 1)), {each(_score())}"
     rules = text_rules(*json_rules(FIELDS), _label_rule(mode))
-    return Format(NAME, RUNS.name, select, rules, called="assignments")
+    return Format(NAME, RUNS.name, select, rules, called="assignments", qid=QID, docnos=TEXTS,
+                  member="nugget")  # fmt: skip

@@ -98,12 +98,19 @@ def duplicates(load: Load) -> Statement:
     subtopic = "subtopic" in key
     on = " AND TRY_CAST(n.f[2] AS INTEGER) = d.subtopic" if subtopic else ""
     detail = (
-        "d.subtopic" if subtopic else "count(DISTINCT n.f[2])" if fmt.kind == "qrels" else "NULL"
+        "d.subtopic" if subtopic else "count(DISTINCT n.f[2])" if fmt.name == trec_qrels.NAME
+        else "NULL"
+    )  # fmt: skip
+    # A line's number once per time it holds the pair (a JSON line may hold it twice).
+    times = "list_transform(list_filter(n.docnos, lambda x: x = d.docno), lambda x: n.line_no)"
+    lines = (
+        f"SELECT *, {fmt.qid} AS line_qid, {fmt.line_docnos} AS docnos FROM ({numbered_lines(fmt)})"
     )
     sql = f"""
 WITH dup AS (SELECT {key} {_where(load)} GROUP BY {key} HAVING count(*) > 1)
-SELECT d.qid, d.docno, list(n.line_no ORDER BY n.line_no), (SELECT count(*) FROM dup), {detail}
-FROM dup d JOIN ({numbered_lines(fmt)}) n ON n.f[1] = d.qid AND n.{fmt.docno} = d.docno{on}
+SELECT d.qid, d.docno, flatten(list({times} ORDER BY n.line_no)), (SELECT count(*) FROM dup),
+    {detail}
+FROM dup d JOIN ({lines}) n ON n.line_qid = d.qid AND list_contains(n.docnos, d.docno){on}
 GROUP BY {", ".join(f"d.{c}" for c in key.split(", "))}
 ORDER BY min(n.line_no)
 LIMIT {MAX_REPORTED}"""
@@ -225,7 +232,7 @@ def duplicates_message(load: Load, rows: list[tuple]) -> str:
     at = (lambda n: f"{where}: row {n}") if table else (lambda n: f"{where}:{n}")
     subtopics = load.table == "subtopic_qrels"
     lines = [
-        f"{at(row[2][0])}: query {row[0]!r} has document {row[1]!r}"
+        f"{at(row[2][0])}: query {row[0]!r} has {load.format.member} {row[1]!r}"
         f"{f' for subtopic {row[4]}' if subtopics else ''} again on "
         f"{unit}{'s' * (len(row[2]) > 2)} {_numbers(row[2][1:])}"
         for row in rows
@@ -238,7 +245,7 @@ def duplicates_message(load: Load, rows: list[tuple]) -> str:
         else "once per query (trec_eval stops on duplicates too)"
     )
     lines.append(
-        f"{where}: {total} duplicate {pairs}{'s' * (total != 1)}; a document may appear {once}"
+        f"{where}: {total} duplicate {pairs}{'s' * (total != 1)}; a {load.format.member} may appear {once}"
     )
     return "\n".join(lines)
 

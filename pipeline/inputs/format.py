@@ -28,6 +28,12 @@ class Format:
     rules: tuple[Rule, ...]
     #: the field holding the docno (a BEIR line has no `iter` field before it)
     docno: str = "f[3]"
+    #: SQL over a line: its qid, and the list of its docnos (a JSON line holds several), which
+    #: the reports of duplicates find lines by
+    qid: str = "f[1]"
+    docnos: str = ""
+    #: what a row of the input is to a person reading a message: a document, a nugget
+    member: str = "document"
     #: SQL over `line`: a line skipped besides blank and comment ones (a BEIR header)
     skip: str = "false"
     #: the `grades` setting a qrels format reads its grades under (`GRADE_TYPES`)
@@ -57,6 +63,11 @@ class Format:
     def described(self) -> str:
         """How messages call an input of this format: "qrels", "run", or more where needed."""
         return self.called or self.kind
+
+    @property
+    def line_docnos(self) -> str:
+        """SQL over a line: the docnos it holds, as a list."""
+        return self.docnos or f"[{self.docno}]"
 
     @property
     def skipped(self) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pipeline.inputs.rules import Rule, quoted
 
-__all__ = ["NUGGETS", "OBJECT", "QID", "TEXT", "each", "json_rules", "nugget_rule"]
+__all__ = ["NUGGETS", "OBJECT", "QID", "TEXT", "TEXTS", "each", "json_rules", "nugget_rule"]
 
 #: the line's JSON object (NULL for a line that is not JSON)
 OBJECT = "(CASE WHEN json_valid(line) THEN line::JSON END)"
@@ -20,6 +20,9 @@ TEXT = "coalesce(n ->> '$.text', '')"
 #: the nuggets, or one NULL (a placeholder) for a topic without any, or a line without a list
 NUGGETS = f"""(CASE WHEN json_type({OBJECT}, '$.nuggets') = 'ARRAY' AND len({_LIST}) > 0
     THEN {_LIST} ELSE [NULL::JSON] END)"""
+
+#: the texts of a line's nuggets, as a list: how the reports of duplicates find its lines
+TEXTS = f"list_transform({NUGGETS}, lambda n: {TEXT})"
 
 
 def each(expr: str) -> str:

@@ -12,7 +12,7 @@ judgment of no text, graded -1 (judged, not a nugget), so that its answers score
 from __future__ import annotations
 
 from pipeline.inputs.format import Format
-from pipeline.inputs.json_lines import QID, TEXT, each, json_rules, nugget_rule
+from pipeline.inputs.json_lines import QID, TEXT, TEXTS, each, json_rules, nugget_rule
 from pipeline.inputs.loaded_tables import QRELS
 from pipeline.inputs.rules import quoted
 from pipeline.inputs.text_lines import text_rules
@@ -57,4 +57,5 @@ def read(mode: str = "strict", grades: str = "integer") -> Format:
     grade of its importance)."""
     select = f"{QID}, {each(TEXT)}, {each(importance_grade())}"
     rules = text_rules(*json_rules(FIELDS), _importance_rule(mode))
-    return Format(NAME, QRELS.name, select, rules, grades=grades, called="nuggets")
+    return Format(NAME, QRELS.name, select, rules, grades=grades, called="nuggets", qid=QID,
+                  docnos=TEXTS, member="nugget")  # fmt: skip

@@ -1,0 +1,271 @@
+"""Generated answers' nugget scores (`pipeline.metrics.nuggets`) against nuggetizer's own scorer,
+on generated nuggets and assignments with every label, empty nugget sets, missing answers and
+integer qids; the strict and lenient readings of bad labels; and the exact mean."""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+from fractions import Fraction
+from pathlib import Path
+
+import duckdb
+import pytest
+import yaml
+from conftest import irpipe_inprocess
+from nuggetizer.core.metrics import calculate_global_metrics, calculate_nugget_scores
+
+from pipeline import evaluate
+from pipeline.plan.exact_mean import exact_mean
+
+LABELS = ("support", "partial_support", "not_support")
+#: irpipe's metric -> nuggetizer's field
+NUGGETIZER = {
+    "NuggetAll": "all_score",
+    "NuggetVital": "vital_score",
+    "NuggetAll(strict=True)": "strict_all_score",
+    "NuggetVital(strict=True)": "strict_vital_score",
+}
+METRICS = [*NUGGETIZER, "NuggetWeighted", "NuggetWeighted(strict=True)"]
+
+
+def _topics(rng: random.Random, n: int, odd: bool = False) -> dict[str, list[dict]]:
+    """`n` topics, each with 0 to 12 nuggets, vital or okay (`odd`: now and then another)."""
+    importances = ["vital", "okay", *(["failed"] if odd else [])]
+    return {
+        str(100 + t): [
+            {"text": f"fact {t}.{i}", "importance": rng.choice(importances)}
+            for i in range(rng.choice([0, 1, 2, 3, 5, 8, 12]))
+        ]
+        for t in range(n)
+    }
+
+
+def _assigned(rng: random.Random, topics: dict, odd: bool = False) -> dict[str, list[dict]]:
+    """A run's assignments: each topic answered (now and then not), every label drawn."""
+    labels = [*LABELS, *(["supporter", "failed"] if odd else [])]
+    return {
+        qid: [{**n, "assignment": rng.choice(labels)} for n in nuggets]
+        for qid, nuggets in topics.items()
+        if rng.random() > 0.15
+    }
+
+
+def _write(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def _collection(tmp_path: Path, seed: int, runs: int = 3, odd: bool = False):
+    """A spec over generated nuggets and runs, and nuggetizer's records of every run, each topic
+    without an answer assigned nothing (as nuggetizer's assign step writes it)."""
+    rng = random.Random(seed)
+    topics = _topics(rng, 25, odd)
+    nuggets = [{"qid": int(q) if rng.random() < 0.3 else q, "query": "q", "nuggets": n}
+               for q, n in topics.items()]  # fmt: skip
+    _write(tmp_path / "nuggets.jsonl", nuggets)
+    spec_runs, records = {}, {}
+    for r in range(runs):
+        assigned = _assigned(rng, topics, odd)
+        lines = [{"qid": q, "run_id": "answers", "nuggets": a} for q, a in assigned.items()]
+        _write(tmp_path / f"run{r}.jsonl", lines)
+        spec_runs[f"run{r}"] = {"assignments": f"run{r}.jsonl", "collection": "rag"}
+        missing = {q: [{**n, "assignment": "not_support"} for n in nugs]
+                   for q, nugs in topics.items() if q not in assigned}  # fmt: skip
+        records[f"run{r}"] = {
+            "answered": [{"qid": q, "nuggets": a} for q, a in assigned.items()],
+            "all": [{"qid": q, "nuggets": {**assigned, **missing}[q]} for q in topics],
+        }
+    spec = {"collections": {"rag": {"nuggets": "nuggets.jsonl"}}, "runs": spec_runs,
+            "metrics": METRICS, "settings": {"input": "lenient" if odd else "strict"}}  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    return tmp_path / "spec.yaml", records
+
+
+def _values(spec: Path, **settings) -> tuple[dict, dict]:
+    """(per-query values by (run, qid, metric), means by (run, metric)) of the spec."""
+    if settings:
+        data = yaml.safe_load(spec.read_text())
+        data["settings"] = {**data.get("settings", {}), **settings}
+        spec.write_text(yaml.safe_dump(data))
+    results = evaluate(spec)
+    per_query = {(r.run, r.qid, r.metric): r.value for r in results.per_query().itertuples()}
+    means = {(r.run, r.metric): r.value for r in results.aggregate().itertuples()}
+    return per_query, means
+
+
+@pytest.mark.parametrize(("seed", "odd"), [(1, False), (2, False), (3, True), (4, True)])
+def test_every_value_and_mean_is_nuggetizers(tmp_path, seed, odd):
+    """Each topic's scores equal calculate_nugget_scores', and each run's means equal
+    calculate_global_metrics' over a record per topic (`queries: qrels`: a topic without an
+    answer supporting nothing), to the last bit."""
+    spec, records = _collection(tmp_path, seed, odd=odd)
+    per_query, means = _values(spec)
+    for run, found in records.items():
+        for record in found["all"]:
+            scores = calculate_nugget_scores(record["qid"], record["nuggets"])
+            for metric, field in NUGGETIZER.items():
+                assert per_query[run, record["qid"], metric] == getattr(scores, field)
+        overall = calculate_global_metrics(found["all"])
+        for metric, field in NUGGETIZER.items():
+            assert means[run, metric] == overall[field], (run, metric)
+
+
+def test_under_intersection_the_means_are_over_the_answered_topics(tmp_path):
+    """`queries: intersection` averages the topics a run answered: nuggetizer's means over the
+    lines of the run's own assignment file."""
+    spec, records = _collection(tmp_path, 5)
+    _, means = _values(spec, queries="intersection")
+    for run, found in records.items():
+        overall = calculate_global_metrics(found["answered"])
+        assert {m: means[run, m] for m in NUGGETIZER} == {
+            m: overall[f] for m, f in NUGGETIZER.items()
+        }
+
+
+def _weighted(nuggets: list[dict], strict: bool) -> float:
+    """The weighted score from its definition, as Python computes it: vital nuggets weigh 1,
+    okay ones 0.5; a nugget supported counts 1, partly 0.5 (strict: 0)."""
+    gain = {"support": 1.0, "partial_support": 0.0 if strict else 0.5}
+    vital = [gain.get(n["assignment"], 0.0) for n in nuggets if n["importance"] == "vital"]
+    okay = [gain.get(n["assignment"], 0.0) for n in nuggets if n["importance"] == "okay"]
+    weight = len(vital) + 0.5 * len(okay)
+    return (sum(vital) + 0.5 * sum(okay)) / weight if weight else 0.0
+
+
+def test_the_weighted_score_is_its_definition(tmp_path):
+    """NuggetWeighted against the definition written in Python; by hand: vital supported and
+    partly, okay not: (1 + 0.5) / 2.5 = 0.6, strict 1 / 2.5 = 0.4 (as open-rag-eval gives where
+    a topic has both kinds)."""
+    spec, records = _collection(tmp_path, 6, odd=True)
+    per_query, means = _values(spec)
+    for run, found in records.items():
+        for strict, metric in ((False, "NuggetWeighted"), (True, "NuggetWeighted(strict=True)")):
+            values = [_weighted(r["nuggets"], strict) for r in found["all"]]
+            assert [per_query[run, r["qid"], metric] for r in found["all"]] == values
+            assert means[run, metric] == statistics.mean(values)
+    hand = [{"importance": "vital", "assignment": "support"},
+            {"importance": "vital", "assignment": "partial_support"},
+            {"importance": "okay", "assignment": "not_support"}]  # fmt: skip
+    assert (_weighted(hand, False), _weighted(hand, True)) == (0.6, 0.4)
+
+
+def test_the_hand_example_reads_as_nuggetizer_scores_it(tmp_path):
+    """One topic by hand: 2 vital (supported, partly), 1 okay (not): all (1 + 0.5) / 3 = 0.5,
+    vital 1.5 / 2 = 0.75, strict 1/3 and 1/2, weighted 0.6 and 0.4; a topic without nuggets 0."""
+    nuggets = [{"text": "a", "importance": "vital"}, {"text": "b", "importance": "vital"},
+               {"text": "c", "importance": "okay"}]  # fmt: skip
+    labels = ["support", "partial_support", "not_support"]
+    _write(tmp_path / "n.jsonl", [{"qid": "1", "nuggets": nuggets}, {"qid": "2", "nuggets": []}])
+    assigned = [{**n, "assignment": a} for n, a in zip(nuggets, labels, strict=True)]
+    _write(tmp_path / "a.jsonl", [{"qid": "1", "nuggets": assigned}, {"qid": "2", "nuggets": []}])
+    spec = {"collections": {"c": {"nuggets": "n.jsonl"}},
+            "runs": {"r": {"assignments": "a.jsonl", "collection": "c"}}, "metrics": METRICS}  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    per_query, _ = _values(tmp_path / "spec.yaml")
+    assert [per_query["r", "1", m] for m in METRICS] == [0.5, 0.75, 1 / 3, 0.5, 0.6, 0.4]
+    assert {per_query["r", "2", m] for m in METRICS} == {0.0}
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ('{"qid": "1", "nuggets": [{"text": "a", "importance": "vital", "assignment": "supporter"}]}',
+         "the assignment must be one of support, partial_support, not_support, found 'supporter'"),
+        ('{"qid": "1", "nuggets": [{"text": "a", "importance": "failed", "assignment": "support"}]}',
+         None),
+        ("not json", "not a JSON line"),
+        ('{"nuggets": []}', "the qid is missing, or not text or an integer"),
+        ('{"qid": "1", "nuggets": {"text": "a"}}', "the nuggets are missing, or not a list"),
+        ('{"qid": "1", "nuggets": [{"importance": "vital", "assignment": "support"}]}',
+         "a nugget without a text"),
+    ],
+)  # fmt: skip
+def test_a_bad_assignment_line_is_named_with_its_file_and_line(tmp_path, line, problem):
+    """Under `input: strict`, exit 3 naming file:line and what is wrong (an importance the
+    assignments repeat is not theirs to define: the nuggets' is read); nothing written."""
+    good = {"qid": "0", "nuggets": [{"text": "x", "importance": "vital", "assignment": "support"}]}
+    _write(tmp_path / "n.jsonl", [{"qid": q, "nuggets": [{"text": t, "importance": "vital"}]}
+                                  for q, t in (("0", "x"), ("1", "a"))])  # fmt: skip
+    (tmp_path / "a.jsonl").write_text(json.dumps(good) + "\n" + line + "\n")
+    spec = {"collections": {"c": {"nuggets": "n.jsonl"}}, "metrics": ["NuggetAll"],
+            "runs": {"r": {"assignments": "a.jsonl", "collection": "c"}},
+            "outputs": [{"path": "out/q.csv", "level": "query"}]}  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    result = irpipe_inprocess("run", "spec.yaml", cwd=tmp_path)
+    if problem is None:
+        assert result.returncode == 0, result.stderr
+        return
+    assert result.returncode == 3, result.stderr
+    assert f"a.jsonl:2: {problem}" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_lenient_reads_unknown_labels_as_nuggetizer_does_and_strict_refuses_them(tmp_path):
+    """An importance `failed` counts among all nuggets only, an assignment `supporter` supports
+    nothing: nuggetizer's values under `input: lenient`; `strict` names the nugget's line."""
+    spec, records = _collection(tmp_path, 7, odd=True)
+    data = yaml.safe_load(spec.read_text())
+    data["settings"] = {"input": "strict"}
+    spec.write_text(yaml.safe_dump(data))
+    result = irpipe_inprocess("run", "spec.yaml", cwd=tmp_path)
+    assert result.returncode == 3 and "nuggets.jsonl:" in result.stderr, result.stderr
+    assert "the importance must be vital or okay, found 'failed'" in result.stderr
+    per_query, _ = _values(spec, input="lenient")
+    record = records["run0"]["all"][0]
+    scores = calculate_nugget_scores(record["qid"], record["nuggets"])
+    assert per_query["run0", record["qid"], "NuggetAll"] == scores.all_score
+
+
+def test_a_nugget_listed_twice_is_refused(tmp_path):
+    nugget = {"text": "a", "importance": "vital"}
+    _write(tmp_path / "n.jsonl", [{"qid": "1", "nuggets": [nugget, nugget]}])
+    _write(tmp_path / "a.jsonl", [{"qid": "1", "nuggets": [{**nugget, "assignment": "support"}]}])
+    spec = {"collections": {"c": {"nuggets": "n.jsonl"}}, "metrics": ["NuggetAll"],
+            "runs": {"r": {"assignments": "a.jsonl", "collection": "c"}}}  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    result = irpipe_inprocess("run", "spec.yaml", cwd=tmp_path)
+    assert result.returncode == 3, result.stderr
+    assert "n.jsonl:1: query '1' has nugget 'a' again on line 1" in result.stderr
+    assert "1 duplicate (qid, docno) pair; a nugget may appear once per query" in result.stderr
+
+
+def test_nuggets_and_qrels_name_one_input(tmp_path):
+    spec = {"collections": {"c": {"nuggets": "n.jsonl", "qrels": "q.txt"}}, "metrics": ["AP"],
+            "runs": {}}  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    result = irpipe_inprocess("validate", "spec.yaml", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "nuggets: PATH is qrels: PATH with format: nuggets; give one of them" in result.stderr
+
+
+def _means(groups: list[list[float]]) -> list[float]:
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (g INTEGER, metric VARCHAR, value DOUBLE)")
+    rows = [(g, "m", v) for g, values in enumerate(groups) for v in values]
+    con.executemany("INSERT INTO t VALUES (?, ?, ?)", rows)
+    sql = f"SELECT g, {exact_mean('value')} FROM t GROUP BY g ORDER BY g"
+    return [value for _, value in con.execute(sql).fetchall()]
+
+
+def test_the_exact_mean_is_statistics_mean_where_an_ordered_sum_is_not():
+    """On 2,000 generated groups of shares (k / 2n) and of arbitrary values in [0, 1], the exact
+    mean is the correctly rounded mean (statistics.mean, and Fraction's) in every group; the
+    ordered sum divided by the count is not, in many."""
+    rng = random.Random(8)
+    groups = []
+    for g in range(2000):
+        size = rng.randint(1, 200)
+        halves = 2 * rng.randint(1, 30)
+        shares = [rng.randint(0, halves) / halves for _ in range(size)]
+        groups.append(shares if g % 2 else [rng.random() for _ in range(size)])
+    expected = [statistics.mean(values) for values in groups]
+    assert _means(groups) == expected
+    assert expected[:50] == [float(sum(map(Fraction, v)) / len(v)) for v in groups[:50]]
+    assert sum(sum(v) / len(v) != e for v, e in zip(groups, expected, strict=True)) > 100
+
+
+def test_the_exact_mean_refuses_a_value_it_cannot_average_exactly():
+    with pytest.raises(duckdb.Error, match=r"metric m: exact_mean averages values 0 or in"):
+        _means([[0.5, 1.5]])
