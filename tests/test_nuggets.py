@@ -13,74 +13,12 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
+from answer_sets import METRICS, NUGGETIZER, collection, write
 from conftest import irpipe_inprocess
 from nuggetizer.core.metrics import calculate_global_metrics, calculate_nugget_scores
 
 from pipeline import evaluate
 from pipeline.plan.exact_mean import exact_mean
-
-LABELS = ("support", "partial_support", "not_support")
-#: irpipe's metric -> nuggetizer's field
-NUGGETIZER = {
-    "NuggetAll": "all_score",
-    "NuggetVital": "vital_score",
-    "NuggetAll(strict=True)": "strict_all_score",
-    "NuggetVital(strict=True)": "strict_vital_score",
-}
-METRICS = [*NUGGETIZER, "NuggetWeighted", "NuggetWeighted(strict=True)"]
-
-
-def _topics(rng: random.Random, n: int, odd: bool = False) -> dict[str, list[dict]]:
-    """`n` topics, each with 0 to 12 nuggets, vital or okay (`odd`: now and then another)."""
-    importances = ["vital", "okay", *(["failed"] if odd else [])]
-    return {
-        str(100 + t): [
-            {"text": f"fact {t}.{i}", "importance": rng.choice(importances)}
-            for i in range(rng.choice([0, 1, 2, 3, 5, 8, 12]))
-        ]
-        for t in range(n)
-    }
-
-
-def _assigned(rng: random.Random, topics: dict, odd: bool = False) -> dict[str, list[dict]]:
-    """A run's assignments: each topic answered (now and then not), every label drawn."""
-    labels = [*LABELS, *(["supporter", "failed"] if odd else [])]
-    return {
-        qid: [{**n, "assignment": rng.choice(labels)} for n in nuggets]
-        for qid, nuggets in topics.items()
-        if rng.random() > 0.15
-    }
-
-
-def _write(path: Path, records: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
-
-
-def _collection(tmp_path: Path, seed: int, runs: int = 3, odd: bool = False):
-    """A spec over generated nuggets and runs, and nuggetizer's records of every run, each topic
-    without an answer assigned nothing (as nuggetizer's assign step writes it)."""
-    rng = random.Random(seed)
-    topics = _topics(rng, 25, odd)
-    nuggets = [{"qid": int(q) if rng.random() < 0.3 else q, "query": "q", "nuggets": n}
-               for q, n in topics.items()]  # fmt: skip
-    _write(tmp_path / "nuggets.jsonl", nuggets)
-    spec_runs, records = {}, {}
-    for r in range(runs):
-        assigned = _assigned(rng, topics, odd)
-        lines = [{"qid": q, "run_id": "answers", "nuggets": a} for q, a in assigned.items()]
-        _write(tmp_path / f"run{r}.jsonl", lines)
-        spec_runs[f"run{r}"] = {"assignments": f"run{r}.jsonl", "collection": "rag"}
-        missing = {q: [{**n, "assignment": "not_support"} for n in nugs]
-                   for q, nugs in topics.items() if q not in assigned}  # fmt: skip
-        records[f"run{r}"] = {
-            "answered": [{"qid": q, "nuggets": a} for q, a in assigned.items()],
-            "all": [{"qid": q, "nuggets": {**assigned, **missing}[q]} for q in topics],
-        }
-    spec = {"collections": {"rag": {"nuggets": "nuggets.jsonl"}}, "runs": spec_runs,
-            "metrics": METRICS, "settings": {"input": "lenient" if odd else "strict"}}  # fmt: skip
-    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
-    return tmp_path / "spec.yaml", records
 
 
 def _values(spec: Path, **settings) -> tuple[dict, dict]:
@@ -100,7 +38,7 @@ def test_every_value_and_mean_is_nuggetizers(tmp_path, seed, odd):
     """Each topic's scores equal calculate_nugget_scores', and each run's means equal
     calculate_global_metrics' over a record per topic (`queries: qrels`: a topic without an
     answer supporting nothing), to the last bit."""
-    spec, records = _collection(tmp_path, seed, odd=odd)
+    spec, records = collection(tmp_path, seed, odd=odd)
     per_query, means = _values(spec)
     for run, found in records.items():
         for record in found["all"]:
@@ -112,10 +50,10 @@ def test_every_value_and_mean_is_nuggetizers(tmp_path, seed, odd):
             assert means[run, metric] == overall[field], (run, metric)
 
 
-def test_under_intersection_the_means_are_over_the_answered_topics(tmp_path):
+def test_under_intersection_the_means_are_over_the_answeredtopics(tmp_path):
     """`queries: intersection` averages the topics a run answered: nuggetizer's means over the
     lines of the run's own assignment file."""
-    spec, records = _collection(tmp_path, 5)
+    spec, records = collection(tmp_path, 5)
     _, means = _values(spec, queries="intersection")
     for run, found in records.items():
         overall = calculate_global_metrics(found["answered"])
@@ -138,7 +76,7 @@ def test_the_weighted_score_is_its_definition(tmp_path):
     """NuggetWeighted against the definition written in Python; by hand: vital supported and
     partly, okay not: (1 + 0.5) / 2.5 = 0.6, strict 1 / 2.5 = 0.4 (as open-rag-eval gives where
     a topic has both kinds)."""
-    spec, records = _collection(tmp_path, 6, odd=True)
+    spec, records = collection(tmp_path, 6, odd=True)
     per_query, means = _values(spec)
     for run, found in records.items():
         for strict, metric in ((False, "NuggetWeighted"), (True, "NuggetWeighted(strict=True)")):
@@ -157,9 +95,9 @@ def test_the_hand_example_reads_as_nuggetizer_scores_it(tmp_path):
     nuggets = [{"text": "a", "importance": "vital"}, {"text": "b", "importance": "vital"},
                {"text": "c", "importance": "okay"}]  # fmt: skip
     labels = ["support", "partial_support", "not_support"]
-    _write(tmp_path / "n.jsonl", [{"qid": "1", "nuggets": nuggets}, {"qid": "2", "nuggets": []}])
+    write(tmp_path / "n.jsonl", [{"qid": "1", "nuggets": nuggets}, {"qid": "2", "nuggets": []}])
     assigned = [{**n, "assignment": a} for n, a in zip(nuggets, labels, strict=True)]
-    _write(tmp_path / "a.jsonl", [{"qid": "1", "nuggets": assigned}, {"qid": "2", "nuggets": []}])
+    write(tmp_path / "a.jsonl", [{"qid": "1", "nuggets": assigned}, {"qid": "2", "nuggets": []}])
     spec = {"collections": {"c": {"nuggets": "n.jsonl"}},
             "runs": {"r": {"assignments": "a.jsonl", "collection": "c"}}, "metrics": METRICS}  # fmt: skip
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
@@ -186,7 +124,7 @@ def test_a_bad_assignment_line_is_named_with_its_file_and_line(tmp_path, line, p
     """Under `input: strict`, exit 3 naming file:line and what is wrong (an importance the
     assignments repeat is not theirs to define: the nuggets' is read); nothing written."""
     good = {"qid": "0", "nuggets": [{"text": "x", "importance": "vital", "assignment": "support"}]}
-    _write(tmp_path / "n.jsonl", [{"qid": q, "nuggets": [{"text": t, "importance": "vital"}]}
+    write(tmp_path / "n.jsonl", [{"qid": q, "nuggets": [{"text": t, "importance": "vital"}]}
                                   for q, t in (("0", "x"), ("1", "a"))])  # fmt: skip
     (tmp_path / "a.jsonl").write_text(json.dumps(good) + "\n" + line + "\n")
     spec = {"collections": {"c": {"nuggets": "n.jsonl"}}, "metrics": ["NuggetAll"],
@@ -205,7 +143,7 @@ def test_a_bad_assignment_line_is_named_with_its_file_and_line(tmp_path, line, p
 def test_lenient_reads_unknown_labels_as_nuggetizer_does_and_strict_refuses_them(tmp_path):
     """An importance `failed` counts among all nuggets only, an assignment `supporter` supports
     nothing: nuggetizer's values under `input: lenient`; `strict` names the nugget's line."""
-    spec, records = _collection(tmp_path, 7, odd=True)
+    spec, records = collection(tmp_path, 7, odd=True)
     data = yaml.safe_load(spec.read_text())
     data["settings"] = {"input": "strict"}
     spec.write_text(yaml.safe_dump(data))
@@ -220,8 +158,8 @@ def test_lenient_reads_unknown_labels_as_nuggetizer_does_and_strict_refuses_them
 
 def test_a_nugget_listed_twice_is_refused(tmp_path):
     nugget = {"text": "a", "importance": "vital"}
-    _write(tmp_path / "n.jsonl", [{"qid": "1", "nuggets": [nugget, nugget]}])
-    _write(tmp_path / "a.jsonl", [{"qid": "1", "nuggets": [{**nugget, "assignment": "support"}]}])
+    write(tmp_path / "n.jsonl", [{"qid": "1", "nuggets": [nugget, nugget]}])
+    write(tmp_path / "a.jsonl", [{"qid": "1", "nuggets": [{**nugget, "assignment": "support"}]}])
     spec = {"collections": {"c": {"nuggets": "n.jsonl"}}, "metrics": ["NuggetAll"],
             "runs": {"r": {"assignments": "a.jsonl", "collection": "c"}}}  # fmt: skip
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
@@ -269,3 +207,21 @@ def test_the_exact_mean_is_statistics_mean_where_an_ordered_sum_is_not():
 def test_the_exact_mean_refuses_a_value_it_cannot_average_exactly():
     with pytest.raises(duckdb.Error, match=r"metric m: exact_mean averages values 0 or in"):
         _means([[0.5, 1.5]])
+
+
+def test_a_nugget_the_collection_does_not_hold_is_refused_under_strict(tmp_path):
+    """Assignments of another nugget set (a text the collection's nuggets lack) are a mismatched
+    file: strict names the run, the nugget and the topic; lenient leaves the nugget out."""
+    spec, _ = collection(tmp_path, 9)
+    lines = [json.loads(line) for line in (tmp_path / "run0.jsonl").read_text().splitlines()]
+    first = next(line for line in lines if line["nuggets"])
+    first["nuggets"][0]["text"] = "a fact of another topic"
+    write(tmp_path / "run0.jsonl", lines)
+    result = irpipe_inprocess("run", "spec.yaml", cwd=tmp_path)
+    assert result.returncode == 3, result.stderr
+    assert (
+        f"run 'run0' has the nugget 'a fact of another topic' in query {str(first['qid'])!r}, "
+        "which collection 'rag' does not hold" in result.stderr
+    )
+    per_query, _ = _values(spec, input="lenient")
+    assert per_query["run0", str(first["qid"]), "NuggetAll"] >= 0

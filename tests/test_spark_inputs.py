@@ -6,12 +6,14 @@ test_engine_spark.py (the `spark` fixture in conftest.py; helpers in spark_suppo
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 
 import duckdb
 import pytest
 import yaml
+from answer_sets import collection, write
 from conftest import collection_spec, snapshot
 from spark_support import (
     METRICS,
@@ -271,3 +273,16 @@ def test_spark_refuses_the_parquet_files_duckdb_refuses(spark, tmp_path, capsys)
     assert main(["run", "--quiet", "--engine", "spark", spec]) == DATA_ERROR
     err = capsys.readouterr().err
     assert re.search(r"q\.parquet: .*rel must be an integer, found 2\.5", err), err
+
+
+def test_answers_give_the_same_values_and_the_same_errors(spark, tmp_path):
+    """Nuggets and assignments (tests/answer_sets.py), read on Spark's workers by the same SQL:
+    the same nugget scores and exact means as on one machine, and the same words for a nugget
+    the collection does not hold."""
+    spec, _ = collection(tmp_path, 11, runs=2)
+    same_tables(spec)
+    lines = [json.loads(line) for line in (tmp_path / "run1.jsonl").read_text().splitlines()]
+    first = next(line for line in lines if line["nuggets"])
+    first["nuggets"][0]["text"] = "another nugget"
+    write(tmp_path / "run1.jsonl", lines)
+    same_error(spec, match=f"run 'run1' has the nugget 'another nugget' in query '{first['qid']}'")

@@ -57,4 +57,4 @@ def read(mode: str = "strict", use_rank: bool = False) -> Format:
     select = f"{QID}, {each(TEXT)}, unnest(range(1, len({NUGGETS}) + 1)), {each(_score())}"
     rules = text_rules(*json_rules(FIELDS), _label_rule(mode))
     return Format(NAME, RUNS.name, select, rules, called="assignments", qid=QID, docnos=TEXTS,
-                  member="nugget")  # fmt: skip
+                  member="nugget", judged_only=mode == "strict")  # fmt: skip

@@ -34,6 +34,8 @@ __all__ = [
     "shared_counts",
     "shared_queries",
     "summary",
+    "unjudged_message",
+    "unjudged_rows",
 ]
 
 MAX_REPORTED = 5
@@ -115,6 +117,33 @@ GROUP BY {", ".join(f"d.{c}" for c in key.split(", "))}
 ORDER BY min(n.line_no)
 LIMIT {MAX_REPORTED}"""
     return Statement(sql, [load.name, literal_path(load.path)])
+
+
+def unjudged_rows(loads: list[Load]) -> Statement | None:
+    """The first row, per run of a batch whose format wants every row judged (`judged_only`), of
+    a document a collection it is evaluated under does not judge: (run, collection, qid, docno),
+    in spec order. None when no run of the batch is such."""
+    names = [load.name for load in loads if load.format.judged_only]
+    if not names:
+        return None
+    sql = """SELECT r.run, c.collection, min(r.qid), arg_min(r.docno, (r.qid, r.docno))
+FROM run_rows r JOIN runs c USING (run)
+WHERE list_contains(?, r.run) AND r.docno <> '' AND NOT EXISTS (SELECT 1 FROM qrels q
+    WHERE q.collection = c.collection AND q.qid = r.qid AND q.docno = r.docno)
+GROUP BY r.run, c.collection
+ORDER BY list_position(?, r.run), c.collection"""
+    return Statement(sql, [names, names])
+
+
+def unjudged_message(load: Load, collection: str, qid: str, docno: str) -> str:
+    """A run's row of a document its collection does not judge, where every row must be judged:
+    an answer's assignments of another nugget set."""
+    member = load.format.member
+    return (
+        f"{input_name(load)}: run '{load.name}' has the {member} {docno!r} in query {qid!r}, "
+        f"which collection '{collection}' does not hold: are these the {load.format.described} "
+        f"of another collection? (`settings: {{input: lenient}}` leaves such {member}s out)"
+    )
 
 
 def record_queries() -> Statement:

@@ -34,6 +34,9 @@ class Format:
     docnos: str = ""
     #: what a row of the input is to a person reading a message: a document, a nugget
     member: str = "document"
+    #: every row must name a document its collections judge (an answer's nuggets must be the
+    #: collection's: another is a mismatched file, not an unjudged document)
+    judged_only: bool = False
     #: SQL over `line`: a line skipped besides blank and comment ones (a BEIR header)
     skip: str = "false"
     #: the `grades` setting a qrels format reads its grades under (`GRADE_TYPES`)

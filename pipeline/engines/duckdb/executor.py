@@ -15,6 +15,7 @@ import duckdb
 from pipeline import interrupts
 from pipeline.engines.duckdb.loading import (
     check_duplicates,
+    check_judged,
     check_lines,
     check_matches,
     check_shared_queries,
@@ -129,6 +130,7 @@ def _runs(
         run_all(con, [check.record_queries()])
         check_shared_queries(con, [load for load in batch if load.name not in runs.fusion_only])
         check_matches(con, runs, batch)
+        check_judged(con, batch)
         steps.report("ranking", batch, i)
         rank(con, runs, batch)
     with _blaming(con, plan):

@@ -24,6 +24,7 @@ from pipeline.plan.sql_plan import RunsPart
 
 __all__ = [
     "check_duplicates",
+    "check_judged",
     "check_lines",
     "check_matches",
     "check_shared_queries",
@@ -124,3 +125,14 @@ def check_matches(con: duckdb.DuckDBPyConnection, runs: RunsPart, batch: list[Lo
             run, collection, _, qid = row = found[0]
             docnos, judged = one(con, unmatched.examples(run, collection, qid))
             raise InputDataError(unmatched.unmatched_message(loads[run], row, docnos, judged))
+
+
+def check_judged(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
+    """Each run whose format wants every row judged (an answer's assignments) names only the
+    documents (nuggets) its collections judge: the first one that does not is named."""
+    statement = check.unjudged_rows(loads)
+    found = fetch_all(con, statement) if statement else []
+    if found:
+        run, collection, qid, docno = found[0]
+        load = next(load for load in loads if load.name == run)
+        raise InputDataError(check.unjudged_message(load, collection, qid, docno))

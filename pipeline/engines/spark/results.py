@@ -175,6 +175,20 @@ def _check_shared(
                 row = (0, reporter(load).queries(), qrels)
                 raise InputDataError(check.no_shared_queries_message(load, collection, row))
     _check_matches(con, runs, shared)
+    _check_judged(con, runs)
+
+
+def _check_judged(con: duckdb.DuckDBPyConnection, runs: list[Load]) -> None:
+    """Each run that wants every row judged names only judged documents: the first unjudged one
+    any shard found, in the DuckDB engine's order (spec order, then collection, qid, docno)."""
+    found = con.execute(
+        f"SELECT run, collection, min((qid, text)) FROM ({_RESULT.format('unjudged')}) GROUP BY ALL"
+    ).fetchall()
+    first = {(run, collection): pair for run, collection, pair in found}
+    for load in runs:
+        for collection in sorted(c for r, c in first if r == load.name):
+            pair = first[load.name, collection]
+            raise InputDataError(check.unjudged_message(load, collection, *pair))
 
 
 def _check_matches(con: duckdb.DuckDBPyConnection, runs: list[Load], shared: dict) -> None:

@@ -12,11 +12,11 @@ Nothing here imports pyspark: the worker hands Arrow record batches in and takes
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from pipeline.engines.duckdb.steps import compute, rank
-from pipeline.inputs.checks import record_queries
+from pipeline.inputs.checks import record_queries, unjudged_rows
 from pipeline.inputs.formats import after_loading
 from pipeline.inputs.row_stream import IDENTITY, STREAM_COLUMNS, checked_rows, into_tables
 from pipeline.plan.missing_rankings import missing_ranking_rows
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
+    from pipeline.inputs.format import Load
     from pipeline.plan.sql_plan import SqlPlan
 
 __all__ = [
@@ -167,6 +168,7 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
     _run(con, plan.setup)
     _run(con, [record_queries(), Statement(_PRESENCE)])
     runs = plan.runs
+    _unjudged(con, runs.loads)
     if runs.unmatched_runs_fail:
         _unmatched(con, [load.name for load in runs.loads])
     missing = (
@@ -174,6 +176,15 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
     )
     rank(con, runs, runs.loads, missing)
     compute(con, plan.results)
+
+
+def _unjudged(con: duckdb.DuckDBPyConnection, loads: Sequence[Load]) -> None:
+    """The shard's first unjudged row of each run that wants every row judged, as 'unjudged'
+    rows of `presence` (qid, and the docno as text): the driver names the first of all."""
+    statement = unjudged_rows(list(loads))
+    if statement is not None:
+        sql = f"INSERT INTO presence SELECT 'unjudged', r, c, q, NULL, d FROM ({statement.sql}) t(r, c, q, d)"
+        con.execute(sql, statement.params)
 
 
 def _unmatched(con: duckdb.DuckDBPyConnection, runs: list[str]) -> None:
