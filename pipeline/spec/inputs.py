@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    ConfigDict,
     Field,
     PlainValidator,
     ValidationInfo,
@@ -61,9 +62,32 @@ InputPath = Annotated[
 ]
 
 
+def _also_spelt(key: str, path_key: str, description: str):
+    """A JSON schema hook: the model's schema also allows `key` (a path), which `_spelt_as`
+    reads as `path_key` with a format (no field of its own: the spec holds one spelling); a
+    required `path_key` is then one of the two."""
+
+    def extra(schema: dict[str, Any]) -> None:
+        schema["properties"][key] = {"type": "string", "format": "path", "description": description}
+        if path_key in schema.get("required", []):
+            schema["required"].remove(path_key)
+            schema["oneOf"] = [{"required": [path_key]}, {"required": [key]}]
+
+    return extra
+
+
 class Collection(StrictModel):
     """A test collection: its qrels (a file, or built from other collections' qrels) and,
     optionally, its size (for fallout)."""
+
+    model_config = ConfigDict(
+        **StrictModel.model_config,
+        json_schema_extra=_also_spelt(
+            "nuggets",
+            "qrels",
+            "nuggetizer's nuggets JSONL: the same as qrels: PATH with format: nuggets",
+        ),
+    )
 
     qrels: judgment_sets.qrels_source(InputPath) | None = Field(  # type: ignore[valid-type]
         None,
@@ -113,6 +137,16 @@ class Collection(StrictModel):
 
 class Run(StrictModel):
     """A run file evaluated against one collection, or under each of several."""
+
+    model_config = ConfigDict(
+        **StrictModel.model_config,
+        json_schema_extra=_also_spelt(
+            "assignments",
+            "path",
+            "nuggetizer's assignments JSONL of one run's answers: the same as path: PATH with "
+            "format: assignments",
+        ),
+    )
 
     path: InputPath = Field(
         description="TREC run file: qid Q0 docno rank score tag (plain or .gz); with engine "
