@@ -34,7 +34,9 @@ def _nuggets(rng: random.Random, topics: int) -> dict[str, list[dict]]:
 
 def _label(rng: random.Random, full: float, partial: float) -> str:
     draw = rng.random()
-    return "support" if draw < full else "partial_support" if draw < full + partial else "not_support"
+    return (
+        "support" if draw < full else "partial_support" if draw < full + partial else "not_support"
+    )
 
 
 def _lines(records: list[dict]) -> str:

@@ -13,7 +13,17 @@ nuggetizer scores it. An answer without nuggets keeps its topic: one row of no t
 from __future__ import annotations
 
 from pipeline.inputs.format import Format
-from pipeline.inputs.json_lines import NUGGETS, QID, TEXT, TEXTS, each, json_rules, nugget_rule
+from pipeline.inputs.json_lines import (
+    NUGGETS,
+    QID,
+    TEXT,
+    TEXTS,
+    each,
+    field,
+    json_rules,
+    nugget_rule,
+    parsed,
+)
 from pipeline.inputs.loaded_tables import RUNS
 from pipeline.inputs.rules import quoted
 from pipeline.inputs.text_lines import text_rules
@@ -26,7 +36,7 @@ NAME = "assignments"
 FIELDS = '{"qid", "nuggets": [{"text", "importance", "assignment"}]}'
 #: each assignment label and the score it is read as
 LABELS = {"support": 2, "partial_support": 1, "not_support": 0}
-_LABEL = "(n ->> '$.assignment')"
+_LABEL = field("assignment")
 #: whether a table (Parquet, a frame) may hold it, by the columns of its table
 READS_TABLES = False
 
@@ -46,8 +56,8 @@ def _label_rule(mode: str):
             f"coalesce({quoted(_LABEL)}, 'none') || ' (input: lenient reads another as no support)'",
         )
     return nugget_rule(
-        "json_type(n, '$.assignment') IS DISTINCT FROM 'VARCHAR'",
-        f"'a nugget without an assignment: ' || {quoted('n::VARCHAR')}",
+        f"{_LABEL} IS NULL",
+        f"'a nugget without an assignment: ' || {quoted('to_json(n)::VARCHAR')}",
     )
 
 
@@ -57,4 +67,5 @@ def read(mode: str = "strict", use_rank: bool = False) -> Format:
     select = f"{QID}, {each(TEXT)}, unnest(range(1, len({NUGGETS}) + 1)), {each(_score())}"
     rules = text_rules(*json_rules(FIELDS), _label_rule(mode))
     return Format(NAME, RUNS.name, select, rules, called="assignments", qid=QID, docnos=TEXTS,
-                  member="nugget", judged_only=mode == "strict")  # fmt: skip
+                  member="nugget", judged_only=mode == "strict",
+                  parse=parsed(("text", "importance", "assignment")))  # fmt: skip

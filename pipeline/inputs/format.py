@@ -34,6 +34,9 @@ class Format:
     docnos: str = ""
     #: what a row of the input is to a person reading a message: a document, a nugget
     member: str = "document"
+    #: SQL over `line`: the line parsed once (`j`), which the columns and rules then read, instead
+    #: of its whitespace-separated fields (a JSON line)
+    parse: str = ""
     #: every row must name a document its collections judge (an answer's nuggets must be the
     #: collection's: another is a mismatched file, not an unjudged document)
     judged_only: bool = False

@@ -12,7 +12,16 @@ judgment of no text, graded -1 (judged, not a nugget), so that its answers score
 from __future__ import annotations
 
 from pipeline.inputs.format import Format
-from pipeline.inputs.json_lines import QID, TEXT, TEXTS, each, json_rules, nugget_rule
+from pipeline.inputs.json_lines import (
+    QID,
+    TEXT,
+    TEXTS,
+    each,
+    field,
+    json_rules,
+    nugget_rule,
+    parsed,
+)
 from pipeline.inputs.loaded_tables import QRELS
 from pipeline.inputs.rules import quoted
 from pipeline.inputs.text_lines import text_rules
@@ -25,7 +34,7 @@ NAME = "nuggets"
 FIELDS = '{"qid", "nuggets": [{"text", "importance"}]}'
 #: the importances, and the grade each is read as
 GRADES = {"vital": 2, "okay": 1}
-IMPORTANCE = "(n ->> '$.importance')"
+IMPORTANCE = field("importance")
 #: whether a table (Parquet, a frame) may hold it, by the columns of its table
 READS_TABLES = False
 
@@ -47,8 +56,8 @@ def _importance_rule(mode: str):
             "nugget of no importance)'",
         )
     return nugget_rule(
-        "json_type(n, '$.importance') IS DISTINCT FROM 'VARCHAR'",
-        f"'a nugget without an importance ({names}): ' || {quoted('n::VARCHAR')}",
+        f"{IMPORTANCE} IS NULL",
+        f"'a nugget without an importance ({names}): ' || {quoted('to_json(n)::VARCHAR')}",
     )
 
 
@@ -58,4 +67,4 @@ def read(mode: str = "strict", grades: str = "integer") -> Format:
     select = f"{QID}, {each(TEXT)}, {each(importance_grade())}"
     rules = text_rules(*json_rules(FIELDS), _importance_rule(mode))
     return Format(NAME, QRELS.name, select, rules, grades=grades, called="nuggets", qid=QID,
-                  docnos=TEXTS, member="nugget")  # fmt: skip
+                  docnos=TEXTS, member="nugget", parse=parsed(("text", "importance")))  # fmt: skip

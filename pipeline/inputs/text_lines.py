@@ -58,9 +58,13 @@ _UNEVEN = "list_contains(split, '') OR contains(line, chr(11)) OR contains(line,
 _FIELDS = f"CASE WHEN {_UNEVEN} THEN {_NONEMPTY} ELSE split END"
 
 
-def _split(rows: str) -> str:
-    """SQL over the relation `rows` (a column `line`): its columns and the line's fields `f`. Every
-    reading splits here: the loading pass, the numbered one of a report, Spark's workers."""
+def _split(rows: str, fmt: Format) -> str:
+    """SQL over the relation `rows` (a column `line`): its columns and the line's fields `f`; or,
+    for a format that parses its lines (`Format.parse`: JSON), its parsed line `j` instead (and
+    no fields). Every reading splits here: the loading pass, the numbered one of a report,
+    Spark's workers."""
+    if fmt.parse:
+        return f"SELECT *, {fmt.parse} AS j, []::VARCHAR[] AS f FROM ({rows})"
     spaced = f"SELECT *, {_TABS} AS spaced FROM ({rows})"
     split = f"SELECT *, string_split(spaced, ' ') AS split FROM ({spaced})"
     return f"SELECT *, {_FIELDS} AS f FROM ({split})"
@@ -71,7 +75,7 @@ def insert_lines(loads: list[Load]) -> Statement:
     `ok` is false for a line that breaks a rule."""
     fmt = loads[0].format
     names = [load.name for load in loads]
-    lines = _split(f"SELECT line, cut, file_index FROM {_READ_DATA} WHERE NOT ({fmt.skipped})")
+    lines = _split(f"SELECT line, cut, file_index FROM {_READ_DATA} WHERE NOT ({fmt.skipped})", fmt)
     sql = f"""INSERT INTO {quote_identifier(fmt.table)}
         SELECT (?::VARCHAR[])[CAST(file_index AS BIGINT) + 1], {fmt.select}, NOT {fmt.bad}
         FROM ({lines})"""
@@ -98,7 +102,7 @@ def parsed_lines(source: str, fmt: Format, columns: str, explain: bool = False) 
     problem = (
         f", CASE WHEN NOT ({fmt.bad}) THEN NULL {why} ELSE 'unreadable' END" if explain else ""
     )
-    lines = _split(f"SELECT *, {_CUT} AS cut FROM {source} WHERE NOT ({fmt.skipped})")
+    lines = _split(f"SELECT *, {_CUT} AS cut FROM {source} WHERE NOT ({fmt.skipped})", fmt)
     return f"""SELECT * FROM (SELECT {columns}, {fmt.select}, NOT {fmt.bad}{problem} FROM ({lines}))
         AS t({columns}, {names}, ok{", problem" if explain else ""})"""
 
@@ -109,7 +113,8 @@ def numbered_lines(fmt: Format) -> str:
     numbered = f"""SELECT * FROM (SELECT row_number() OVER () AS line_no, line, {_CUT} AS cut
               FROM {_READ_NUMBERED})
         WHERE NOT ({fmt.skipped})"""
-    return f"SELECT line_no, line, cut, f FROM ({_split(numbered)})"
+    parsed = ", j" if fmt.parse else ""
+    return f"SELECT line_no, line, cut, f{parsed} FROM ({_split(numbered, fmt)})"
 
 
 def literal_path(path: Path) -> str:
