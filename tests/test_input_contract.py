@@ -13,7 +13,16 @@ from pathlib import Path
 import pytest
 
 import pipeline
-from pipeline.inputs import assignments, beir, formats, nuggets, subtopics, trec_qrels, trec_run
+from pipeline.inputs import (
+    assignment_labels,
+    assignments,
+    beir,
+    formats,
+    nuggets,
+    subtopics,
+    trec_qrels,
+    trec_run,
+)
 from pipeline.inputs.loaded_tables import LOADED_TABLES
 from pipeline.inputs.row_stream import STREAM_COLUMNS, stream_columns
 from pipeline.plan.compile import compile_plan
@@ -185,6 +194,6 @@ def test_the_reference_lists_every_format_with_its_fields_and_table():
     assert [code(row["format"]) for row in rows] == [[fmt.name] for fmt in modules]
     assert [code(row["table"])[0] for row in rows] == [fmt.table for fmt in modules]
     fields = [beir.COLUMNS, subtopics.FIELDS, trec_qrels.FIELDS, trec_run.FIELDS, nuggets.FIELDS,
-              assignments.FIELDS]  # fmt: skip
+              assignments.FIELDS, assignment_labels.FIELDS]  # fmt: skip
     shown = {code(row["a line's fields"])[0] for row in rows}
     assert shown == {" ".join(f) if isinstance(f, tuple) else f for f in fields}

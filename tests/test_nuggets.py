@@ -225,3 +225,44 @@ def test_a_nugget_the_collection_does_not_hold_is_refused_under_strict(tmp_path)
     )
     per_query, _ = _values(spec, input="lenient")
     assert per_query["run0", str(first["qid"]), "NuggetAll"] >= 0
+
+
+def _assignment_sets(tmp_path: Path) -> tuple[dict, dict]:
+    """Two assignment sets of the same answers (a person's, an LLM's agreeing 70% of the
+    time), written as nuggetizer writes them; each as {(run_id, qid, text): grade}."""
+    rng = random.Random(12)
+    grades = {"support": 2, "partial_support": 1, "not_support": 0}
+    sets: dict[str, list[dict]] = {"human": [], "llm": []}
+    for run in ("a", "b"):
+        for q in range(1, 16):
+            nuggets = [
+                {"text": f"q{q} n{i}", "importance": "vital"} for i in range(rng.randint(0, 6))
+            ]
+            human = [{**n, "assignment": rng.choice(list(grades))} for n in nuggets]
+            llm = [{**n, "assignment": n["assignment"] if rng.random() < 0.7
+                    else rng.choice(list(grades))} for n in human]  # fmt: skip
+            sets["human"].append({"qid": str(q), "run_id": run, "nuggets": human})
+            sets["llm"].append({"qid": str(q), "run_id": run, "nuggets": llm})
+    labels = {}
+    for name, lines in sets.items():
+        write(tmp_path / f"{name}.jsonl", lines)
+        labels[name] = {(line["run_id"], line["qid"], n["text"]): grades[n["assignment"]]
+                        for line in lines for n in line["nuggets"]}  # fmt: skip
+    return labels["human"], labels["llm"]
+
+
+def test_agree_compares_two_assignment_sets_label_by_label(tmp_path):
+    """`irpipe agree --format assignments`: the pairs are the (run_id, qid, nugget) both label,
+    and Cohen's kappa is scikit-learn's over them (support 2, partial 1, not 0)."""
+    from sklearn.metrics import cohen_kappa_score
+
+    human, llm = _assignment_sets(tmp_path)
+    result = irpipe_inprocess(
+        "agree", "human.jsonl", "llm.jsonl", "--format", "assignments", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    assert f"{len(human)} pairs judged by both (0 by human.jsonl only" in result.stdout
+    keys = sorted(human)
+    kappa = cohen_kappa_score([human[k] for k in keys], [llm[k] for k in keys])
+    row = next(line for line in result.stdout.splitlines() if line.startswith("cohen_kappa "))
+    assert float(row.split()[1]) == pytest.approx(kappa, abs=5e-5)

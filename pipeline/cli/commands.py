@@ -132,7 +132,9 @@ def agree(args: argparse.Namespace) -> int:
     from pipeline.run.agree import agree as compare_sets
 
     metrics, thresholds = args.metric or (), args.thresholds or ()
-    evaluation = compare_sets(args.reference, args.other, args.runs, metrics, thresholds)
+    evaluation = compare_sets(
+        args.reference, args.other, args.runs, metrics, thresholds, args.format
+    )
     _print_judgments(evaluation)
     if args.runs is not None:
         from pipeline.console.draw import print_results

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 
+from pipeline.inputs.formats import QRELS_FORMATS
+
 __all__ = ["parser"]
 
 
@@ -143,6 +145,11 @@ def _agree_command(commands) -> None:
     agree.add_argument(
         "--metric", metavar="M", action="append",
         help="a metric the runs are ordered by, once per metric (default with --runs: AP, nDCG@10)",
+    )  # fmt: skip
+    agree.add_argument(
+        "--format", choices=QRELS_FORMATS,
+        help="how both files are read (default: each recognised, else TREC qrels); assignments: "
+        "nuggetizer's assignment JSONL, each (run_id, qid, nugget) a judgment",
     )  # fmt: skip
     agree.add_argument(
         "--thresholds", metavar="T,T,...", type=_numbers,

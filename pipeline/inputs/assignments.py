@@ -28,7 +28,7 @@ from pipeline.inputs.loaded_tables import RUNS
 from pipeline.inputs.rules import quoted
 from pipeline.inputs.text_lines import text_rules
 
-__all__ = ["READS_TABLES", "FIELDS", "LABELS", "NAME", "read"]
+__all__ = ["READS_TABLES", "FIELDS", "LABELS", "NAME", "label_rule", "read", "support"]
 
 #: the name a run's `format` gives it
 NAME = "assignments"
@@ -41,12 +41,13 @@ _LABEL = field("assignment")
 READS_TABLES = False
 
 
-def _score() -> str:
+def support() -> str:
+    """SQL over a nugget `n`: its assignment's score, 2, 1 or 0 (0 for the placeholder)."""
     whens = " ".join(f"WHEN '{label}' THEN {score}" for label, score in LABELS.items())
     return f"CASE WHEN n IS NULL THEN 0.0 ELSE CAST(CASE {_LABEL} {whens} ELSE 0 END AS DOUBLE) END"
 
 
-def _label_rule(mode: str):
+def label_rule(mode: str):
     """Under `strict`, a label that is not one of `LABELS`; in both modes, none at all."""
     if mode == "strict":
         labels = ", ".join(LABELS)
@@ -64,8 +65,8 @@ def _label_rule(mode: str):
 def read(mode: str = "strict", use_rank: bool = False) -> Format:
     """How an assignments file is read into `run_rows`: one row per nugget (docno its text, rank
     its place, score its assignment)."""
-    select = f"{QID}, {each(TEXT)}, unnest(range(1, len({NUGGETS}) + 1)), {each(_score())}"
-    rules = text_rules(*json_rules(FIELDS), _label_rule(mode))
+    select = f"{QID}, {each(TEXT)}, unnest(range(1, len({NUGGETS}) + 1)), {each(support())}"
+    rules = text_rules(*json_rules(FIELDS), label_rule(mode))
     return Format(NAME, RUNS.name, select, rules, called="assignments", qid=QID, docnos=TEXTS,
                   member="nugget", judged_only=mode == "strict",
                   parse=parsed(("text", "importance", "assignment")))  # fmt: skip

@@ -12,7 +12,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from pipeline.inputs import assignments, beir, nuggets, subtopics, trec_qrels, trec_run
+from pipeline.inputs import (
+    assignment_labels,
+    assignments,
+    beir,
+    nuggets,
+    subtopics,
+    trec_qrels,
+    trec_run,
+)
 from pipeline.inputs.format import Format, Load
 from pipeline.sql import Statement
 
@@ -27,7 +35,9 @@ __all__ = [
 ]
 
 # The qrels formats and the run formats, the first of each being the default.
-_QRELS = {module.NAME: module for module in (trec_qrels, beir, subtopics, nuggets)}
+_QRELS = {
+    module.NAME: module for module in (trec_qrels, beir, subtopics, nuggets, assignment_labels)
+}
 _RUNS = {module.NAME: module for module in (trec_run, assignments)}
 #: the formats a collection's `format` may name, and a run's
 QRELS_FORMATS = tuple(_QRELS)

@@ -13,6 +13,7 @@ from pipeline.inputs.rules import Rule, quoted
 
 __all__ = [
     "NUGGETS",
+    "ONLY_NUGGETS",
     "QID",
     "TEXT",
     "TEXTS",
@@ -27,18 +28,22 @@ __all__ = [
 QID = "(j.qid ->> '$')"
 #: the nuggets, or one NULL (a placeholder) for a topic without any, or a line without a list
 NUGGETS = "(CASE WHEN len(j.nuggets) > 0 THEN j.nuggets ELSE [NULL] END)"
+#: the nuggets, none for a topic without any (a line that is not read keeps one NULL, so that
+#: its row reports it)
+ONLY_NUGGETS = "(CASE WHEN j.nuggets IS NULL THEN [NULL] ELSE j.nuggets END)"
 #: a nugget's text ('' for the placeholder), over a nugget `n`
 TEXT = "coalesce(n.text, '')"
 #: the texts of a line's nuggets, as a list: how the reports of duplicates find its lines
 TEXTS = f"list_transform({NUGGETS}, lambda n: {TEXT})"
 
 
-def parsed(keys: tuple[str, ...]) -> str:
-    """SQL over `line`: the line parsed once, its `qid` as a JSON value and its `nuggets`, each
-    nugget's `keys` as text (a number or an object as its JSON text); NULL for a line that is not
-    JSON, and a key of another shape NULL. One parse of each line: a check of its validity
-    first, and one of each key after, took four times as long."""
-    shape = {"qid": "JSON", "nuggets": [dict.fromkeys(keys, "VARCHAR")]}
+def parsed(keys: tuple[str, ...], line_keys: tuple[str, ...] = ()) -> str:
+    """SQL over `line`: the line parsed once, its `qid` as a JSON value, its `line_keys` as text
+    and its `nuggets`, each nugget's `keys` as text (a number or an object as its JSON text);
+    NULL for a line that is not JSON, and a key of another shape NULL. One parse of each line: a
+    check of its validity first, and one of each key after, took four times as long."""
+    shape = {"qid": "JSON", **dict.fromkeys(line_keys, "VARCHAR"),
+             "nuggets": [dict.fromkeys(keys, "VARCHAR")]}  # fmt: skip
     return f"try(json_transform(line, '{json.dumps(shape)}'))"
 
 
@@ -47,10 +52,11 @@ def field(key: str) -> str:
     return f"n.{key}"
 
 
-def each(expr: str) -> str:
+def each(expr: str, placeholder: bool = True) -> str:
     """SQL unnesting `expr` (over a nugget `n`; NULL for the placeholder) over the line's
-    nuggets: one row per nugget."""
-    return f"unnest(list_transform({NUGGETS}, lambda n: {expr}))"
+    nuggets: one row per nugget; without a `placeholder`, none for a topic without nuggets."""
+    nuggets = NUGGETS if placeholder else ONLY_NUGGETS
+    return f"unnest(list_transform({nuggets}, lambda n: {expr}))"
 
 
 def nugget_rule(bad: str, problem: str) -> Rule:

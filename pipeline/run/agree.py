@@ -31,9 +31,11 @@ def agree(
     runs: str | None = None,
     metrics: Sequence[str] = (),
     thresholds: Sequence[float] = (),
+    format: str | None = None,
 ) -> Evaluation:
     """The evaluation of `agreement_spec`'s spec (nothing written, no history)."""
-    return evaluate(agreement_spec(reference, other, runs, metrics, thresholds), write=False)
+    spec = agreement_spec(reference, other, runs, metrics, thresholds, format)
+    return evaluate(spec, write=False)
 
 
 def agreement_spec(
@@ -42,14 +44,16 @@ def agreement_spec(
     runs: str | None = None,
     metrics: Sequence[str] = (),
     thresholds: Sequence[float] = (),
+    format: str | None = None,
 ) -> LoadedSpec:
-    """The spec `irpipe agree` evaluates: the qrels files `reference` and `other` compared (at
-    `thresholds` too), and the runs matching the pattern `runs`, each evaluated under both, by
-    `metrics` (`DEFAULT_METRICS` if none)."""
+    """The spec `irpipe agree` evaluates: the qrels files `reference` and `other` (both read
+    as `format`, where given) compared (at `thresholds` too), and the runs matching the pattern
+    `runs`, each evaluated under both, by `metrics` (`DEFAULT_METRICS` if none)."""
     if metrics and runs is None:
         raise SpecError("--metric orders runs by a metric: give the runs too (--runs GLOB)")
     names = _set_names(reference, other)
-    collections = {name: {"qrels": str(Path(path).absolute())}
+    given = {"format": format} if format else {}
+    collections = {name: {"qrels": str(Path(path).absolute()), **given}
                    for name, path in zip(names, (reference, other), strict=True)}  # fmt: skip
     data: dict = {
         "collections": collections,

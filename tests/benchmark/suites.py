@@ -2,7 +2,7 @@
 spill, validate (startup_suite.py), python, significance, history (history_suite.py), pools
 (pools_suite.py), pooled (pooled_suite.py), spark (spark_suite.py), notebook (notebook_suite.py),
 dashboard (dashboard_suite.py), fusion (fusion_suite.py), judgments (judgments_suite.py), cwl
-(cwl_suite.py) and diversity (diversity_suite.py).
+(cwl_suite.py), diversity (diversity_suite.py) and answers (answers_suite.py).
 
 Each suite measures its commands in turns, then adds a section (and its targets) to the report.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from answers_suite import answers
 from compare import compare
 from context import FIVE_IRPIPE, TIMING_HEADERS, Context, measured, progress, show, timing_row
 from cwl_suite import cwl
@@ -193,6 +194,7 @@ SUITES = {
     "diversity": diversity,
     "judgments": judgments,
     "cwl": cwl,
+    "answers": answers,
 }
 SUITE_NAMES = list(SUITES)
 # Names that stand for several suites on the command line.
