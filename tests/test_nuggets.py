@@ -266,3 +266,17 @@ def test_agree_compares_two_assignment_sets_label_by_label(tmp_path):
     kappa = cohen_kappa_score([human[k] for k in keys], [llm[k] for k in keys])
     row = next(line for line in result.stdout.splitlines() if line.startswith("cohen_kappa "))
     assert float(row.split()[1]) == pytest.approx(kappa, abs=5e-5)
+
+
+def test_the_python_door_reads_nuggets_and_assignments_as_the_spec_does(tmp_path):
+    """`evaluate(qrels={"rag": {"nuggets": PATH}}, runs={NAME: {"assignments": PATH}})`: the
+    same values as the spec naming the same files."""
+    spec, _ = collection(tmp_path, 13, runs=2)
+    per_query, means = _values(spec)
+    runs = {f"run{r}": {"assignments": str(tmp_path / f"run{r}.jsonl")} for r in range(2)}
+    results = evaluate(
+        qrels={"rag": {"nuggets": str(tmp_path / "nuggets.jsonl")}}, runs=runs, metrics=METRICS
+    )
+    assert {(r.run, r.metric): r.value for r in results.aggregate().itertuples()} == means
+    found = {(r.run, r.qid, r.metric): r.value for r in results.per_query().itertuples()}
+    assert found == per_query

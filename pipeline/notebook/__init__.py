@@ -59,8 +59,9 @@ def evaluate(
     ..., "umbrela": ...}`, a set built from others as in a spec: `{"overlay": ["umbrela",
     "human"]}`, or a collection spelled out as in a spec: `{"qrels": "web.txt", "format":
     "subtopics", "num_docs": 50_000}`; a table with a `subtopic` column is subtopic qrels by
-    itself); `runs`: one input, a list, or a mapping of run names to inputs (a
-    fused run is given as in a spec: `{"fuse": [names]}`). With several collections, each run is
+    itself; generated answers' nuggets: `{"nuggets": "nuggets.jsonl"}`); `runs`: one input, a
+    list, or a mapping of run names to inputs (a fused run is given as in a spec: `{"fuse":
+    [names]}`; an answer run's assignments: `{"assignments": "gpt4o.jsonl"}`). With several collections, each run is
     evaluated under each of them (its rows read once), unless it says which: `{"run": input,
     "collection": name}` (or a list of names). An input is a path or a table
     (`pipeline.frames.convert`);
@@ -225,6 +226,8 @@ def _collection_entry(name: str, value: Any, tables: dict, read) -> dict[str, An
     file's format is), or qrels alone (a path, a table, a dict)."""
     if _overlay(value):
         return {"qrels": value}
+    if isinstance(value, Mapping) and set(value) == {"nuggets"}:  # generated answers' nuggets
+        return {"qrels": _input(value["nuggets"], "qrels", name, tables, read), "format": "nuggets"}
     if _spelled_out(value):
         path = _input(value["qrels"], "qrels", name, tables, read)
         return {**_collection(path, tables), **value, "qrels": path}
@@ -270,9 +273,17 @@ def _runs(runs, collections: list[str], tables: dict, read) -> dict[str, Any]:
             continue
         if isinstance(value, Mapping) and "collection" in value:
             collection, value = value["collection"], value.get("run")
-        found[name] = {"path": _input(value, "runs", name, tables, read),
-                       "collection": collection}  # fmt: skip
+        found[name] = {**_run_input(value, name, tables, read), "collection": collection}
     return found
+
+
+def _run_input(value: Any, name: str, tables: dict, read) -> dict[str, Any]:
+    """A run's input and, for one spelled as in a spec (`{"assignments": PATH}`: generated
+    answers' assignments), its format."""
+    if isinstance(value, Mapping) and set(value) == {"assignments"}:
+        path = _input(value["assignments"], "runs", name, tables, read)
+        return {"path": path, "format": "assignments"}
+    return {"path": _input(value, "runs", name, tables, read)}
 
 
 def _run_name(value: Any, index: int) -> str:
