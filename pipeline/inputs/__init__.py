@@ -7,8 +7,9 @@ them and answers the rest of the house: the spec's names (`QRELS_FORMATS`), the 
 `qrels_format` and `run_format`, the preflight's `recognised_name`, the engines' `after_loading`.
 What every format shares: the tables they fill (`loaded_tables`, declared once: columns, types,
 identity), text read line by line (`text_lines`, the number fields in `rules`), tables read by
-column (`table_rows`: Parquet and the Python door's frames), the file-level checks and messages
-(`checks`), and every table's rows as one stream (`row_stream`, the Spark engine's). Pure SQL
+column (`table_rows`: Parquet and the Python door's frames), the file-level checks (`checks`)
+and what input errors say (`messages`), JSON lines (`json_lines`), and every table's rows as one
+stream (`row_stream`, the Spark engine's). Pure SQL
 builders, but for `recognise`, the one module that opens a file (the preflight calls it).
 Adding a format: pipeline/README.md, "Add an input format".
 

@@ -45,7 +45,8 @@ def read(mode: str = "strict", grades: str = "integer") -> Format:
     `lenient`'s atol would silently make 0.7 a 0."""
     rel, rel_rules = grade_field("f[3]", mode, grades, decimals_refused=True)
     rules = text_rules(_BAD_HEADER, field_count("<>", 3, " ".join(COLUMNS)), *rel_rules)
-    return Format(NAME, QRELS.name, f"f[1], f[2], {rel}", rules, "f[2]", _HEADER, grades)
+    select = f"f[1], f[2], {rel}"
+    return Format(NAME, QRELS.name, select, rules, docno="f[2]", skip=_HEADER, grades=grades)
 
 
 def recognises(fields: list[str]) -> bool:

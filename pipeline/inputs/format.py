@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 
 from pipeline.inputs.loaded_tables import LOADED_TABLES, LoadedTable
@@ -26,12 +26,9 @@ class Format:
     table: str
     select: str
     rules: tuple[Rule, ...]
+    _: KW_ONLY  # the rest by name: a field added later cannot take another's place
     #: the field holding the docno (a BEIR line has no `iter` field before it)
     docno: str = "f[3]"
-    #: SQL over a line: its qid, and the list of its docnos (a JSON line holds several), which
-    #: the reports of duplicates find lines by
-    qid: str = "f[1]"
-    docnos: str = ""
     #: what a row of the input is to a person reading a message: a document, a nugget
     member: str = "document"
     #: SQL over `line`: the line parsed once (`j`), which the columns and rules then read, instead
@@ -49,6 +46,10 @@ class Format:
     #: the statements run once inputs of this format are loaded, given their names (subtopic
     #: qrels give `qrels` each document's highest grade)
     after: Callable[[list[str]], Statement] | None = None
+    #: SQL over a line: its qid, and the list of its docnos (a JSON line holds several), which
+    #: the reports of duplicates find lines by
+    qid: str = "f[1]"
+    docnos: str = ""
 
     @property
     def loaded(self) -> LoadedTable:

@@ -7,7 +7,7 @@ the default `unmatched_runs: error`, a run that shares queries with a collection
 retrieves none of their judged documents in any of them is an input error showing a few of its
 docnos beside a few of the qrels' for the same query; `allow` evaluates it as it is (trec_eval's
 behaviour, which `irpipe trec-eval` keeps). A run that shares no query with the qrels has its own
-message (`input_checks.no_shared_queries_message`).
+message (`messages.no_shared_queries_message`).
 
 It runs once a batch of runs is loaded and checked, as the queries it shares are: one join of the
 batch's rows with the qrels on (collection, qid, docno), the join that ranking the judged rows
@@ -16,8 +16,8 @@ makes anyway; the examples are read only for a run found unmatched. Pure: SQL bu
 
 from __future__ import annotations
 
-from pipeline.inputs.checks import input_name
 from pipeline.inputs.format import Load
+from pipeline.inputs.messages import input_name
 from pipeline.inputs.table_rows import MEMORY
 from pipeline.sql import Statement
 

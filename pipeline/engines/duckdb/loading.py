@@ -15,6 +15,7 @@ from pipeline.engines.duckdb.steps import fetch_all, one, run_all
 from pipeline.engines.duckdb.table_loads import insert_tables, report_bad_rows, report_duplicates
 from pipeline.errors import DuplicateError, InputDataError
 from pipeline.inputs import checks as check
+from pipeline.inputs import messages
 from pipeline.inputs.format import Load
 from pipeline.inputs.formats import after_loading
 from pipeline.inputs.table_rows import is_table_input
@@ -52,9 +53,9 @@ def check_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
         if bad and is_table_input(load.path):
             report_bad_rows(con, load, bad)
         if bad:
-            raise InputDataError(check.problems_message(load, _problems(con, load), bad))
+            raise InputDataError(messages.problems_message(load, _problems(con, load), bad))
         if rows == 0:
-            raise InputDataError(check.empty_message(load))
+            raise InputDataError(messages.empty_message(load))
 
 
 def check_duplicates(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
@@ -69,7 +70,7 @@ def check_duplicates(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
             report_duplicates(con, load)
         if load.name in duplicated:
             raise DuplicateError(
-                check.duplicates_message(load, fetch_all(con, check.duplicates(load)))
+                messages.duplicates_message(load, fetch_all(con, check.duplicates(load)))
             )
 
 
@@ -113,7 +114,7 @@ def check_shared_queries(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> N
         for collection in load.collections:
             if not shared.get((load.name, collection)):
                 row = one(con, check.shared_queries(load, collection))
-                raise InputDataError(check.no_shared_queries_message(load, collection, row))
+                raise InputDataError(messages.no_shared_queries_message(load, collection, row))
 
 
 def check_matches(con: duckdb.DuckDBPyConnection, runs: RunsPart, batch: list[Load]) -> None:
@@ -135,4 +136,4 @@ def check_judged(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
     if found:
         run, collection, qid, docno = found[0]
         load = next(load for load in loads if load.name == run)
-        raise InputDataError(check.unjudged_message(load, collection, qid, docno))
+        raise InputDataError(messages.unjudged_message(load, collection, qid, docno))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.engines.duckdb.steps import fetch_all, run_all
 from pipeline.errors import DuplicateError, InputDataError
-from pipeline.inputs import checks as check
+from pipeline.inputs import messages
 from pipeline.inputs.table_rows import (
     column_types,
     duplicate_rows,
@@ -34,7 +34,7 @@ def _columns(con: duckdb.DuckDBPyConnection, load: Load) -> set[str]:
     missing = [c for c in wanted if c not in found]
     if missing:
         raise InputDataError(
-            f"{check.input_name(load)}: a {load.format.described} table needs the columns {', '.join(wanted)}; "
+            f"{messages.input_name(load)}: a {load.format.described} table needs the columns {', '.join(wanted)}; "
             f"missing: {', '.join(missing)} (found: {', '.join(found)})"
         )
     _check_ids(load, found)
@@ -44,7 +44,7 @@ def _columns(con: duckdb.DuckDBPyConnection, load: Load) -> set[str]:
 def _check_ids(load: Load, types: dict[str, str]) -> None:
     """InputDataError when an id column is neither text nor integers (`id_type_problem`)."""
     for column in ("qid", "docno"):
-        problem = id_type_problem(check.input_name(load), column, types[column])
+        problem = id_type_problem(messages.input_name(load), column, types[column])
         if problem:
             raise InputDataError(problem)
 
@@ -69,12 +69,12 @@ _ORDERED = Statement("RESET preserve_insertion_order")
 
 def report_bad_rows(con: duckdb.DuckDBPyConnection, load: Load, bad: int) -> None:
     """InputDataError naming a table input's first bad rows, and how many there are."""
-    found = fetch_all(con, problem_rows(load, _columns(con, load), check.MAX_REPORTED))
-    raise InputDataError(check.bad_rows_message(load, found, bad))
+    found = fetch_all(con, problem_rows(load, _columns(con, load), messages.MAX_REPORTED))
+    raise InputDataError(messages.bad_rows_message(load, found, bad))
 
 
 def report_duplicates(con: duckdb.DuckDBPyConnection, load: Load) -> None:
     """DuplicateError naming the pairs a table input holds twice, by row."""
     columns = _columns(con, load)
-    found = fetch_all(con, duplicate_rows(load, columns, check.MAX_REPORTED))
-    raise DuplicateError(check.duplicate_rows_message(load, found, columns))
+    found = fetch_all(con, duplicate_rows(load, columns, messages.MAX_REPORTED))
+    raise DuplicateError(messages.duplicate_rows_message(load, found, columns))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.engines.spark.inputs import files_of, parquet_columns, uri_of
 from pipeline.engines.spark.shard import SPARK_TYPES, typed
-from pipeline.inputs import checks as check
+from pipeline.inputs import messages
 from pipeline.inputs.row_stream import IDENTITY, STREAM_COLUMNS, padded, stream_columns
 from pipeline.inputs.rules import REAL_GRADES_HINT
 from pipeline.inputs.table_rows import cast_sql
@@ -52,11 +52,11 @@ class Reporter:
             return self._bad_rows(bad)
         for uri in self.files:
             found = (
-                self._numbered(uri).filter("NOT ok").orderBy("line_no").limit(check.MAX_REPORTED)
+                self._numbered(uri).filter("NOT ok").orderBy("line_no").limit(messages.MAX_REPORTED)
             )
             rows = [(r.line_no, r.line, r.problem) for r in found.collect()]
             if rows:
-                return check.problems_message(self._at(uri), rows, bad)
+                return messages.problems_message(self._at(uri), rows, bad)
         return f"{self.load.path}: {bad} bad lines"  # gone since they were counted
 
     def queries(self, count: int = 3) -> list[str]:
@@ -83,7 +83,7 @@ class Reporter:
             .agg(F.sort_array(F.collect_list(F.struct("file", "line_no"))).alias("at"))
             .filter(F.size("at") > 1)
         )
-        first = pairs.orderBy(F.col("at")[0]).limit(check.MAX_REPORTED).collect()
+        first = pairs.orderBy(F.col("at")[0]).limit(messages.MAX_REPORTED).collect()
         return self._duplicates_message(first, total)
 
     def _duplicates_message(self, pairs: list, total: int) -> str:
@@ -100,7 +100,7 @@ class Reporter:
             for p in pairs
         ]
         load = self._at(next(iter(files))) if single else self.load
-        return check.duplicates_message(load, rows)
+        return messages.duplicates_message(load, rows)
 
     def _at(self, uri: str) -> Load:
         """The load named as the spec names it when it is one file, else by the part file."""
@@ -137,7 +137,7 @@ class Reporter:
             for c in table.natural()
         ]
         explained = frame.selectExpr("*", f"CASE {' '.join(problems)} END AS problem")
-        found = explained.filter("problem IS NOT NULL").limit(check.MAX_REPORTED).collect()
+        found = explained.filter("problem IS NOT NULL").limit(messages.MAX_REPORTED).collect()
         lines = [f"{self.load.path}: a row {_row(r, wanted)}: {r.problem}" for r in found]
         more = bad - len(found)
         if more:
@@ -147,7 +147,7 @@ class Reporter:
     def _duplicate_rows(self, total: int) -> str:
         frame = self.spark.read.parquet(uri_of(self.load.path))
         pairs = frame.groupBy(*self.load.format.loaded.identity).count().filter("count > 1")
-        found = pairs.orderBy("qid", "docno").limit(check.MAX_REPORTED).collect()
+        found = pairs.orderBy("qid", "docno").limit(messages.MAX_REPORTED).collect()
         lines = [
             f"{self.load.path}: query {r.qid!r} has document {r.docno!r}"
             f"{_subtopic(r.asDict())} {r['count']} times"

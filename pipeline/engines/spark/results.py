@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pipeline.errors import DuplicateError, InputDataError
-from pipeline.inputs import checks as check
+from pipeline.inputs import messages
 from pipeline.plan.per_query import aggregate_tables
 from pipeline.plan.unmatched_runs import unmatched_message
 
@@ -150,7 +150,7 @@ def _check_lines(load: Load, lines: dict, reporter: Callable[[Load], Reporter]) 
     if bad:
         raise InputDataError(reporter(load).problems(bad))
     if rows == 0:
-        raise InputDataError(check.empty_message(load))
+        raise InputDataError(messages.empty_message(load))
 
 
 def _check_duplicates(load: Load, duplicates: dict, reporter: Callable[[Load], Reporter]) -> None:
@@ -173,7 +173,7 @@ def _check_shared(
                     [collection],
                 ).fetchall()[0]
                 row = (0, reporter(load).queries(), qrels)
-                raise InputDataError(check.no_shared_queries_message(load, collection, row))
+                raise InputDataError(messages.no_shared_queries_message(load, collection, row))
     _check_matches(con, runs, shared)
     _check_judged(con, runs)
 
@@ -188,7 +188,7 @@ def _check_judged(con: duckdb.DuckDBPyConnection, runs: list[Load]) -> None:
     for load in runs:
         for collection in sorted(c for r, c in first if r == load.name):
             pair = first[load.name, collection]
-            raise InputDataError(check.unjudged_message(load, collection, *pair))
+            raise InputDataError(messages.unjudged_message(load, collection, *pair))
 
 
 def _check_matches(con: duckdb.DuckDBPyConnection, runs: list[Load], shared: dict) -> None:
