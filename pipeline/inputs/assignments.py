@@ -21,11 +21,12 @@ from pipeline.inputs.json_lines import (
     each,
     field,
     json_rules,
-    nugget_rule,
     parsed,
 )
+from pipeline.inputs.json_lines import (
+    label_rule as labels_rule,
+)
 from pipeline.inputs.loaded_tables import RUNS
-from pipeline.inputs.rules import quoted
 from pipeline.inputs.text_lines import text_rules
 
 __all__ = ["READS_TABLES", "FIELDS", "LABELS", "NAME", "label_rule", "read", "support"]
@@ -48,18 +49,8 @@ def support() -> str:
 
 
 def label_rule(mode: str):
-    """Under `strict`, a label that is not one of `LABELS`; in both modes, none at all."""
-    if mode == "strict":
-        labels = ", ".join(LABELS)
-        return nugget_rule(
-            f"{_LABEL} IS NULL OR {_LABEL} NOT IN ({', '.join(map(repr, LABELS))})",
-            f"'the assignment must be one of {labels}, found ' || "
-            f"coalesce({quoted(_LABEL)}, 'none') || ' (input: lenient reads another as no support)'",
-        )
-    return nugget_rule(
-        f"{_LABEL} IS NULL",
-        f"'a nugget without an assignment: ' || {quoted('to_json(n)::VARCHAR')}",
-    )
+    """The rule of the assignments: one of `LABELS` under `strict`, there in both modes."""
+    return labels_rule(mode, "assignment", tuple(LABELS), "no support")
 
 
 def read(mode: str = "strict", use_rank: bool = False) -> Format:

@@ -20,6 +20,7 @@ __all__ = [
     "each",
     "field",
     "json_rules",
+    "label_rule",
     "nugget_rule",
     "parsed",
 ]
@@ -86,3 +87,23 @@ def json_rules(fields: str) -> list[Rule]:
             f"'a nugget without a text: ' || {quoted('to_json(n)::VARCHAR')}",
         ),
     ]
+
+
+def label_rule(mode: str, key: str, labels: tuple[str, ...], lenient: str) -> Rule:
+    """A rule over each nugget's `key`, a label: under `strict` one of `labels` (the message says
+    how `lenient`, which reads another, reads it); in both modes there."""
+    value = field(key)
+    if mode == "strict":
+        return nugget_rule(
+            f"{value} IS NULL OR {value} NOT IN ({', '.join(map(repr, labels))})",
+            f"'the {key} must be {_one_of(labels)}, found ' || coalesce({quoted(value)}, 'none')"
+            f" || ' (input: lenient reads another as {lenient})'",
+        )
+    return nugget_rule(
+        f"{value} IS NULL",
+        f"'a nugget without an {key}: ' || {quoted('to_json(n)::VARCHAR')}",
+    )
+
+
+def _one_of(labels: tuple[str, ...]) -> str:
+    return " or ".join(labels) if len(labels) == 2 else "one of " + ", ".join(labels)

@@ -19,11 +19,10 @@ from pipeline.inputs.json_lines import (
     each,
     field,
     json_rules,
-    nugget_rule,
+    label_rule,
     parsed,
 )
 from pipeline.inputs.loaded_tables import QRELS
-from pipeline.inputs.rules import quoted
 from pipeline.inputs.text_lines import text_rules
 
 __all__ = ["READS_TABLES", "FIELDS", "GRADES", "IMPORTANCE", "NAME", "importance_grade", "read"]
@@ -45,26 +44,13 @@ def importance_grade(expr: str = IMPORTANCE) -> str:
     return f"CASE WHEN n IS NULL THEN -1 ELSE CASE {expr} {whens} ELSE 0 END END"
 
 
-def _importance_rule(mode: str):
-    """Under `strict`, an importance that is not one of `GRADES`'; in both modes, none at all."""
-    names = ", ".join(GRADES)
-    if mode == "strict":
-        return nugget_rule(
-            f"{IMPORTANCE} IS NULL OR {IMPORTANCE} NOT IN ({', '.join(map(repr, GRADES))})",
-            f"'the importance must be {' or '.join(GRADES)}, found ' || "
-            f"coalesce({quoted(IMPORTANCE)}, 'none') || ' (input: lenient reads another as a "
-            "nugget of no importance)'",
-        )
-    return nugget_rule(
-        f"{IMPORTANCE} IS NULL",
-        f"'a nugget without an importance ({names}): ' || {quoted('to_json(n)::VARCHAR')}",
-    )
-
-
 def read(mode: str = "strict", grades: str = "integer") -> Format:
     """How a nuggets file is read into `qrels`: one row per nugget (docno its text, rel the
     grade of its importance)."""
     select = f"{QID}, {each(TEXT)}, {each(importance_grade())}"
-    rules = text_rules(*json_rules(FIELDS), _importance_rule(mode))
+    rules = text_rules(
+        *json_rules(FIELDS),
+        label_rule(mode, "importance", tuple(GRADES), "a nugget of no importance"),
+    )
     return Format(NAME, QRELS.name, select, rules, grades=grades, called="nuggets", qid=QID,
                   docnos=TEXTS, member="nugget", parse=parsed(("text", "importance")))  # fmt: skip
