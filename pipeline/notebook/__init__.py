@@ -13,7 +13,6 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +20,15 @@ from pydantic import ValidationError
 
 from pipeline.engines.duckdb.session import Session
 from pipeline.errors import SpecError
-from pipeline.frames.convert import by_query, check_columns, is_path, table_of
+from pipeline.frames.convert import by_query, check_columns, is_path
 from pipeline.frames.irds import irds_table, is_irds
-from pipeline.inputs.table_rows import MEMORY, memory_view
+from pipeline.inputs.table_rows import memory_view
+from pipeline.notebook.inputs import collection_entry, reader, run_entries
 from pipeline.notebook.results import Results
 from pipeline.run.evaluation import evaluate as evaluate_spec
 from pipeline.run.evaluation_plan import EvaluationPlan
 from pipeline.run.preflight import validate
 from pipeline.spec.loader import LoadedSpec, spec_from_mapping
-from pipeline.spec.settings import Settings
 
 __all__ = ["Evaluator", "Results", "evaluate"]
 
@@ -100,7 +99,7 @@ class Evaluator:
             self.qrels = irds_table(qrels, "qrels", "qrels")
         else:
             self.qrels = (
-                qrels if is_path(qrels) else _reader(settings, columns)(qrels, "qrels", "qrels")
+                qrels if is_path(qrels) else reader(settings, columns)(qrels, "qrels", "qrels")
             )
         self.metrics, self.settings, self.columns = list(metrics), dict(settings or {}), columns
         _check_metrics(self.metrics)
@@ -126,7 +125,7 @@ class Evaluator:
             return plan, data
         plan, data = self._plans[name]
         path = data["runs"][name]["path"]
-        table = _reader(self.settings, self.columns)(run, "run", f"runs[{name!r}]")
+        table = reader(self.settings, self.columns)(run, "run", f"runs[{name!r}]")
         tables = {**plan.loaded.tables, memory_view(path, "run"): table}
         return replace(plan, loaded=replace(plan.loaded, tables=tables)), data
 
@@ -168,7 +167,6 @@ _ENTRIES = {
 
 def _check_metrics(metrics: list) -> None:
     """Each metric names a measure with valid parameters (SpecError naming the entry)."""
-    from pydantic import ValidationError
 
     from pipeline.measures.registry import get_registry
     from pipeline.spec.models import MetricItem
@@ -191,15 +189,14 @@ def _loaded(qrels, runs, metrics, settings, sections, columns) -> tuple[LoadedSp
     metrics = [] if metrics is None else metrics
     _check_arguments(metrics, settings, sections, columns)
     tables: dict[str, Any] = {}
-    read = _reader(settings, columns)
+    read = reader(settings, columns)
     named = isinstance(qrels, Mapping) and not by_query(qrels)
     collections = qrels if named else {"default": qrels}
     data: dict[str, Any] = {
         "collections": {
-            name: _collection_entry(name, value, tables, read)
-            for name, value in collections.items()
+            name: collection_entry(name, value, tables, read) for name, value in collections.items()
         },
-        "runs": _runs(runs, list(collections), tables, read),
+        "runs": run_entries(runs, list(collections), tables, read),
         "metrics": list(metrics),
     }
     if settings:
@@ -209,112 +206,3 @@ def _loaded(qrels, runs, metrics, settings, sections, columns) -> tuple[LoadedSp
             data[key] = dict(value) if key == "compare" else [dict(entry) for entry in value]
     digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
     return spec_from_mapping(data, Path.cwd() / ORIGIN, digest, tables=tables), data
-
-
-def _overlay(value: Any) -> bool:
-    """A judgment set built from others, as in a spec: `{"overlay": ["llm", "human"]}`."""
-    return isinstance(value, Mapping) and list(value) == ["overlay"]
-
-
-#: the keys of a collection spelled out as in a spec (beside `qrels`, one at least)
-_COLLECTION_KEYS = frozenset({"format", "num_docs"})
-
-
-def _collection_entry(name: str, value: Any, tables: dict, read) -> dict[str, Any]:
-    """The spec's collection `name` for the value given: an overlay, a collection spelled out
-    as in a spec (`{"qrels": "web.txt", "format": "subtopics"}`, the way to say what a text
-    file's format is), or qrels alone (a path, a table, a dict)."""
-    if _overlay(value):
-        return {"qrels": value}
-    if isinstance(value, Mapping) and set(value) == {"nuggets"}:  # generated answers' nuggets
-        return {"qrels": _input(value["nuggets"], "qrels", name, tables, read), "format": "nuggets"}
-    if _spelled_out(value):
-        path = _input(value["qrels"], "qrels", name, tables, read)
-        return {**_collection(path, tables), **value, "qrels": path}
-    return _collection(_input(value, "qrels", name, tables, read), tables)
-
-
-def _spelled_out(value: Any) -> bool:
-    """A collection as a spec writes it: `qrels` and `format` or `num_docs` (qrels as a dict
-    of dicts have queries as keys, so a qid named 'format' beside one named 'qrels' would be
-    read as this: no such qrels are known)."""
-    return (
-        isinstance(value, Mapping)
-        and "qrels" in value
-        and bool(set(value) & _COLLECTION_KEYS)
-        and set(value) <= {"qrels", *_COLLECTION_KEYS}
-    )
-
-
-def _collection(path: str, tables: dict) -> dict[str, Any]:
-    """A collection of the spec: its qrels, whose format is subtopics when the table given has
-    a subtopic column (ndeval's qrels)."""
-    table = tables.get(memory_view(path, "qrels"))
-    subtopics = table is not None and "subtopic" in table.column_names
-    return {"qrels": path, "format": "subtopics"} if subtopics else {"qrels": path}
-
-
-def _runs(runs, collections: list[str], tables: dict, read) -> dict[str, Any]:
-    """The spec's runs: each named, with its collections (every one, unless it says which: with
-    several judgment sets, a run is evaluated under each)."""
-    if runs is None:
-        return {}
-    if isinstance(runs, Mapping) and not by_query(runs):
-        named = dict(runs)
-    elif isinstance(runs, list | tuple) and not hasattr(next(iter(runs), None), "_fields"):
-        named = {_run_name(value, i): value for i, value in enumerate(runs, 1)}
-    else:
-        named = {_run_name(runs, 1): runs}
-    found = {}
-    for name, value in named.items():
-        collection = collections[0] if len(collections) == 1 else list(collections)
-        if isinstance(value, Mapping) and "fuse" in value:  # a fused run, as in a spec
-            found[name] = dict(value)
-            continue
-        if isinstance(value, Mapping) and "collection" in value:
-            collection, value = value["collection"], value.get("run")
-        found[name] = {**_run_input(value, name, tables, read), "collection": collection}
-    return found
-
-
-def _run_input(value: Any, name: str, tables: dict, read) -> dict[str, Any]:
-    """A run's input and, for one spelled as in a spec (`{"assignments": PATH}`: generated
-    answers' assignments), its format."""
-    if isinstance(value, Mapping) and set(value) == {"assignments"}:
-        path = _input(value["assignments"], "runs", name, tables, read)
-        return {"path": path, "format": "assignments"}
-    return {"path": _input(value, "runs", name, tables, read)}
-
-
-def _run_name(value: Any, index: int) -> str:
-    """A run given without a name: its file's name, else run1, run2, ..."""
-    return Path(value).name.split(".")[0] if is_path(value) else f"run{index}"
-
-
-def _reader(settings: Mapping[str, Any] | None, columns: Mapping[str, str] | None):
-    """`table_of` with the call's column names, taking a run's ranks alone under `ordering:
-    rank`, and decimal grades under `grades: real`."""
-    typed = _settings(settings)
-    return partial(table_of, columns=columns, ranked=typed.ordering == "rank", grades=typed.grades)
-
-
-def _settings(settings: Mapping[str, Any] | None) -> Settings:
-    """The call's settings as the spec reads them; the defaults where they are not valid (the
-    spec's validation then says why, naming the key)."""
-    try:
-        return Settings.model_validate(dict(settings or {}))
-    except ValidationError:
-        return Settings()
-
-
-def _input(value: Any, argument: str, name: str, tables: dict, read) -> str:
-    """The spec's path of an input: a file's own, or `memory://argument/name` for a table
-    (`read` makes it Arrow)."""
-    if is_irds(value):  # read by the preflight, as in a spec
-        return value
-    if is_path(value):
-        return str(Path(value).resolve())
-    kind = "qrels" if argument == "qrels" else "run"
-    path = f"{MEMORY}{argument}/{name}"
-    tables[memory_view(path, kind)] = read(value, kind, f"{argument}[{name!r}]")
-    return path
