@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from pipeline import SpecError
 from pipeline import evaluate as evaluate_door
 from pipeline.cli import main
-from pipeline.engines.duckdb import executor
+from pipeline.engines.duckdb import loading
 from pipeline.errors import IrpipeWarning
 from pipeline.measures.registry import get_registry
 from pipeline.outputs.plots import _DIFF, diff_figure
@@ -47,8 +47,9 @@ SETTINGS = [
 
 
 def every_measure() -> list[str]:
-    """Every built-in measure over ordinary qrels, once, by its canonical form (Fallout needs a
-    cutoff); the diversity measures read subtopic qrels (tests/test_diversity.py)."""
+    """Every built-in measure of rankings over ordinary qrels, once, by its canonical form
+    (Fallout needs a cutoff); the diversity measures read subtopic qrels (tests/test_diversity.py),
+    the nugget measures generated answers (tests/test_nuggets.py)."""
     registry, found = get_registry(), {}
     for name in registry.names():
         try:
@@ -56,8 +57,10 @@ def every_measure() -> list[str]:
         except SpecError:
             resolved = registry.resolve(f"{name}@10")
         ordinary = [
-            m for m in resolved if type(m.measure).__module__ != "pipeline.metrics.diversity"
-        ]
+            m for m in resolved
+            if type(m.measure).__module__ != "pipeline.metrics.diversity"
+            and m.measure.reads == "rankings"
+        ]  # fmt: skip
         found.update(dict.fromkeys(m.canonical for m in ordinary))
     return list(found)
 
@@ -157,8 +160,8 @@ def test_a_run_file_is_read_once_whatever_its_collections(tmp_path, capsys, monk
         read.extend(load.path.name for load in loads)
         return inserting(loads)
 
-    inserting = executor.insert_lines
-    monkeypatch.setattr(executor, "insert_lines", reading)
+    inserting = loading.insert_lines
+    monkeypatch.setattr(loading, "insert_lines", reading)
     evaluate(path, write=False)
     assert sorted(read) == ["human.txt", "llm.txt", "run0.txt", "run1.txt", "run2.txt"]
 

@@ -280,3 +280,21 @@ def test_the_python_door_reads_nuggets_and_assignments_as_the_spec_does(tmp_path
     assert {(r.run, r.metric): r.value for r in results.aggregate().itertuples()} == means
     found = {(r.run, r.qid, r.metric): r.value for r in results.per_query().itertuples()}
     assert found == per_query
+
+
+@pytest.mark.parametrize(
+    ("metrics", "runs", "said"),
+    [
+        (["NuggetAll", "AP"], "assignments", "run 'r' is one of answers, and metric 'AP' scores rankings"),
+        (["NuggetAll"], "path", "run 'r' is one of rankings, and metric 'NuggetAll' scores answers"),
+    ],
+)  # fmt: skip
+def test_answers_and_rankings_are_not_scored_by_each_others_metrics(tmp_path, metrics, runs, said):
+    """A nugget measure of a ranking (its scores are not assignments), or a ranking measure of
+    an answer's nuggets: a spec error naming the run and the metric, before any data is read."""
+    spec = {"collections": {"c": {"nuggets": "n.jsonl"}}, "metrics": metrics,
+            "runs": {"r": {runs: "r.txt", "collection": "c"}}}  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    result = irpipe_inprocess("validate", "--no-data", "spec.yaml", cwd=tmp_path)
+    assert result.returncode == 2
+    assert said in result.stderr

@@ -88,6 +88,9 @@ class Measure(ABC, Generic[ParamsT]):
     #: 1e-5, as trec_eval), sum, exact_mean (statistics.mean's correctly rounded mean, for values
     #: 0 or in [2^-47, 1]), or none
     aggregator: ClassVar[Literal["mean", "gmean", "sum", "exact_mean", "none"]] = "mean"
+    #: what the runs it scores are: rankings (TREC runs, fused runs, tables of scores) or
+    #: generated answers (their assignments to nuggets, `pipeline.inputs.assignments`)
+    reads: ClassVar[Literal["rankings", "answers"]] = "rankings"
     #: number (a DOUBLE in `value`) or text (a VARCHAR in `text`, e.g. relstring)
     kind: ClassVar[Literal["number", "text"]] = "number"
     #: which aggregate is best, so the console can mark the best run: "higher", "lower", or None

@@ -29,7 +29,7 @@ from pipeline.inputs.json_lines import (
 from pipeline.inputs.loaded_tables import RUNS
 from pipeline.inputs.text_lines import text_rules
 
-__all__ = ["READS_TABLES", "FIELDS", "LABELS", "NAME", "label_rule", "read", "support"]
+__all__ = ["READS_TABLES", "RUNS_ARE", "FIELDS", "LABELS", "NAME", "label_rule", "read", "support"]
 
 #: the name a run's `format` gives it
 NAME = "assignments"
@@ -38,6 +38,8 @@ FIELDS = '{"qid", "nuggets": [{"text", "importance", "assignment"}]}'
 #: each assignment label and the score it is read as
 LABELS = {"support": 2, "partial_support": 1, "not_support": 0}
 _LABEL = field("assignment")
+#: what a run of this format is, as a measure reads it (`Measure.reads`)
+RUNS_ARE = "answers"
 #: whether a table (Parquet, a frame) may hold it, by the columns of its table
 READS_TABLES = False
 

@@ -30,6 +30,7 @@ __all__ = [
     "after_loading",
     "qrels_format",
     "reads_tables",
+    "runs_are",
     "recognised_name",
     "run_format",
 ]
@@ -61,6 +62,12 @@ def reads_tables(name: str | None, run: bool = False) -> bool:
     frame): the formats of text alone say no."""
     modules = _RUNS if run else _QRELS
     return modules[name or (trec_run.NAME if run else trec_qrels.NAME)].READS_TABLES
+
+
+def runs_are(name: str | None) -> str:
+    """What a run of the format `name` (TREC's when None) is to a measure: "rankings" or
+    "answers" (`Measure.reads`)."""
+    return _RUNS[name or trec_run.NAME].RUNS_ARE
 
 
 def recognised_name(first_line: str) -> str:

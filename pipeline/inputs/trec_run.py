@@ -12,12 +12,14 @@ from pipeline.inputs.loaded_tables import RUNS
 from pipeline.inputs.rules import atol, integer_rules, number, number_rules
 from pipeline.inputs.text_lines import field_count, text_rules
 
-__all__ = ["READS_TABLES", "FIELDS", "NAME", "read"]
+__all__ = ["READS_TABLES", "RUNS_ARE", "FIELDS", "NAME", "read"]
 
 #: the name a run's `format` gives it (the default)
 NAME = "trec"
 #: a line's fields, as messages name them
 FIELDS = "qid Q0 docno rank score tag"
+#: what a run of this format is, as a measure reads it (`Measure.reads`)
+RUNS_ARE = "rankings"
 #: whether a table (Parquet, a frame) may hold it, by the columns of its table
 READS_TABLES = True
 

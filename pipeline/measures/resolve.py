@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.contract.columns import Columns, Need, Requirements, flatten
 from pipeline.errors import PluginError, SpecError
+from pipeline.inputs.formats import runs_are
 from pipeline.measures.finite import non_finite
 from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.spec import LoadedSpec, Settings
@@ -40,6 +41,7 @@ def resolve_metrics(loaded: LoadedSpec, registry: Registry) -> list[ResolvedMeas
             raise SpecError(f"{loaded.where('metrics', i)}: {exc}") from None
         resolved += found
     _check_labels(loaded, resolved)
+    _check_runs(loaded, resolved)
     check_needs(loaded, resolved, {c for run in loaded.spec.runs.values() for c in run.collections})
     return resolved
 
@@ -79,6 +81,20 @@ def _decimal_grade(params) -> str:
         return f"rel={rel!r}"
     decimals = [g for g in gain if isinstance(g, float)] if isinstance(gain, dict) else []
     return f"the gain of grade {decimals[0]!r}" if decimals else ""
+
+
+def _check_runs(loaded: LoadedSpec, resolved: list[ResolvedMeasure]) -> None:
+    """Each metric scores the kind of run every run of the spec is (rankings, or generated
+    answers' assignments): a SpecError naming the first run and metric that differ."""
+    for name, run in loaded.spec.runs.items():
+        kind = runs_are(getattr(run, "format", None))
+        other = next((m for m in resolved if m.measure.reads != kind), None)
+        if other is not None:
+            raise SpecError(
+                f"{loaded.where('runs', name)}: run '{name}' is one of {kind}, and metric "
+                f"'{other.label}' scores {other.measure.reads}: evaluate rankings and generated "
+                "answers in specs of their own (answers: runs.NAME.assignments)"
+            )
 
 
 def _check_labels(loaded: LoadedSpec, resolved: list[ResolvedMeasure]) -> None:
