@@ -266,6 +266,10 @@ def spark():
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "2")
+        # The tests' jobs are small and many: the JVM's first compiler tier alone and one GC
+        # thread halve its CPU time (87 s to 40 s for test_engine_spark.py and
+        # test_spark_inputs.py), CPU the other worker needs; no value depends on either.
+        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
     )
     with quiet():
         session = builder.getOrCreate()
