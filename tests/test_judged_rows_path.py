@@ -7,6 +7,7 @@ Unjudged@10, which needs every row (full plan), on generated collections under s
 from __future__ import annotations
 
 import pytest
+from conftest import spec_of_runs
 
 from pipeline.measures.registry import get_registry
 from pipeline.measures.resolve import resolve_metrics
@@ -40,14 +41,8 @@ def _spec(tmp_path, write_spec, collection, metrics, settings, name):
     write_qrels(collection.qrels, tmp_path / "qrels.txt")
     for run_name, run in collection.runs.items():
         write_run(run, tmp_path / f"{run_name}.trec")
-    runs = {n: {"path": f"{n}.trec", "collection": "c"} for n in collection.runs}
-    spec = {
-        "collections": {"c": {"qrels": "qrels.txt", "num_docs": 100}},
-        "runs": runs,
-        "settings": settings,
-        "metrics": metrics,
-    }
-    return write_spec(spec, name)
+    spec = spec_of_runs(collection.runs, metrics, ".trec", collection={"num_docs": 100})
+    return write_spec({**spec, "settings": settings}, name)
 
 
 def _values(path):
