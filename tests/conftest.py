@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -82,9 +82,7 @@ def write_spec(tmp_path: Path):
     """Write a spec dict as YAML in tmp_path and return its path."""
 
     def write(spec: dict, name: str = "spec.yaml") -> Path:
-        path = tmp_path / name
-        path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
-        return path
+        return yaml_file(tmp_path / name, spec)
 
     return write
 
@@ -214,20 +212,42 @@ def evaluate_with_plugin(root: Path, spec: Path) -> str:
     return done.stdout.strip()
 
 
+def spec_of_runs(
+    runs: Iterable[str],
+    metrics: list,
+    suffix: str = ".txt",
+    qrels: str = "qrels.txt",
+    collection: dict | None = None,
+    **more,
+) -> dict:
+    """The tests' one spec builder: a spec (as a dict) of one collection `c` (qrels `qrels`,
+    and the keys of `collection`: num_docs, format...) whose runs are the files
+    `<name><suffix>` beside the spec, evaluated with `metrics`; `more` adds top-level keys
+    (settings, outputs, history...)."""
+    return {
+        "collections": {"c": {"qrels": qrels, **(collection or {})}},
+        "runs": {name: {"path": f"{name}{suffix}", "collection": "c"} for name in runs},
+        "metrics": metrics,
+        **more,
+    }
+
+
+def yaml_file(path: Path, spec: dict) -> Path:
+    """`spec` written as YAML (keys in their order) at `path`; the path."""
+    path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    return path
+
+
 def collection_spec(directory: Path, data, metrics: list, suffix: str = ".txt", **more) -> dict:
-    """A spec (as a dict) over a generated collection (`pipeline.synthetic.generate`), written
-    into `directory`: qrels.txt, each run as <name><suffix>, one collection `c`; `more` adds keys."""
+    """A spec (as a dict, `spec_of_runs`) over a generated collection
+    (`pipeline.synthetic.generate`), written into `directory`: qrels.txt, each run as
+    <name><suffix>; `more` adds keys."""
     from pipeline.synthetic import write_qrels, write_run
 
     write_qrels(data.qrels, directory / "qrels.txt")
     for name, run in data.runs.items():
         write_run(run, directory / f"{name}{suffix}")
-    return {
-        "collections": {"c": {"qrels": "qrels.txt"}},
-        "runs": {name: {"path": f"{name}{suffix}", "collection": "c"} for name in data.runs},
-        "metrics": metrics,
-        **more,
-    }
+    return spec_of_runs(data.runs, metrics, suffix, **more)
 
 
 def deep_collection(directory: Path, queries: int, depth: int, runs: int) -> None:
@@ -266,6 +286,10 @@ def spark():
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "2")
+        # The tests' jobs are small and many: the JVM's first compiler tier alone and one GC
+        # thread halve its CPU time (87 s to 40 s for test_engine_spark.py and
+        # test_spark_inputs.py), CPU the other worker needs; no value depends on either.
+        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
     )
     with quiet():
         session = builder.getOrCreate()

@@ -17,7 +17,7 @@ import duckdb
 import krippendorff
 import numpy as np
 import pytest
-from conftest import Outcome, irpipe_inprocess
+from conftest import irpipe_inprocess
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import UndefinedMetricWarning
@@ -253,15 +253,11 @@ def test_outputs_write_the_tables_with_their_manifests(tmp_path, write_spec):
     assert manifest["judgments"]["agreement"] == [entry]
 
 
-def irpipe(*args: str, cwd: Path) -> Outcome:
-    return irpipe_inprocess(*args, cwd=cwd)
-
-
 def test_irpipe_agree_prints_the_spec_s_statistics(tmp_path, write_spec):
     human, llm = judgment_sets(7)
     write_sets(tmp_path, human, llm)
     found = statistics_of(evaluate(write_spec(spec_of([1, 3])), write=False).rows("agreement"))
-    done = irpipe("agree", "human.txt", "llm.txt", "--thresholds", "1,3", cwd=tmp_path)
+    done = irpipe_inprocess("agree", "human.txt", "llm.txt", "--thresholds", "1,3", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     shared, only = int(found["pairs_shared"]), int(found["pairs_reference_only"])
@@ -277,18 +273,18 @@ def test_irpipe_agree_prints_the_spec_s_statistics(tmp_path, write_spec):
 def test_irpipe_agree_refuses_a_threshold_outside_the_grades(tmp_path):
     human, llm = judgment_sets(8)
     write_sets(tmp_path, human, llm)
-    done = irpipe("agree", "human.txt", "llm.txt", "--thresholds", "7", cwd=tmp_path)
+    done = irpipe_inprocess("agree", "human.txt", "llm.txt", "--thresholds", "7", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.startswith("Error: <irpipe agree>: agreement.0.thresholds.0: 7 is outside "
                                   "the grades seen on the shared pairs (-2 to 3)")  # fmt: skip
-    done = irpipe("agree", "human.txt", "llm.txt", "--metric", "AP", cwd=tmp_path)
+    done = irpipe_inprocess("agree", "human.txt", "llm.txt", "--metric", "AP", cwd=tmp_path)
     assert done.returncode == 2 and "--metric orders runs by a metric" in done.stderr
 
 
 def test_a_spec_without_runs_compares_judgment_sets_only(tmp_path, write_spec):
     human, llm = judgment_sets(9)
     write_sets(tmp_path, human, llm)
-    done = irpipe("run", str(write_spec(spec_of([1]))), cwd=tmp_path)
+    done = irpipe_inprocess("run", str(write_spec(spec_of([1]))), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("Agreement of llm with human:")
     plain = {"collections": spec_of([])["collections"], "metrics": ["AP"]}
@@ -304,7 +300,7 @@ def test_irpipe_agree_orders_the_runs_under_both_sets(tmp_path):
     made = generate(10, queries=30, runs=4, skill=(0.0, 1.0, 2.0, 3.0))
     for name, run in made.runs.items():
         write_run(run, tmp_path / "runs" / f"{name}.trec")
-    done = irpipe("agree", "human.txt", "llm.txt", "--runs", "runs/*", "--metric", "AP",
+    done = irpipe_inprocess("agree", "human.txt", "llm.txt", "--runs", "runs/*", "--metric", "AP",
                   cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "Orderings of the runs by each metric: under llm.txt against human.txt" in done.stdout

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from conftest import irpipe_inprocess
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from pipeline.checks import run_checks
-from pipeline.cli import main
 from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, write_qrels, write_run
 
@@ -57,12 +57,6 @@ def values(data, tmp_path_factory) -> dict[tuple[str, str], float]:
     return {(run, metric): value for run, _, metric, value, _ in evaluation.aggregate()}
 
 
-def irpipe(capsys, *args) -> tuple[int, str, str]:
-    code = main(["run", *map(str, args)])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def expect(run: str, metric: str, value: float, **more) -> dict:
     return {"run": run, "metric": metric, "value": value, **more}
 
@@ -72,51 +66,47 @@ def expect(run: str, metric: str, value: float, **more) -> dict:
 
 @pytest.mark.parametrize(("offset", "code"), [(0.001 - 1e-7, 0), (0.001 + 1e-7, 5)])
 def test_a_value_just_inside_its_tolerance_passes_and_just_outside_fails(
-    tmp_path, data, values, capsys, offset, code
+    tmp_path, data, values, offset, code
 ):
     pinned = values["run1", "AP"] + offset  # the run is worse than expected by `offset`
     spec = spec_file(tmp_path, data, expect=[expect("run1", "AP", pinned, tolerance=0.001)])
-    assert irpipe(capsys, "--quiet", spec)[0] == code
+    assert irpipe_inprocess("run", "--quiet", spec)[0] == code
 
 
-def test_the_default_tolerance_is_half_a_unit_of_the_fourth_decimal(tmp_path, data, values, capsys):
+def test_the_default_tolerance_is_half_a_unit_of_the_fourth_decimal(tmp_path, data, values):
     v = values["run2", "AP"]
     inside = spec_file(tmp_path, data, expect=[expect("run2", "AP", v + 0.0000499)])
-    assert irpipe(capsys, "--quiet", inside)[0] == 0
+    assert irpipe_inprocess("run", "--quiet", inside)[0] == 0
     outside = spec_file(tmp_path, data, expect=[expect("run2", "AP", v + 0.0000501)])
-    assert irpipe(capsys, "--quiet", outside)[0] == 5
+    assert irpipe_inprocess("run", "--quiet", outside)[0] == 5
 
 
 @pytest.mark.parametrize(("two_sided", "code"), [(False, 0), (True, 5)])
-def test_better_than_expected_passes_unless_two_sided(
-    tmp_path, data, values, capsys, two_sided, code
-):
+def test_better_than_expected_passes_unless_two_sided(tmp_path, data, values, two_sided, code):
     pinned = values["run2", "nDCG@10"] - 0.01  # the run does better than pinned
     entry = expect("run2", "nDCG@10", pinned, tolerance=0.001, two_sided=two_sided)
-    assert irpipe(capsys, "--quiet", spec_file(tmp_path, data, expect=[entry]))[0] == code
+    assert irpipe_inprocess("run", "--quiet", spec_file(tmp_path, data, expect=[entry]))[0] == code
 
 
 @pytest.mark.parametrize(("offset", "code"), [(0.00001, 0), (-0.00001, 5)])
-def test_lower_is_better_metric_is_worse_when_it_rises(
-    tmp_path, data, values, capsys, offset, code
-):
+def test_lower_is_better_metric_is_worse_when_it_rises(tmp_path, data, values, offset, code):
     # Fallout: a value below the pinned one is better (passes), above it worse (fails).
     pinned = values["run0", "Fallout@10"] + offset
     entry = expect("run0", "Fallout@10", pinned, tolerance=0.000001)
-    assert irpipe(capsys, "--quiet", spec_file(tmp_path, data, expect=[entry]))[0] == code
+    assert irpipe_inprocess("run", "--quiet", spec_file(tmp_path, data, expect=[entry]))[0] == code
 
 
-def test_a_count_has_no_better_side_and_is_checked_both_ways(tmp_path, data, values, capsys):
+def test_a_count_has_no_better_side_and_is_checked_both_ways(tmp_path, data, values):
     entry = expect("run1", "NumRet", values["run1", "NumRet"] - 1, tolerance=0.5)
-    code, _, err = irpipe(capsys, "--quiet", spec_file(tmp_path, data, expect=[entry]))
+    code, _, err = irpipe_inprocess("run", "--quiet", spec_file(tmp_path, data, expect=[entry]))
     assert code == 5 and "+/- 0.5" in err
 
 
 def test_a_failure_exits_5_after_every_output_and_names_run_metric_and_values(
-    tmp_path, data, values, capsys
+    tmp_path, data, values
 ):
     entries = [expect("run0", "AP", 0.5), expect("run1", "AP", values["run1", "AP"])]
-    code, out, err = irpipe(capsys, spec_file(tmp_path, data, expect=entries))
+    code, out, err = irpipe_inprocess("run", spec_file(tmp_path, data, expect=entries))
     assert code == 5
     assert (tmp_path / "out/summary.csv").is_file()  # written, and named in the summary
     assert "out/summary.csv" in out and "collection c, 30 queries" in out
@@ -130,18 +120,18 @@ def test_a_failure_exits_5_after_every_output_and_names_run_metric_and_values(
     assert len(lines) == 4 and "Traceback" not in err
 
 
-def test_all_passed_is_one_line_and_quiet_says_nothing(tmp_path, data, values, capsys):
+def test_all_passed_is_one_line_and_quiet_says_nothing(tmp_path, data, values):
     spec = spec_file(tmp_path, data, expect=[expect("run1", "AP", values["run1", "AP"])])
-    code, out, err = irpipe(capsys, spec)
+    code, out, err = irpipe_inprocess("run", spec)
     assert code == 0 and out.splitlines()[-1] == "Checks: 1 passed" and err == ""
-    assert irpipe(capsys, "--quiet", spec) == (0, "", "")
+    assert irpipe_inprocess("run", "--quiet", spec) == (0, "", "")
 
 
 # --- gates against another run ---
 
 
 @pytest.mark.parametrize(("slack", "code"), [(1e-6, 0), (-1e-6, 5)])
-def test_a_gate_against_a_run_allows_max_drop(tmp_path, data, values, capsys, slack, code):
+def test_a_gate_against_a_run_allows_max_drop(tmp_path, data, values, slack, code):
     drop = values["run2", "nDCG@10"] - values["run1", "nDCG@10"]
     gate = {
         "metric": "nDCG@10",
@@ -149,25 +139,23 @@ def test_a_gate_against_a_run_allows_max_drop(tmp_path, data, values, capsys, sl
         "run": "run1",
         "max_drop": drop + slack,
     }
-    assert irpipe(capsys, "--quiet", spec_file(tmp_path, data, gates=[gate]))[0] == code
+    assert irpipe_inprocess("run", "--quiet", spec_file(tmp_path, data, gates=[gate]))[0] == code
 
 
-def test_a_gate_on_a_lower_is_better_metric_drops_when_it_rises(tmp_path, data, values, capsys):
+def test_a_gate_on_a_lower_is_better_metric_drops_when_it_rises(tmp_path, data, values):
     # run1 has the lowest Fallout: against it, run0 (+1.0e-5) stays within 2e-5 and run2
     # (+3.7e-5) does not; read as higher-is-better, both would have improved.
     fallout = {run: values[run, "Fallout@10"] for run in RUNS}
     assert fallout["run0"] - fallout["run1"] < 2e-5 < fallout["run2"] - fallout["run1"]
     gate = {"metric": "Fallout@10", "against": {"run": "run1"}, "max_drop": 2e-5}
     junit = tmp_path / "checks.xml"
-    code, _, err = irpipe(capsys, "--quiet", "--junit", junit, spec_file(tmp_path, data, gates=[gate]))  # fmt: skip
+    code, _, err = irpipe_inprocess("run", "--quiet", "--junit", junit, spec_file(tmp_path, data, gates=[gate]))  # fmt: skip
     assert code == 5
     assert [line.split()[:2] for line in err.splitlines()[3:]] == [["gates.0", "run2"]]
     assert "gates.0 run0 Fallout@10" in junit.read_text()  # the other run of the collection
 
 
-def test_a_significant_gate_fails_only_where_the_comparison_is_significant(
-    tmp_path, data, values, capsys
-):
+def test_a_significant_gate_fails_only_where_the_comparison_is_significant(tmp_path, data, values):
     compare = {"baseline": "run2", "tests": ["t", "randomization"], "samples": 2000}
     gate = {"metric": "AP", "against": {"run": "run2"}, "significant": True}
     spec = spec_file(tmp_path, data, compare=compare, gates=[gate])
@@ -184,7 +172,7 @@ def test_a_significant_gate_fails_only_where_the_comparison_is_significant(
         assert (results[run].status, results[run].p_value) == ("failed" if significant else "passed", p)  # fmt: skip
     assert {r.status for r in results.values()} == {"passed", "failed"}  # the data tells them apart
     without = spec_file(tmp_path, data, compare=compare, gates=[{**gate, "significant": False}])
-    assert irpipe(capsys, "--quiet", without)[2].count("gates.0 ") == 2  # both drops fail
+    assert irpipe_inprocess("run", "--quiet", without)[2].count("gates.0 ") == 2  # both drops fail
 
 
 # --- gates against the previous evaluation (the history's TEMP tables) ---
@@ -222,21 +210,19 @@ PREVIOUS = "SELECT run, collection, metric, value + {shift} AS value, 41::BIGINT
 
 
 @pytest.mark.parametrize(("max_drop", "code"), [(0.01 + 1e-9, 0), (0.01 - 1e-9, 5)])
-def test_a_gate_against_previous_reads_the_history(
-    tmp_path, data, capsys, monkeypatch, max_drop, code
-):
+def test_a_gate_against_previous_reads_the_history(tmp_path, data, monkeypatch, max_drop, code):
     remember(monkeypatch, PREVIOUS.format(shift=0.01))  # every value was 0.01 higher before
     gate = {"metric": "AP", "against": "previous", "run": "run1", "max_drop": max_drop}
-    result, _, err = irpipe(capsys, "--quiet", spec_file(tmp_path, data, gates=[gate]))
+    result, _, err = irpipe_inprocess("run", "--quiet", spec_file(tmp_path, data, gates=[gate]))
     assert result == code
     if code:
         assert err.splitlines()[3].split()[:4] == ["gates.0", "run1", "AP", "evaluation"]
 
 
-def test_without_history_a_previous_gate_is_skipped_with_a_warning(tmp_path, data, capsys):
+def test_without_history_a_previous_gate_is_skipped_with_a_warning(tmp_path, data):
     gate = {"metric": "nDCG@10", "max_drop": 0.005, "against": "previous"}
     junit = tmp_path / "checks.xml"
-    code, out, err = irpipe(capsys, "--quiet", "--junit", junit, spec_file(tmp_path, data, gates=[gate]))  # fmt: skip
+    code, out, err = irpipe_inprocess("run", "--quiet", "--junit", junit, spec_file(tmp_path, data, gates=[gate]))  # fmt: skip
     assert (code, out) == (0, "")
     assert re.fullmatch(
         rf"Warning: {tmp_path}/spec\.yaml:\d+: gates\.0: no previous evaluation of runs 'run0', "
@@ -248,18 +234,18 @@ def test_without_history_a_previous_gate_is_skipped_with_a_warning(tmp_path, dat
 
 
 def test_a_run_new_since_the_previous_evaluation_is_skipped_and_the_others_checked(
-    tmp_path, data, capsys, monkeypatch
+    tmp_path, data, monkeypatch
 ):
     remember(monkeypatch, PREVIOUS.format(shift=1.0) + " WHERE run <> 'run2'")
     gate = {"metric": "AP", "against": "previous"}
-    code, _, err = irpipe(capsys, "--quiet", spec_file(tmp_path, data, gates=[gate]))
+    code, _, err = irpipe_inprocess("run", "--quiet", spec_file(tmp_path, data, gates=[gate]))
     assert code == 5
     assert "gates.0: no previous evaluation of run 'run2' (AP) in the history; the gate" in err
     assert "Checks: 2 of 3 checks failed, 1 skipped" in err
 
 
 def test_a_significant_gate_against_previous_is_the_paired_test_of_the_two_evaluations(
-    tmp_path, data, capsys, monkeypatch
+    tmp_path, data, monkeypatch
 ):
     # Before: run0 higher on every query by 0.02 to 0.06 (a clear drop now); run1 higher by
     # 0.004 on average, up and down by 0.1 (a drop, but not a significant one).
@@ -273,7 +259,7 @@ def test_a_significant_gate_against_previous_is_the_paired_test_of_the_two_evalu
     gate = {"metric": "AP", "against": "previous", "significant": True}
     gates = [{**gate, "run": "run0"}, {**gate, "run": "run1"}, {**gate, "run": "run1", "significant": False}]  # fmt: skip
     spec = spec_file(tmp_path, data, gates=gates)
-    code, _, err = irpipe(capsys, "--quiet", spec)
+    code, _, err = irpipe_inprocess("run", "--quiet", spec)
     assert code == 5
     failed = [line.split()[:2] for line in err.splitlines()[3:]]
     assert failed == [["gates.0", "run0"], ["gates.2", "run1"]]  # gates.1: a drop, not significant
@@ -307,7 +293,7 @@ def paired(con, run: str, metric: str = "AP") -> tuple[np.ndarray, np.ndarray]:
     return np.array([r[0] for r in rows]), np.array([r[1] for r in rows])
 
 
-def test_gates_against_previous_with_the_real_history(tmp_path, data, values, capsys):
+def test_gates_against_previous_with_the_real_history(tmp_path, data, values):
     # The runs are copied, so that one can get worse between two nights.
     for name in ("qrels.txt", *(f"{run}.trec" for run in RUNS)):
         shutil.copy(data / name, tmp_path / name)
@@ -316,12 +302,12 @@ def test_gates_against_previous_with_the_real_history(tmp_path, data, values, ca
         {"metric": "nDCG@10", "against": "previous", "run": "run2", "significant": True},
     ]
     spec = spec_file(tmp_path, tmp_path, gates=gates, history={"path": "history.duckdb"})
-    first = irpipe(capsys, "--quiet", spec)
+    first = irpipe_inprocess("run", "--quiet", spec)
     assert first[0] == 0 and "gates.0: no previous evaluation of runs 'run0', 'run1', 'run2' (AP) in the history; the gate is skipped" in first[2]  # fmt: skip
-    second = irpipe(capsys, spec)
+    second = irpipe_inprocess("run", spec)
     assert second[0] == 0 and second[1].splitlines()[-1] == "Checks: 4 passed"
     shutil.copy(tmp_path / "run0.trec", tmp_path / "run2.trec")  # run2 is now as bad as run0
-    third = irpipe(capsys, "--quiet", spec)
+    third = irpipe_inprocess("run", "--quiet", spec)
     assert third[0] == 5
     rows = [line.split() for line in third[2].splitlines()[3:]]
     assert [row[:4] for row in rows] == [["gates.0", "run2", "AP", "evaluation"],

@@ -15,6 +15,7 @@ import duckdb
 import numpy as np
 import pytest
 import yaml
+from conftest import irpipe_inprocess
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
@@ -199,6 +200,8 @@ def test_every_writer_writes_the_comparisons(tmp_path, suffix):
 
 
 def cli(spec: Path, *flags: str, **env: str) -> subprocess.CompletedProcess:
+    """`irpipe run` in a process of its own: the thread counts of numpy's libraries are read
+    from the environment as they load."""
     command = [sys.executable, "-m", "pipeline.cli", "run", *flags, str(spec)]
     environment = {**os.environ, "IRPIPE_LOAD_PLUGINS": "", **env}
     return subprocess.run(command, capture_output=True, text=True, env=environment, cwd=ROOT)
@@ -248,7 +251,7 @@ def test_with_a_baseline_the_order_of_runs_changes_no_row(tmp_path):
 
 def test_the_example_spec_runs(tmp_path):
     shutil.copytree(ROOT / "configs", tmp_path / "configs", ignore=shutil.ignore_patterns("out"))
-    result = cli(tmp_path / "configs" / "compare.yaml")
+    result = irpipe_inprocess("run", tmp_path / "configs" / "compare.yaml", cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert "significantly different from bm25: paired t-test, Holm-corrected" in result.stdout
     lines = (tmp_path / "configs/out/comparison.csv").read_text().splitlines()

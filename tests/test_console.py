@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import io
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import irpipe_inprocess
 from rich.console import Console
 
 from pipeline.console.draw import print_results
@@ -140,9 +139,7 @@ def test_the_summary_names_the_files_written(runs_spec, tmp_path):
 
 def test_the_cli_prints_plain_text_to_a_pipe_at_its_width(runs_spec, tmp_path):
     spec = runs_spec(20, METRICS, outputs=[{"path": "out/summary.csv"}])
-    command = [sys.executable, "-m", "pipeline.cli", "run", spec.name]
-    env = {"IRPIPE_LOAD_PLUGINS": "", "PATH": "/usr/bin:/bin", "COLUMNS": "80"}
-    result = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=env)
+    result = irpipe_inprocess("run", spec.name, cwd=tmp_path, COLUMNS="80")
     assert result.returncode == 0, result.stderr
     assert result.stdout.isascii() and "\x1b" not in result.stdout and "…" not in result.stdout
     assert max(len(line) for line in result.stdout.splitlines()) <= 80

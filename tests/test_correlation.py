@@ -10,13 +10,11 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import duckdb
 import numpy as np
 import pytest
+from conftest import irpipe_inprocess
 from rbo import RankingSimilarity
 from scipy import stats
 
@@ -311,10 +309,7 @@ def test_an_agreement_entry_correlates_the_runs_evaluated_under_both_sets(tmp_pa
 def test_irpipe_run_prints_each_ordering_with_its_interval(tmp_path, write_spec):
     names = collection_dir(tmp_path, seed=15)
     spec = write_spec(correlation_spec(names, bootstrap=50))
-    env = {"IRPIPE_LOAD_PLUGINS": "", "PATH": "/usr/bin:/bin", "COLUMNS": "200",
-           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}  # fmt: skip
-    done = subprocess.run([sys.executable, "-m", "pipeline.cli", "run", str(spec)],
-                          capture_output=True, text=True, env=env, cwd=tmp_path)  # fmt: skip
+    done = irpipe_inprocess("run", spec, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     first = lines.index("Orderings of the runs of c: by P@10 against AP")

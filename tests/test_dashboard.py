@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
-from conftest import Outcome, collection_spec, irpipe_inprocess
+from conftest import collection_spec, irpipe_inprocess
 
 from pipeline.formatting import format_value
 from pipeline.synthetic import generate, llm_judgments, write_qrels, write_run
@@ -29,11 +29,6 @@ METRICS = ["AP", "nDCG@10", "P@10", "RR"]
 # As the probe of this kind of machine started it: no background connections to refuse.
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
          "--disable-component-update", "--disable-sync", "--disable-quic"]  # fmt: skip
-
-
-def irpipe(*args, cwd: Path) -> Outcome:
-    """The command line, in the test's process."""
-    return irpipe_inprocess(*args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -54,18 +49,20 @@ def history(tmp_path_factory) -> Path:
         if seed is not None:
             write_run(generate(seed, queries=30, runs=3, skill=(0, 0, 1.5)).runs["run2"],
                       root / "run2.txt")  # fmt: skip
-        done = irpipe("run", "spec.yaml", "--quiet", cwd=root)
+        done = irpipe_inprocess("run", "spec.yaml", "--quiet", cwd=root)
         assert done.returncode in (0, 5), done.stderr  # 5: a gate failed, as nights do
     other = {**spec, "compare": None, "expect": [], "gates": [], "outputs": []}
     (root / "other.yaml").write_text(yaml.safe_dump(other))
-    assert irpipe("run", "other.yaml", "--quiet", cwd=root).returncode == 0
+    assert irpipe_inprocess("run", "other.yaml", "--quiet", cwd=root).returncode == 0
     return root / "history.duckdb"
 
 
 @pytest.fixture(scope="module")
 def site(history) -> Path:
     out = history.parent / "site"
-    done = irpipe("dashboard", history, "--out", out, "--compare", 1, 3, cwd=history.parent)
+    done = irpipe_inprocess(
+        "dashboard", history, "--out", out, "--compare", 1, 3, cwd=history.parent
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == str(out / "index.html")
     return out
@@ -280,7 +277,9 @@ def test_screenshots_are_not_blank_and_phones_need_no_sideways_scroll(site, brow
 def test_the_same_history_gives_the_same_bytes(site, history, tmp_path):
     again = tmp_path / "again"
     assert (
-        irpipe("dashboard", history, "--out", again, "--compare", 1, 3, cwd=tmp_path).returncode
+        irpipe_inprocess(
+            "dashboard", history, "--out", again, "--compare", 1, 3, cwd=tmp_path
+        ).returncode
         == 0
     )
     files = sorted(p.relative_to(site) for p in site.rglob("*") if p.is_file())
@@ -311,7 +310,7 @@ def test_a_bad_history_is_one_error_and_writes_nothing(history, tmp_path, kind, 
     elif kind == "an unknown evaluation":
         shutil.copy(history, path)
         compare = ["--compare", 1, 9]
-    done = irpipe("dashboard", path, "--out", tmp_path / "site", *compare, cwd=tmp_path)
+    done = irpipe_inprocess("dashboard", path, "--out", tmp_path / "site", *compare, cwd=tmp_path)
     assert done.returncode != 0 and done.returncode != 1  # a user's error, not a bug
     assert done.stderr.startswith("Error: ") and done.stderr.count("\n") == 1
     assert message in done.stderr
@@ -347,7 +346,7 @@ def test_run_writes_the_dashboard_its_spec_asks_for(tmp_path, browser):
                            history={"path": "h.duckdb", "dashboard": "site"},
                            expect=[{"run": "run0", "metric": "AP", "value": 1.0, "tolerance": 0.001}])  # fmt: skip
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
-    done = irpipe("run", "spec.yaml", "--quiet", cwd=tmp_path)
+    done = irpipe_inprocess("run", "spec.yaml", "--quiet", cwd=tmp_path)
     assert done.returncode == 5, done.stderr  # the expected value fails: the page says so
     opened = Opened(browser, tmp_path / "site" / "index.html")
     assert opened.page.locator(".lead .status.failed").inner_text() == "1 of 1 checks failed"
@@ -366,9 +365,11 @@ def test_the_readme_s_nightly_example_has_its_dashboard(tmp_path, browser):
         if night == 2:  # a retrained dense ranker: its first 40 lines gone
             dense = root / "data" / "dense.trec"
             dense.write_text("".join(dense.read_text().splitlines(keepends=True)[40:]))
-        done = irpipe("run", "nightly.yaml", "--quiet", cwd=root)
+        done = irpipe_inprocess("run", "nightly.yaml", "--quiet", cwd=root)
         assert done.returncode in (0, 5), done.stderr
-    done = irpipe("dashboard", "results/history.duckdb", "--out", "results/site", cwd=root)
+    done = irpipe_inprocess(
+        "dashboard", "results/history.duckdb", "--out", "results/site", cwd=root
+    )
     assert done.returncode == 0, done.stderr
     opened = Opened(browser, root / "results" / "site" / "index.html")
     opened.draw_all()
@@ -425,7 +426,7 @@ def judged_site(tmp_path_factory) -> Path:
                             "bootstrap": 40}]  # fmt: skip
     spec["gates"] = [{"statistic": "cohen_kappa", "reference": "c", "other": "llm", "min": 0.1}]
     (root / "spec.yaml").write_text(yaml.safe_dump(spec))
-    done = irpipe("run", "spec.yaml", "--quiet", cwd=root)
+    done = irpipe_inprocess("run", "spec.yaml", "--quiet", cwd=root)
     assert done.returncode == 0, done.stderr
     return root
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 import pytrec_eval
+from conftest import spec_of_runs
 
 from pipeline import SpecError, validate
 from pipeline.cli import main
@@ -32,13 +33,7 @@ def _collection(folder: Path, seed: int, runs: int = 3, **options) -> dict:
 
 
 def _spec(runs: list[str], metrics: list, outputs: list, settings: dict | None = None) -> dict:
-    return {
-        "collections": {"c": {"qrels": "qrels.txt"}},
-        "runs": {name: {"path": f"{name}.trec", "collection": "c"} for name in runs},
-        "settings": settings or {},
-        "metrics": metrics,
-        "outputs": outputs,
-    }
+    return spec_of_runs(runs, metrics, ".trec", settings=settings or {}, outputs=outputs)
 
 
 def _curve(evaluation, table: str = "pr_curve") -> dict[tuple[str, float], float]:

@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import snapshot
+from conftest import irpipe_inprocess, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -219,9 +217,7 @@ def test_the_spec_door_raises_the_mistake_s_error_naming_it_and_writes_nothing(
 @given(mistake=mistakes)
 def test_the_command_exits_with_the_mistake_s_code_in_one_line(good, tmp_path_factory, mistake):
     d, before = prepared(good, tmp_path_factory, mistake)
-    command = [sys.executable, "-m", "pipeline.cli", "run", "--quiet", str(d / "spec.yaml")]
-    env = {"IRPIPE_LOAD_PLUGINS": "", "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}
-    result = subprocess.run(command, capture_output=True, text=True, env=env)
+    result = irpipe_inprocess("run", "--quiet", d / "spec.yaml")
     assert result.returncode == mistake.error.exit_code, result.stderr
     assert result.stderr.startswith("Error: ") and "Traceback" not in result.stderr
     assert re.search(mistake.names, result.stderr), result.stderr

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from conftest import irpipe_inprocess
 
 import pipeline.checks.plan
 import pipeline.compare.plan
@@ -79,8 +78,9 @@ def test_the_plan_holds_every_part(everything):
 
 
 def test_compile_prints_the_sql_then_every_other_part(everything):
-    command = [sys.executable, "-m", "pipeline.cli", "compile", str(everything)]
-    shown = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    done = irpipe_inprocess("compile", everything)
+    assert done.returncode == 0, done.stderr
+    shown = done.stdout
     sql, parts = shown.split("\n-- the evaluation's other parts:\n")
     assert sql == validate(everything, data=False).sql.sql_text()
     lines = parts.splitlines()
@@ -107,8 +107,9 @@ def test_compile_prints_each_tunings_sql_then_the_evaluations(write_spec, tmp_pa
     spec = {"collections": {"c": {"qrels": "qrels.txt"}}, "metrics": ["AP"],
             "runs": {**runs, "t": {"fuse": ["x", "y"], "method": "wsum", "tune": tune}}}  # fmt: skip
     path = write_spec(spec)
-    command = [sys.executable, "-m", "pipeline.cli", "compile", str(path)]
-    shown = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    done = irpipe_inprocess("compile", path)
+    assert done.returncode == 0, done.stderr
+    shown = done.stdout
     plan = validate(path, data=False)
     (tuning,) = plan.tunings
     tuned, rest = shown.split(

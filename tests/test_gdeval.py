@@ -22,6 +22,7 @@ from pathlib import Path
 
 import ir_measures
 import pytest
+from conftest import spec_of_runs, yaml_file
 
 from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, write_qrels
@@ -124,17 +125,8 @@ def compared(request, tmp_path_factory):
 
 
 def _spec(directory: Path, runs: dict, settings: dict | None = None) -> Path:
-    import yaml
-
-    spec = {
-        "collections": {"c": {"qrels": "qrels.txt"}},
-        "runs": {name: {"path": f"{name}.txt", "collection": "c"} for name in runs},
-        "settings": settings or {},
-        "metrics": metrics(),
-    }
-    path = directory / "spec.yaml"
-    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
-    return path
+    spec = spec_of_runs(runs, metrics(), settings=settings or {})
+    return yaml_file(directory / "spec.yaml", spec)
 
 
 @pytest.mark.parametrize("how", ["printed", "exact"])

@@ -3,6 +3,7 @@ real evaluations of generated collections, read back as text and as JSON."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -13,10 +14,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import collection_spec, evaluate_with_plugin, install_scaled_plugin
+from conftest import collection_spec, evaluate_with_plugin, install_scaled_plugin, irpipe_inprocess
 from docblocks import code, table
 
-from pipeline.cli import main
 from pipeline.digest import digest_file
 from pipeline.formatting import format_value
 from pipeline.run.evaluation import evaluate
@@ -56,16 +56,9 @@ def spec(tmp_path: Path) -> dict:
 
 
 @pytest.fixture
-def irpipe(capsys, monkeypatch, tmp_path):
+def irpipe(tmp_path):
     """Run the CLI in this process, in tmp_path: (exit code, stdout, stderr)."""
-    monkeypatch.chdir(tmp_path)
-
-    def run(*args: str) -> tuple[int, str, str]:
-        code = main([str(arg) for arg in args])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
+    return functools.partial(irpipe_inprocess, cwd=tmp_path)
 
 
 def _json(irpipe, *args: str) -> dict:

@@ -15,11 +15,11 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
+from conftest import irpipe_inprocess
 
 import pipeline
 from pipeline import InputDataError, SpecError
 from pipeline._version import __version__
-from pipeline.cli import main
 from pipeline.digest import digest_file
 from pipeline.spec import load_spec
 from pipeline.spec.ir_metadata import HeadLines, parse, read_head
@@ -84,9 +84,10 @@ def spec(**more) -> dict:
     }
 
 
-def run_cli(capsys, path: Path) -> tuple[int, str]:
-    code = main(["run", "--quiet", str(path)])
-    return code, capsys.readouterr().err
+def run_cli(path: Path) -> tuple[int, str]:
+    """`irpipe run --quiet PATH`: its exit code and stderr."""
+    code, _, err = irpipe_inprocess("run", "--quiet", path)
+    return code, err
 
 
 # --- reading the block -------------------------------------------------------------------------
@@ -162,10 +163,10 @@ def _run_inputs(recorded: dict) -> dict[str, dict]:
     return {i["name"]: i for i in recorded["inputs"] if i["role"] == "run"}
 
 
-def test_the_manifest_and_the_history_hold_each_runs_block(runs_dir, write_spec, capsys):
+def test_the_manifest_and_the_history_hold_each_runs_block(runs_dir, write_spec):
     history = runs_dir / "history.duckdb"
     path = write_spec(spec(outputs=[{"path": "out.csv"}], history={"path": str(history)}))
-    assert run_cli(capsys, path) == (0, "")
+    assert run_cli(path) == (0, "")
     manifest = json.loads((runs_dir / "out.csv.manifest.json").read_text())
     inputs = _run_inputs(manifest)
     assert inputs["sys/run0"]["ir_metadata"] == own("bm25")
@@ -200,10 +201,10 @@ def test_a_run_without_a_block_records_none(tmp_path, write_spec):
     assert "ir_metadata" not in _run_inputs(recorded)["r"]
 
 
-def test_a_malformed_block_stops_the_evaluation_with_exit_3(runs_dir, write_spec, capsys):
+def test_a_malformed_block_stops_the_evaluation_with_exit_3(runs_dir, write_spec):
     bad = runs_dir / "runs" / "input.run1"
     bad.write_text(bad.read_text().replace("#   team: lab", "#   team: [lab"))
-    code, err = run_cli(capsys, write_spec(spec(outputs=[{"path": "out.csv"}])))
+    code, err = run_cli(write_spec(spec(outputs=[{"path": "out.csv"}])))
     assert code == 3
     assert f"Error: {bad}:5: the ir_metadata block is not valid YAML" in err
     assert "while parsing a flow sequence begun on line 4" in err
@@ -231,7 +232,7 @@ def test_a_gzipped_run_is_named_by_its_tag(runs_dir, write_spec):
     assert list(loaded.spec.runs) == ["sys/bm25", "sys/rm3"]
 
 
-def test_two_files_with_one_tag_are_a_spec_error_naming_both(runs_dir, write_spec, capsys):
+def test_two_files_with_one_tag_are_a_spec_error_naming_both(runs_dir, write_spec):
     second = runs_dir / "runs" / "input.run1"
     second.write_text(second.read_text().replace("tag: rm3", "tag: bm25"))
     path = write_spec(spec(run={"names": "ir_metadata"}))
@@ -241,13 +242,13 @@ def test_two_files_with_one_tag_are_a_spec_error_naming_both(runs_dir, write_spe
         r"names: ir_metadata <run>/<the tag of its ir_metadata block>",
     ):
         load_spec(path)
-    assert run_cli(capsys, path)[0] == 2
+    assert run_cli(path)[0] == 2
 
 
-def test_a_file_without_a_tag_is_an_input_error_naming_it(runs_dir, write_spec, capsys):
+def test_a_file_without_a_tag_is_an_input_error_naming_it(runs_dir, write_spec):
     untagged = runs_dir / "runs" / "input.run1"
     untagged.write_text(untagged.read_text().replace("# tag: rm3\n", ""))
-    code, err = run_cli(capsys, write_spec(spec(run={"names": "ir_metadata"})))
+    code, err = run_cli(write_spec(spec(run={"names": "ir_metadata"})))
     assert code == 3
     assert f"Error: {untagged}: has no tag in its ir_metadata, and names: ir_metadata" in err
 
@@ -319,17 +320,17 @@ def _check_document(runs_dir: Path, run: str, tag: str) -> None:
     assert manifest["table"].startswith("ir_metadata_1_")
 
 
-def test_the_cli_writes_each_runs_ir_metadata(runs_dir, write_spec, capsys):
-    assert main(["run", str(write_spec(_compare_spec()))]) == 0
-    out = capsys.readouterr().out
+def test_the_cli_writes_each_runs_ir_metadata(runs_dir, write_spec):
+    code, out, err = irpipe_inprocess("run", write_spec(_compare_spec()))
+    assert code == 0, err
     assert "out/meta/sys/bm25.yaml" in out and "out/meta/sys/rm3.yaml" in out
     _check_document(runs_dir, "sys/bm25", "bm25")
     _check_document(runs_dir, "sys/rm3", "rm3")
 
 
-def test_the_python_door_writes_the_same_files(runs_dir, write_spec, capsys):
+def test_the_python_door_writes_the_same_files(runs_dir, write_spec):
     path = write_spec(_compare_spec())
-    assert main(["run", "--quiet", str(path)]) == 0
+    assert run_cli(path)[0] == 0
     first = (runs_dir / "out" / "meta" / "sys" / "rm3.yaml").read_bytes()
     pipeline.evaluate(path)
     _check_document(runs_dir, "sys/rm3", "rm3")
@@ -350,9 +351,9 @@ def test_a_run_without_a_block_is_described_by_the_evaluation_alone(tmp_path, wr
     assert "significance test" not in document["research goal"]["evaluation"]
 
 
-def test_a_per_run_path_without_run_is_a_spec_error(runs_dir, write_spec, capsys):
+def test_a_per_run_path_without_run_is_a_spec_error(runs_dir, write_spec):
     path = write_spec(spec(outputs=[{"path": "meta.yaml", "level": "ir_metadata"}]))
-    code, err = run_cli(capsys, path)
+    code, err = run_cli(path)
     assert code == 2
     assert (
         "outputs.0.level: level ir_metadata writes one file per run: its path must hold {run}"
@@ -360,24 +361,24 @@ def test_a_per_run_path_without_run_is_a_spec_error(runs_dir, write_spec, capsys
     )
 
 
-def test_a_run_under_two_collections_needs_collection_in_the_path(runs_dir, write_spec, capsys):
+def test_a_run_under_two_collections_needs_collection_in_the_path(runs_dir, write_spec):
     two = spec(
         outputs=[{"path": "m/{run}.yaml", "level": "ir_metadata"}], run={"collection": ["c", "d"]}
     )
     two["collections"]["d"] = {"qrels": "qrels.txt"}
-    code, err = run_cli(capsys, write_spec(two))
+    code, err = run_cli(write_spec(two))
     assert code == 2
     assert "outputs.0.path: run sys/run0 under c and run sys/run0 under d would both write" in err
     assert "add {collection} to the path" in err
     two["outputs"][0]["path"] = "m/{collection}/{run}.yaml"
-    assert run_cli(capsys, write_spec(two)) == (0, "")
+    assert run_cli(write_spec(two)) == (0, "")
     assert (runs_dir / "m" / "d" / "sys" / "run1.yaml").is_file()
 
 
-def test_a_run_name_leading_out_of_the_directory_is_a_spec_error(runs_dir, write_spec, capsys):
+def test_a_run_name_leading_out_of_the_directory_is_a_spec_error(runs_dir, write_spec):
     runs = {"../escape": {"path": "runs/input.run0", "collection": "c"}}
     outputs = [{"path": "m/{run}.yaml", "level": "ir_metadata"}]
-    code, err = run_cli(capsys, write_spec({**spec(outputs=outputs), "runs": runs}))
+    code, err = run_cli(write_spec({**spec(outputs=outputs), "runs": runs}))
     assert code == 2
     assert "the run '../escape' cannot name a file" in err
     assert not (runs_dir / "escape.yaml").exists()

@@ -7,6 +7,7 @@ Unjudged@10, which needs every row (full plan), on generated collections under s
 from __future__ import annotations
 
 import pytest
+from conftest import spec_of_runs
 
 from pipeline.measures.registry import get_registry
 from pipeline.measures.resolve import resolve_metrics
@@ -40,14 +41,8 @@ def _spec(tmp_path, write_spec, collection, metrics, settings, name):
     write_qrels(collection.qrels, tmp_path / "qrels.txt")
     for run_name, run in collection.runs.items():
         write_run(run, tmp_path / f"{run_name}.trec")
-    runs = {n: {"path": f"{n}.trec", "collection": "c"} for n in collection.runs}
-    spec = {
-        "collections": {"c": {"qrels": "qrels.txt", "num_docs": 100}},
-        "runs": runs,
-        "settings": settings,
-        "metrics": metrics,
-    }
-    return write_spec(spec, name)
+    spec = spec_of_runs(collection.runs, metrics, ".trec", collection={"num_docs": 100})
+    return write_spec({**spec, "settings": settings}, name)
 
 
 def _values(path):
@@ -74,11 +69,24 @@ def test_every_safe_measure_is_selected():
     }
 
 
+def _ranking(path):
+    spec = load_spec(path)
+    return compile_plan(spec, resolve_metrics(spec, get_registry())).runs.ranking
+
+
+@pytest.fixture(scope="module")
+def full_plan_values() -> dict:
+    """The full plan's values by (seed, settings), evaluated once for both forms of the
+    judged-rows plan: the full plan has no form to choose (its ranking's `dense` is None, which
+    each test asserts), so the choice the test patches cannot change them."""
+    return {}
+
+
 @pytest.mark.parametrize("dense", [False, True], ids=["judged-rows", "dense-batch"])
 @pytest.mark.parametrize("settings", SETTINGS)
 @pytest.mark.parametrize("seed", range(6))
 def test_judged_rows_plan_equals_full_plan(
-    tmp_path, write_spec, monkeypatch, seed, settings, dense
+    tmp_path, write_spec, monkeypatch, full_plan_values, seed, settings, dense
 ):
     """Both forms of the judged-rows plan's ranking (judged rows, or every row for a batch whose
     queries are mostly judged) against a spec that needs the full plan."""
@@ -90,19 +98,13 @@ def test_judged_rows_plan_equals_full_plan(
     full = _spec(
         tmp_path, write_spec, collection, [*SAFE, {"metric": "Unjudged@10"}], settings, "full.yaml"
     )
-    assert (
-        "positions AS"
-        in compile_plan(
-            load_spec(fast), resolve_metrics(load_spec(fast), get_registry())
-        ).runs.ranking.statement.sql
-    )
-    assert (
-        "positions AS"
-        not in compile_plan(
-            load_spec(full), resolve_metrics(load_spec(full), get_registry())
-        ).runs.ranking.statement.sql
-    )
-    (fast_q, fast_a), (full_q, full_a) = _values(fast), _values(full)
+    assert "positions AS" in _ranking(fast).statement.sql
+    full_ranking = _ranking(full)
+    assert "positions AS" not in full_ranking.statement.sql and full_ranking.dense is None
+    key = (seed, SETTINGS.index(settings))
+    if key not in full_plan_values:
+        full_plan_values[key] = _values(full)
+    (fast_q, fast_a), (full_q, full_a) = _values(fast), full_plan_values[key]
     for key, value in fast_q.items():
         assert value == pytest.approx(full_q[key], abs=1e-12, nan_ok=True), key
     assert fast_a == pytest.approx({k: v for k, v in full_a.items() if k in fast_a}, abs=1e-12)

@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
-from conftest import Outcome, irpipe_inprocess
+from conftest import irpipe_inprocess
 
 from pipeline.history.schema import HISTORY_TABLES, JUDGMENT_TABLES
 from pipeline.run.evaluation import evaluate
@@ -56,10 +56,6 @@ def judged(directory: Path, seed: int = 5, **keys) -> Path:
     path = directory / "spec.yaml"
     path.write_text(yaml.safe_dump(spec, sort_keys=False))
     return path
-
-
-def irpipe(*args, cwd: Path) -> Outcome:
-    return irpipe_inprocess(*args, cwd=cwd)
 
 
 def recorded(history: Path, evaluation: int) -> dict[str, list[tuple]]:
@@ -104,7 +100,7 @@ def test_a_spec_without_entries_records_no_judgment_rows(tmp_path):
 def test_irpipe_show_prints_and_documents_the_recorded_tables(tmp_path):
     path = judged(tmp_path)
     evaluation = evaluate(path, write=False)
-    done = irpipe("show", 1, path, "--json", cwd=tmp_path)
+    done = irpipe_inprocess("show", 1, path, "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
     for table, rows in made(evaluation).items():
@@ -112,7 +108,7 @@ def test_irpipe_show_prints_and_documents_the_recorded_tables(tmp_path):
         assert document[table] == json.loads(
             json.dumps([dict(zip(columns, r, strict=True)) for r in rows])
         )
-    text = irpipe("show", 1, path, cwd=tmp_path).stdout
+    text = irpipe_inprocess("show", 1, path, cwd=tmp_path).stdout
     kappa = dict((r[3], r[4]) for r in evaluation.rows("agreement"))["cohen_kappa"]
     assert "Agreement of llm with human" in text and f"{kappa:.4f}" in text
     assert "Pairs by grade: human's (rows) and llm's (columns)" in text
@@ -130,9 +126,9 @@ def test_irpipe_diff_names_the_statistics_that_changed(tmp_path):
     data = generate(5, queries=20, runs=4, max_grade=3, extremes=True)
     write_qrels(llm_judgments(data.qrels, 6, max_grade=3), tmp_path / "llm.txt")  # relabelled
     third = evaluate(path, write=False)
-    same = json.loads(irpipe("diff", 1, 2, path, "--json", cwd=tmp_path).stdout)
+    same = json.loads(irpipe_inprocess("diff", 1, 2, path, "--json", cwd=tmp_path).stdout)
     assert same["statistics"] == []
-    done = irpipe("diff", 1, 3, path, "--json", cwd=tmp_path)
+    done = irpipe_inprocess("diff", 1, 3, path, "--json", cwd=tmp_path)
     changed = json.loads(done.stdout)["statistics"]
     before = {r[3]: r[4] for r in first.rows("agreement")}
     after = {r[3]: r[4] for r in third.rows("agreement")}
@@ -142,7 +138,7 @@ def test_irpipe_diff_names_the_statistics_that_changed(tmp_path):
     assert (kappa["a"], kappa["b"]) == (before["cohen_kappa"], after["cohen_kappa"])
     assert kappa["difference"] == pytest.approx(after["cohen_kappa"] - before["cohen_kappa"])
     assert all(c["table"] == "agreement" for c in changed)  # the runs' orderings did not change
-    text = irpipe("diff", 1, 3, path, cwd=tmp_path).stdout
+    text = irpipe_inprocess("diff", 1, 3, path, cwd=tmp_path).stdout
     assert f"Changed statistics of the judgment sets' comparisons ({len(changed)})" in text
 
 
@@ -174,7 +170,7 @@ def test_a_version_1_history_is_read_as_it_is_and_migrated_when_written(tmp_path
     history = tmp_path / "history.duckdb"
     version_1(history)
     before = history.read_bytes()
-    shown = irpipe("show", 1, path, "--json", cwd=tmp_path)  # read-only: not migrated
+    shown = irpipe_inprocess("show", 1, path, "--json", cwd=tmp_path)  # read-only: not migrated
     assert shown.returncode == 0, shown.stderr
     assert [json.loads(shown.stdout)[t] for t in TABLES] == [[], [], []]
     assert history.read_bytes() == before
@@ -186,7 +182,7 @@ def test_a_version_1_history_is_read_as_it_is_and_migrated_when_written(tmp_path
         assert version.fetchone() == ("2",)
         assert con.execute("SELECT count(*) FROM evaluations").fetchone() == (2,)
     assert recorded(history, 2) == made(evaluation)
-    assert irpipe("show", 1, path, cwd=tmp_path).returncode == 0
+    assert irpipe_inprocess("show", 1, path, cwd=tmp_path).returncode == 0
 
 
 # -- gates on statistics -------------------------------------------------------------------------
@@ -223,7 +219,7 @@ def test_a_failed_gate_exits_5_and_is_recorded_and_reported_as_other_checks(tmp_
              {"statistic": "pairs_shared", "reference": "human", "other": "llm", "min": 1},
              {"statistic": "max_rank_drop", "reference": "AP", "other": "P@10", "max": 3}]  # fmt: skip
     path = judged(tmp_path, gates=gates)
-    done = irpipe("run", path, "--quiet", "--junit", "checks.xml", cwd=tmp_path)
+    done = irpipe_inprocess("run", path, "--quiet", "--junit", "checks.xml", cwd=tmp_path)
     assert done.returncode == 5, done.stderr
     assert re.search(r"\ngates\.1 +human~llm +cohen_kappa +bounds +- +0\.\d{6} +- +>= 0\.99\n",
                      done.stderr), done.stderr  # fmt: skip

@@ -4,8 +4,6 @@ gets one message naming the input and the row; to_spec round-trips through `irpi
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections import namedtuple
 
 import duckdb
@@ -15,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from conftest import irpipe_inprocess
 from test_pytrec_eval_agreement import METRICS as ALL_TREC
 from test_pytrec_eval_agreement import _check_run, _pytrec
 
@@ -208,8 +207,8 @@ def test_to_spec_round_trips_byte_for_byte_through_irpipe_run(data, tmp_path):
     spec["outputs"] = [{"path": "out/per_query.parquet", "level": "query"},
                        {"path": "out/aggregate.csv", "level": "aggregate"}]  # fmt: skip
     spec_path.write_text(yaml.safe_dump(spec))
-    command = [sys.executable, "-m", "pipeline.cli", "run", "--quiet", str(spec_path)]
-    subprocess.run(command, check=True, capture_output=True)
+    done = irpipe_inprocess("run", "--quiet", spec_path)
+    assert done.returncode == 0, done.stderr
     ours = tmp_path / "notebook"
     jobs = [OutputJob("per_query", ours / "per_query.parquet", "query"),
             OutputJob("aggregate", ours / "aggregate.csv", "aggregate")]  # fmt: skip

@@ -13,13 +13,12 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
 import pytest
 import yaml
+from conftest import irpipe_inprocess
 
 from pipeline import evaluate
 
@@ -63,9 +62,7 @@ def doors(tmp_path_factory):
     each with its exit codes, or checks' outcomes."""
     tmp_path = tmp_path_factory.mktemp("doors")
     command, python = copy(tmp_path, "command"), copy(tmp_path, "python")
-    run = [sys.executable, "-m", "pipeline.cli", "run", "--quiet", str(command / "spec.yaml")]
-    env = {"IRPIPE_LOAD_PLUGINS": "", "PATH": "/usr/bin:/bin"}
-    codes = [subprocess.run(run, capture_output=True, text=True, env=env).returncode for _ in "12"]
+    codes = [irpipe_inprocess("run", "--quiet", command / "spec.yaml").returncode for _ in "12"]
     with pytest.warns(UserWarning):  # the first night's gate against the previous is skipped
         first = evaluate(python / "spec.yaml")
     results = [first, evaluate(python / "spec.yaml")]

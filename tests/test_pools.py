@@ -325,9 +325,8 @@ def test_the_guides_example_prints_what_the_guide_shows(tmp_path):
     """The guide's pools example (configs/README.md, the region `pools-example`): the command its
     run block shows prints its output block, and the prose's numbers are the table's."""
     import shutil
-    import subprocess
-    import sys
 
+    from conftest import irpipe_inprocess
     from docblocks import region, region_blocks
 
     root = Path(__file__).resolve().parents[1]
@@ -335,8 +334,7 @@ def test_the_guides_example_prints_what_the_guide_shows(tmp_path):
     section = region("configs/README.md", "pools-example")
     (run, output) = [b for b in region_blocks("configs/README.md", "pools-example")]
     assert "run" in run.marks and "output" in output.marks
-    command = [sys.executable, "-m", "pipeline.cli", *run.text.split()[1:]]
-    result = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
+    result = irpipe_inprocess(*run.text.split()[1:], cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout == output.text
     rows = (tmp_path / "configs/out/pool/leave_one_out.csv").read_text().splitlines()

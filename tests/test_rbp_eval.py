@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import spec_of_runs, yaml_file
 from cwl.ruler.measures.cwl_rbp import RBPCWLMetric
 from cwl.ruler.ranking import RankingMaker
 from cwl.seeker.trec_qrel_handler import TrecQrelHandler
@@ -149,15 +150,7 @@ def reference(directory: Path, run: dict, p: float, k: int | None, ties: bool) -
 
 def _spec(directory: Path, runs: dict, settings: dict | None = None) -> Path:
     names = [metric(*case, residual=r) for case in CASES for r in (False, True)]
-    spec = {
-        "collections": {"c": {"qrels": "qrels.txt"}},
-        "runs": {name: {"path": f"{name}.txt", "collection": "c"} for name in runs},
-        "metrics": names,
-        "settings": settings or {},
-    }
-    path = directory / "spec.yaml"
-    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
-    return path
+    return yaml_file(directory / "spec.yaml", spec_of_runs(runs, names, settings=settings or {}))
 
 
 def test_every_query_and_mean_is_rbp_eval_s(compared):

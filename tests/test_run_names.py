@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import csv
 import gzip
-import subprocess
-import sys
 
 import pytest
+from conftest import irpipe_inprocess
 
 from pipeline import SpecError
 from pipeline.spec import load_spec
@@ -108,8 +107,7 @@ def test_the_cli_evaluates_trec_input_files_under_their_tags(tmp_path, write_spe
         "metrics": ["AP"],
         "outputs": [{"path": "out.csv"}],
     }
-    command = [sys.executable, "-m", "pipeline.cli", "run", "--quiet", str(write_spec(spec))]
-    result = subprocess.run(command, capture_output=True, text=True)
+    result = irpipe_inprocess("run", "--quiet", write_spec(spec))
     assert result.returncode == 0, result.stderr
     with (tmp_path / "out.csv").open() as handle:
         runs = {row["run"] for row in csv.DictReader(handle)}

@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import deep_collection
+from conftest import deep_collection, irpipe_inprocess
 
-from pipeline.cli import main
 from pipeline.notebook import evaluate as evaluate_frames
 from pipeline.run.evaluation import evaluate
 
@@ -146,27 +145,26 @@ def written(deep, tmp_path) -> Path:
     return tmp_path / "w"
 
 
-def _verify(capsys, path: Path) -> tuple[int, str]:
-    code = main(["verify", str(path)])
-    out, err = capsys.readouterr()
+def _verify(path: Path) -> tuple[int, str]:
+    code, out, err = irpipe_inprocess("verify", path)
     return code, out + err
 
 
-def test_verify_evaluates_again_and_finds_the_same_bytes(written, capsys):
+def test_verify_evaluates_again_and_finds_the_same_bytes(written):
     for name in ("per_query.parquet", "summary.md", "report.tex", "fused.trec", "results.duckdb"):
-        code, said = _verify(capsys, written / "out" / name)
+        code, said = _verify(written / "out" / name)
         what = "rows" if name.endswith(".duckdb") else "bytes"
         assert (code, said.strip()) == (0, f"{written / 'out' / name}: the same {what}, "
                                             "evaluated again from its manifest")  # fmt: skip
     assert not list((written / "out").glob(".irpipe-verify-*")), "the scratch directory is left"
 
 
-def test_verify_names_the_first_line_or_row_that_differs(written, capsys):
+def test_verify_names_the_first_line_or_row_that_differs(written):
     csv = written / "out" / "per_query.csv"
     lines = csv.read_text().splitlines()
     lines[7] = lines[7].replace(lines[7].split(",")[4], "0.5")
     csv.write_text("\n".join(lines) + "\n")
-    code, said = _verify(capsys, csv)
+    code, said = _verify(csv)
     assert code == 5 and f"line 8: {lines[7]!r} written" in said
     parquet = written / "out" / "per_query.parquet"
     import duckdb
@@ -176,42 +174,41 @@ def test_verify_names_the_first_line_or_row_that_differs(written, capsys):
         f"ELSE value END AS value) FROM '{parquet}') TO '{parquet}.tmp' (FORMAT parquet)"
     )
     Path(f"{parquet}.tmp").replace(parquet)
-    code, said = _verify(capsys, parquet)
+    code, said = _verify(parquet)
     assert code == 5 and "row " in said and "'run1', 'c', '3', 'AP', 0.5" in said
 
 
-def test_verify_stops_at_an_input_whose_digest_changed(written, capsys):
+def test_verify_stops_at_an_input_whose_digest_changed(written):
     run = written / "run1.txt"
     run.write_text(run.read_text().replace(" 2.5", " 2.6", 1))
-    code, said = _verify(capsys, written / "out" / "aggregate.tsv")
+    code, said = _verify(written / "out" / "aggregate.tsv")
     assert code == 3
     assert f"run 'run1' ({run}) changed since the output was written" in said
 
 
-def test_verify_stops_at_a_changed_spec_and_needs_a_manifest(written, capsys):
+def test_verify_stops_at_a_changed_spec_and_needs_a_manifest(written):
     manifest = json.loads((written / "out" / "summary.md.manifest.json").read_text())
-    code, said = _verify(capsys, written / "spec.yaml")
+    code, said = _verify(written / "spec.yaml")
     assert code == 2 and "no manifest beside it" in said
     spec = written / "spec.yaml"
     spec.write_text(spec.read_text() + "# a comment\n")
-    code, said = _verify(capsys, written / "out" / "summary.md")
+    code, said = _verify(written / "out" / "summary.md")
     assert code == 3 and f"the spec {manifest['spec']} changed" in said
 
 
 # --- the threads setting ---
 
 
-def test_threads_must_be_a_whole_number_of_at_least_one(deep, capsys, write_spec):
+def test_threads_must_be_a_whole_number_of_at_least_one(deep, write_spec):
     spec = _spec() | {"settings": {"threads": 0}}
     spec["collections"]["c"]["qrels"] = str(deep / "qrels.txt")
     for run in ("run0", "run1", "run2"):
         spec["runs"][run]["path"] = str(deep / f"{run}.txt")
-    code = main(["validate", str(write_spec(spec))])
-    assert code == 2 and "settings.threads" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as exit:
-        main(["run", str(deep / "spec.yaml"), "--threads", "0"])
-    assert exit.value.code == 2
-    assert "--threads: expected a whole number of at least 1, got '0'" in capsys.readouterr().err
+    code, _, err = irpipe_inprocess("validate", write_spec(spec))
+    assert code == 2 and "settings.threads" in err
+    code, _, err = irpipe_inprocess("run", deep / "spec.yaml", "--threads", "0")
+    assert code == 2  # argparse's usage error
+    assert "--threads: expected a whole number of at least 1, got '0'" in err
 
 
 def test_threads_is_recorded_but_not_in_the_results_bytes(written):

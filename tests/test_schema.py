@@ -4,13 +4,12 @@ loader on what a spec may look like. Checked with `jsonschema`, as an editor wou
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
+from conftest import irpipe_inprocess
 
 from pipeline import SpecError
 from pipeline.spec import parse_spec_text
@@ -152,8 +151,7 @@ def test_schema_and_loader_agree(text):
 
 
 def test_irpipe_schema_prints_the_committed_schema():
-    command = [sys.executable, "-m", "pipeline.cli", "schema"]
-    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    result = irpipe_inprocess("schema", cwd=ROOT)
     assert result.returncode == 0 and result.stdout == COMMITTED.read_text()
-    check = subprocess.run([*command, "--check", str(COMMITTED)], capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    check = irpipe_inprocess("schema", "--check", COMMITTED, cwd=ROOT)
     assert check.returncode == 0, check.stderr

@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-import yaml
+from conftest import spec_of_runs, yaml_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -46,15 +46,8 @@ METRICS = [
 
 def _spec(tmp_path: Path, qrels: str, runs: list[str], metrics=METRICS, **more) -> Path:
     """A spec of `metrics` over the runs <name>.trec and the qrels file `qrels` (collection c)."""
-    spec = {
-        "collections": {"c": {"qrels": qrels, "num_docs": 5000}},
-        "runs": {name: {"path": f"{name}.trec", "collection": "c"} for name in runs},
-        "metrics": metrics,
-        **more,
-    }
-    path = tmp_path / f"{Path(qrels).stem}.yaml"
-    path.write_text(yaml.safe_dump(spec, sort_keys=False))
-    return path
+    spec = spec_of_runs(runs, metrics, ".trec", qrels, {"num_docs": 5000}, **more)
+    return yaml_file(tmp_path / f"{Path(qrels).stem}.yaml", spec)
 
 
 def _rows(path: Path, tables: tuple[str, ...] = ("per_query",)) -> list[tuple]:

@@ -12,40 +12,38 @@ from pathlib import Path
 
 import pytest
 import pytrec_eval
+from conftest import Outcome, irpipe_inprocess
 
-from pipeline.cli import main
 from pipeline.measures.trec_names import atof, atol, select
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = json.loads((GOLDEN / "cases.json").read_text())
 
 
-def trec_eval(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(["trec-eval", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
+def trec_eval(*args: str) -> Outcome:
+    return irpipe_inprocess("trec-eval", *args)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_output_is_byte_identical_to_trec_eval_10(capsys, monkeypatch, case):
+def test_output_is_byte_identical_to_trec_eval_10(monkeypatch, case):
     folder, _ = case.split("/")
     monkeypatch.chdir(GOLDEN / folder)
-    code, out, _ = trec_eval(capsys, *CASES[case]["args"], "qrels.txt", "run.trec")
+    code, out, _ = trec_eval(*CASES[case]["args"], "qrels.txt", "run.trec")
     assert code == CASES[case]["exit_code"]
     assert out == (GOLDEN / f"{case}.out").read_text()
 
 
-def test_missing_topic_is_fatal_with_a_clear_message(capsys, monkeypatch):
+def test_missing_topic_is_fatal_with_a_clear_message(monkeypatch):
     monkeypatch.chdir(GOLDEN / "graded")
-    code, out, err = trec_eval(capsys, "qrels.txt", "run.trec")
+    code, out, err = trec_eval("qrels.txt", "run.trec")
     assert code == 4 and out == ""
     assert "is in the qrels but not in the run" in err and "use -c" in err
 
 
-def test_compatibility_9_skips_missing_topics_like_pytrec_eval(capsys, monkeypatch):
+def test_compatibility_9_skips_missing_topics_like_pytrec_eval(monkeypatch):
     monkeypatch.chdir(GOLDEN / "graded")
     code, out, _ = trec_eval(
-        capsys, "--compatibility", "9", "-q", "-m", "map", "-m", "P.5", "qrels.txt", "run.trec"
+        "--compatibility", "9", "-q", "-m", "map", "-m", "P.5", "qrels.txt", "run.trec"
     )
     assert code == 0
     ours = {(q, m.strip()): float(v) for m, q, v in (line.split("\t") for line in out.splitlines())}
@@ -82,15 +80,15 @@ def _read(folder: Path):
         (["-Z", "z.txt"], 1, "not supported"),
     ],
 )
-def test_errors_use_trec_eval_exit_codes(capsys, monkeypatch, args, code, message):
+def test_errors_use_trec_eval_exit_codes(monkeypatch, args, code, message):
     monkeypatch.chdir(GOLDEN / "binary")
-    got, out, err = trec_eval(capsys, "-c", *args, "qrels.txt", "run.trec")
+    got, out, err = trec_eval("-c", *args, "qrels.txt", "run.trec")
     assert (got, out) == (code, "") and message in err
 
 
-def test_wrong_file_count_and_unreadable_files(capsys, tmp_path):
-    assert trec_eval(capsys, "qrels.txt")[0] == 1
-    code, _, err = trec_eval(capsys, str(tmp_path / "none.txt"), str(tmp_path / "none.trec"))
+def test_wrong_file_count_and_unreadable_files(tmp_path):
+    assert trec_eval("qrels.txt")[0] == 1
+    code, _, err = trec_eval(str(tmp_path / "none.txt"), str(tmp_path / "none.trec"))
     assert code == 2 and "does not exist" in err
 
 
@@ -110,28 +108,28 @@ def test_c_parsers_match_atol_and_atof():
     assert [atof(t) for t in ("1,5", ".25", "1e0", "abc", "-.5e1x")] == [1.0, 0.25, 1.0, 0.0, -5.0]
 
 
-def test_runid_is_the_tag_of_the_last_data_line(capsys, tmp_path):
+def test_runid_is_the_tag_of_the_last_data_line(tmp_path):
     (tmp_path / "q.txt").write_text("1 0 a 1\n")
     (tmp_path / "r.trec").write_text("1 Q0 a 1 2 first\n1 Q0 b 2 1 last extra\n# comment\n\n")
     code, out, _ = trec_eval(
-        capsys, "-m", "runid", "-m", "num_q", str(tmp_path / "q.txt"), str(tmp_path / "r.trec")
+        "-m", "runid", "-m", "num_q", str(tmp_path / "q.txt"), str(tmp_path / "r.trec")
     )
     assert (
         code == 0 and out == "runid                 \tall\tlast\nnum_q                 \tall\t1\n"
     )
 
 
-def test_duplicate_documents_exit_4_as_trec_eval(capsys, tmp_path):
+def test_duplicate_documents_exit_4_as_trec_eval(tmp_path):
     (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n")
     (tmp_path / "r.trec").write_text("1 Q0 a 1 2 t\n1 Q0 a 2 1 t\n")
-    code, out, err = trec_eval(capsys, str(tmp_path / "q.txt"), str(tmp_path / "r.trec"))
+    code, out, err = trec_eval(str(tmp_path / "q.txt"), str(tmp_path / "r.trec"))
     assert (code, out) == (4, "") and "r.trec:1" in err and "again on line 2" in err
 
 
 @pytest.mark.parametrize(
     ("measure", "relevant", "retrieved"), [("set_F.2", 4, 24), ("set_F.0.5", 8, 12)]
 )
-def test_set_F_uses_its_parameter_as_written(capsys, tmp_path, measure, relevant, retrieved):
+def test_set_F_uses_its_parameter_as_written(tmp_path, measure, relevant, retrieved):
     """trec_eval's set_F.x computes with x itself: here F is exactly 0.09375, printed 0.0938;
     x taken as beta = sqrt(x), squared again (2.0000000000000004), gave 0.09374999999999999."""
     (tmp_path / "qrels.txt").write_text("".join(f"1 0 r{i} 1\n" for i in range(relevant)))
@@ -139,7 +137,7 @@ def test_set_F_uses_its_parameter_as_written(capsys, tmp_path, measure, relevant
     lines = (f"1 Q0 {d} {i} {100 - i} t\n" for i, d in enumerate(ranked))
     (tmp_path / "run.trec").write_text("".join(lines))
     files = str(tmp_path / "qrels.txt"), str(tmp_path / "run.trec")
-    code, out, _ = trec_eval(capsys, "-q", "-m", measure, *files)
+    code, out, _ = trec_eval("-q", "-m", measure, *files)
     label = f"set_F_{measure[6:]}"
     assert (code, out) == (0, f"{label:<22}\t1\t0.0938\n{label:<22}\tall\t0.0938\n")
     qrels, run = _read(tmp_path)

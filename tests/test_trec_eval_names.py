@@ -9,9 +9,9 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import irpipe_inprocess
 from docblocks import first_code, table
 
-from pipeline.cli import main
 from pipeline.measures.registry import get_registry
 from pipeline.measures.trec_names import ORDER, select
 from pipeline.run.evaluation import evaluate
@@ -44,13 +44,9 @@ def printed(collection) -> dict[str, dict[tuple[str, str], str]]:
 
 
 def _trec_eval(args: list[str]) -> dict[tuple[str, str], str]:
-    import contextlib
-    import io
-
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(["trec-eval", *args]) == 0
-    rows = (line.split("\t") for line in out.getvalue().splitlines())
+    done = irpipe_inprocess("trec-eval", *args)
+    assert done.returncode == 0, done.stderr
+    rows = (line.split("\t") for line in done.stdout.splitlines())
     return {(name.strip(), qid): value for name, qid, value in rows}
 
 

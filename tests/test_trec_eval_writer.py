@@ -3,17 +3,11 @@ one block per run; and text metrics alone evaluate (the per-query table's column
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from conftest import irpipe_inprocess
 
 from pipeline.measures.trec_names import ORDER
 from pipeline.run.evaluation import evaluate
 from pipeline.synthetic import generate, write_qrels, write_run
-
-
-def _irpipe(*args: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "pipeline.cli", *args]
-    return subprocess.run(command, capture_output=True, text=True, check=False)
 
 
 def _files(tmp_path, runs=2):
@@ -50,7 +44,7 @@ def test_spec_output_in_trec_eval_format_matches_the_command(tmp_path, write_spe
     expected = ""
     for name in runs:
         files = [str(tmp_path / "qrels.txt"), str(tmp_path / f"{name}.txt")]
-        done = _irpipe("trec-eval", "-q", "-c", "-m", "runid", *flags, *files)
+        done = irpipe_inprocess("trec-eval", "-q", "-c", "-m", "runid", *flags, *files)
         assert done.returncode == 0, done.stderr
         expected += done.stdout
     assert written == expected
@@ -75,7 +69,7 @@ def test_text_metrics_alone_evaluate(tmp_path, write_spec):
 
 def test_trec_eval_relstring_alone(tmp_path):
     [run] = _files(tmp_path, runs=1)
-    done = _irpipe(
+    done = irpipe_inprocess(
         "trec-eval",
         "-q",
         "-c",

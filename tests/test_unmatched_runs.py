@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import collection_spec
+from conftest import collection_spec, yaml_file
 
 from pipeline import InputDataError, evaluate
 from pipeline.cli import main
@@ -38,10 +38,7 @@ LOWERED = _renamed(DATA, "run1", str.lower)
 
 
 def _spec(tmp_path: Path, data: Collection, **more) -> Path:
-    spec = collection_spec(tmp_path, data, ["AP", "P@5"], **more)
-    path = tmp_path / "spec.yaml"
-    path.write_text(yaml.safe_dump(spec, sort_keys=False))
-    return path
+    return yaml_file(tmp_path / "spec.yaml", collection_spec(tmp_path, data, ["AP", "P@5"], **more))
 
 
 def _first_shared(data: Collection, run: str) -> str:

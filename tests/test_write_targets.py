@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import Outcome, irpipe_inprocess, snapshot
+from conftest import irpipe_inprocess, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,10 +22,6 @@ from pipeline.outputs.targets import MARKER, TO_SPEC_HEADER, Kept, Written, chec
 
 QRELS = "1 0 a 2\n1 0 b 0\n2 0 d 1\n"
 RUN = "1 Q0 a 1 3.5 sys\n1 Q0 b 2 2.5 sys\n2 Q0 d 1 1 sys\n"
-
-
-def irpipe(*args: str) -> Outcome:
-    return irpipe_inprocess(*args)
 
 
 def inputs(directory: Path) -> Path:
@@ -55,7 +51,7 @@ def test_a_dashboard_replaces_the_one_it_wrote_and_marks_it(tmp_path):
         inputs(tmp_path).parent, {"history": {"path": "h.duckdb", "dashboard": "site"}}
     )
     for _ in range(2):
-        result = irpipe("run", "--quiet", str(spec))
+        result = irpipe_inprocess("run", "--quiet", str(spec))
         assert result.returncode == 0, result.stderr
     assert (tmp_path / "site" / MARKER).is_file()
     assert sorted(p.name for p in (tmp_path / "site" / "evaluations").iterdir()) == [
@@ -69,21 +65,21 @@ def test_a_dashboard_of_an_earlier_irpipe_without_the_marker_is_still_replaced(t
     spec = write_spec(
         inputs(tmp_path).parent, {"history": {"path": "h.duckdb", "dashboard": "site"}}
     )
-    assert irpipe("run", "--quiet", str(spec)).returncode == 0
+    assert irpipe_inprocess("run", "--quiet", str(spec)).returncode == 0
     (tmp_path / "site" / MARKER).unlink()  # as irpipe wrote it before the marker
-    result = irpipe("run", "--quiet", str(spec))
+    result = irpipe_inprocess("run", "--quiet", str(spec))
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "site" / MARKER).is_file()
 
 
 def test_a_users_directory_is_never_replaced_by_the_dashboard_command(tmp_path):
     spec = write_spec(inputs(tmp_path).parent, {"history": "h.duckdb"})
-    assert irpipe("run", "--quiet", str(spec)).returncode == 0
+    assert irpipe_inprocess("run", "--quiet", str(spec)).returncode == 0
     photos = tmp_path / "photos"
     photos.mkdir()
     (photos / "index.html").write_text("my own page")
     before = snapshot(tmp_path)
-    result = irpipe("dashboard", str(tmp_path / "h.duckdb"), "--out", str(photos))
+    result = irpipe_inprocess("dashboard", str(tmp_path / "h.duckdb"), "--out", str(photos))
     assert result.returncode == 2
     assert result.stderr == (
         f"Error: --out: {photos} exists and is not a dashboard irpipe wrote (no {MARKER} in it), "
