@@ -13,6 +13,7 @@ aggregate that already states an order keeps it (the ideal DCG adds in ideal ran
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["ORDERED_AGGREGATES", "aggregates_in_order"]
 
@@ -27,11 +28,14 @@ ORDERED_AGGREGATES = frozenset(
 )  # fmt: skip
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A name (not one that continues a word or a number: `2e5x`) or a quote: where a scan stops.
+_NAME_OR_QUOTE = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*|['\"]")
 _BLANK = re.compile(r"\s*")
 _OVER = re.compile(r"\s*(FILTER\s*\(|OVER\b)", re.IGNORECASE)
 _STATED = re.compile(r"\b(ORDER\s+BY|DISTINCT)\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)  # a compile orders each measure's SQL once per probe and ranking
 def aggregates_in_order(sql: str, order: str) -> str:
     """`sql` with every order-sensitive aggregate call (`ORDERED_AGGREGATES`) given `ORDER BY
     order`, but window calls (`... OVER`) and calls that state an order or DISTINCT already."""
@@ -50,19 +54,17 @@ def aggregates_in_order(sql: str, order: str) -> str:
 def _calls(sql: str):
     """(name start, opening parenthesis) of each function call at this level, outside quotes."""
     i = 0
-    while i < len(sql):
-        c = sql[i]
-        if c in "'\"":
-            i = _after_quoted(sql, i)
-        elif match := _NAME.match(sql, i):
-            end = _BLANK.match(sql, match.end()).end()
-            if end < len(sql) and sql[end] == "(":
-                yield i, end
-                i = _closing(sql, end) + 1
-            else:
-                i = match.end()
+    while (found := _NAME_OR_QUOTE.search(sql, i)) is not None:
+        start = found.start()
+        if found.group() in ("'", '"'):
+            i = _after_quoted(sql, start)
+            continue
+        end = _BLANK.match(sql, found.end()).end()
+        if end < len(sql) and sql[end] == "(":
+            yield start, end
+            i = _closing(sql, end) + 1
         else:
-            i += 1
+            i = found.end()
 
 
 def _orderable(sql: str, start: int, open_paren: int, close: int) -> bool:
@@ -97,18 +99,23 @@ def _outer(arguments: str) -> str:
     return "".join(out)
 
 
+# The characters that open or close something: the scans jump from one to the next (a compile
+# reads every measure's SQL several times; character by character, this was most of its time).
+_SIGNIFICANT = re.compile(r"[()'\"]")
+
+
 def _closing(sql: str, open_paren: int) -> int:
     """The index of the parenthesis closing the one at `open_paren` (quotes skipped)."""
     depth, i = 0, open_paren
-    while i < len(sql):
-        c = sql[i]
+    while (found := _SIGNIFICANT.search(sql, i)) is not None:
+        c, at = found.group(), found.start()
         if c in "'\"":
-            i = _after_quoted(sql, i)
+            i = _after_quoted(sql, at)
             continue
-        depth += (c == "(") - (c == ")")
+        depth += 1 if c == "(" else -1
         if depth == 0:
-            return i
-        i += 1
+            return at
+        i = at + 1
     raise ValueError(f"unbalanced parentheses in SQL: {sql!r}")
 
 
@@ -116,11 +123,9 @@ def _after_quoted(sql: str, i: int) -> int:
     """The index after the quoted string or identifier starting at `i` (a doubled quote inside
     is one quote)."""
     quote, j = sql[i], i + 1
-    while j < len(sql):
-        if sql[j] == quote:
-            if j + 1 < len(sql) and sql[j + 1] == quote:
-                j += 2
-                continue
-            return j + 1
-        j += 1
+    while (j := sql.find(quote, j)) != -1:
+        if sql.startswith(quote, j + 1):
+            j += 2
+            continue
+        return j + 1
     raise ValueError(f"unclosed quote in SQL: {sql!r}")
