@@ -305,3 +305,15 @@ def test_answers_and_rankings_are_not_scored_by_each_others_metrics(tmp_path, me
     result = irpipe_inprocess("validate", "--no-data", "spec.yaml", cwd=tmp_path)
     assert result.returncode == 2
     assert said in result.stderr
+
+
+def test_a_message_names_the_key_as_the_spec_spells_it(tmp_path):
+    """`nuggets:` and `assignments:` are read as `qrels:` and `path:`, but a message about them
+    names the key the spec wrote, with its line."""
+    spec = {"collections": {"c": {"nuggets": "missing.jsonl"}}, "metrics": ["NuggetAll"],
+            "runs": {"r": {"assignments": "a.jsonl", "collection": "c"}}}  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    result = irpipe_inprocess("validate", "spec.yaml", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "spec.yaml:3: collections.c.nuggets: " in result.stderr
+    assert "missing.jsonl does not exist" in result.stderr

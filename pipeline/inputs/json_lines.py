@@ -1,6 +1,6 @@
 """SQL over a JSON line, for the formats of generated answers (`nuggets`, `assignments`,
-nuggetizer's JSONL): the line parsed once into `j` (`parsed`: its `qid` and its `nuggets`, each
-nugget's keys as JSON), then its topic id and the list of its nuggets. A line holds one topic and
+nuggetizer's JSONL): the line parsed once into `j` (`parsed`: its `qid` as JSON, its `nuggets`
+with each nugget's keys as text), then its topic id and the list of its nuggets. A line holds one topic and
 many nuggets: a format's columns unnest the list (`each`), one row per nugget, and a topic without
 nuggets keeps one row, a placeholder (no text), so that the topic is still read. Pure SQL
 builders."""

@@ -24,7 +24,11 @@ from pipeline.spec import judgment_sets
 from pipeline.spec.base import StrictModel, resolve_path
 from pipeline.spec.judgment_sets import CollectionNames, Overlay, collection_names
 
-__all__ = ["Collection", "InputPath", "Run", "is_uri", "resolve_input"]
+__all__ = ["SPELLINGS", "Collection", "InputPath", "Run", "is_uri", "resolve_input"]
+
+#: the keys a spec may write instead of another, with a format: `nuggets: PATH` is `qrels: PATH`
+#: with `format: nuggets`, `assignments: PATH` is `path: PATH` with `format: assignments`
+SPELLINGS = {"nuggets": "qrels", "assignments": "path"}
 
 
 #: `scheme://...`: an input the Spark engine reads where it lives (hdfs://, s3a://, file://)
@@ -62,10 +66,11 @@ InputPath = Annotated[
 ]
 
 
-def _also_spelt(key: str, path_key: str, description: str):
+def _also_spelt(key: str, description: str):
     """A JSON schema hook: the model's schema also allows `key` (a path), which `_spelt_as`
-    reads as `path_key` with a format (no field of its own: the spec holds one spelling); a
-    required `path_key` is then one of the two."""
+    reads as the key it spells (`SPELLINGS`) with a format (no field of its own: the spec holds
+    one spelling); a required such key is then one of the two."""
+    path_key = SPELLINGS[key]
 
     def extra(schema: dict[str, Any]) -> None:
         schema["properties"][key] = {"type": "string", "format": "path", "description": description}
@@ -84,7 +89,6 @@ class Collection(StrictModel):
         **StrictModel.model_config,
         json_schema_extra=_also_spelt(
             "nuggets",
-            "qrels",
             "nuggetizer's nuggets JSONL: the same as qrels: PATH with format: nuggets",
         ),
     )
@@ -120,7 +124,7 @@ class Collection(StrictModel):
     @classmethod
     def _nuggets(cls, data: Any) -> Any:
         """`nuggets: PATH` is `qrels: PATH` with `format: nuggets`."""
-        return _spelt_as(data, "nuggets", "qrels")
+        return _spelt_as(data, "nuggets")
 
     @model_validator(mode="after")
     def _text_format(self) -> Collection:
@@ -142,7 +146,6 @@ class Run(StrictModel):
         **StrictModel.model_config,
         json_schema_extra=_also_spelt(
             "assignments",
-            "path",
             "nuggetizer's assignments JSONL of one run's answers: the same as path: PATH with "
             "format: assignments",
         ),
@@ -176,7 +179,7 @@ class Run(StrictModel):
     @classmethod
     def _assignments(cls, data: Any) -> Any:
         """`assignments: PATH` is `path: PATH` with `format: assignments`."""
-        return _spelt_as(data, "assignments", "path")
+        return _spelt_as(data, "assignments")
 
     @model_validator(mode="after")
     def _text_format(self) -> Run:
@@ -197,11 +200,12 @@ class Run(StrictModel):
 # A metric entry is a string (`nDCG@10`) or a mapping.
 
 
-def _spelt_as(data: Any, key: str, path_key: str) -> Any:
-    """A mapping whose `key: PATH` is read as `path_key: PATH` with `format: key`; naming both
-    paths, or another format, is refused."""
+def _spelt_as(data: Any, key: str) -> Any:
+    """A mapping whose `key: PATH` is read as the key it spells (`SPELLINGS`) with `format: key`;
+    naming both paths, or another format, is refused."""
     if not isinstance(data, dict) or key not in data:
         return data
+    path_key = SPELLINGS[key]
     if path_key in data or data.get("format", key) != key:
         raise PydanticCustomError(
             "input_format",

@@ -16,6 +16,7 @@ from pipeline.spec import models
 from pipeline.spec.base import did_you_mean
 from pipeline.spec.checks import GATE_KINDS
 from pipeline.spec.globs import expand_run_globs
+from pipeline.spec.inputs import SPELLINGS
 from pipeline.spec.models import Spec
 
 __all__ = ["LoadedSpec", "load_spec", "parse_spec_text", "spec_from_mapping"]
@@ -38,10 +39,20 @@ class LoadedSpec:
     formats: dict[str, str] = field(default_factory=dict, compare=False)
 
     def where(self, *key: str | int) -> str:
-        """`file:line: dotted.key` for messages about a key of this spec."""
-        line = self.lines.get(tuple(key))
+        """`file:line: dotted.key` for messages about a key of this spec, as the spec spells it
+        (`nuggets:` where the model reads `qrels:`: `SPELLINGS`)."""
+        key = _as_spelt(self.lines, tuple(key))
+        line = self.lines.get(key)
         dotted = ".".join(str(k) for k in key)
         return f"{self.path}:{line}: {dotted}" if line else f"{self.path}: {dotted}"
+
+
+def _as_spelt(lines: dict[tuple, int], key: tuple) -> tuple:
+    """`key`, or the spelling of its last part that the spec wrote instead (`SPELLINGS`)."""
+    if key in lines or not key:
+        return key
+    spelt = [k for k, read_as in SPELLINGS.items() if read_as == key[-1]]
+    return next((key[:-1] + (k,) for k in spelt if key[:-1] + (k,) in lines), key)
 
 
 def load_spec(path: str | Path, patterns: str = "expand") -> LoadedSpec:
