@@ -25,6 +25,7 @@ from pipeline.inputs.loaded_tables import input_tables
 from pipeline.measures.resolve import columns_of
 from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.plan.batches import batched
+from pipeline.plan.exact_mean import averages_exactly
 from pipeline.plan.fusion import Fusion, fusion_statement, kept_rows, with_fusions
 from pipeline.plan.measure_sql import CompiledMeasures, compile_measures
 from pipeline.plan.missing_rankings import MISSING_RANKING_ROWS
@@ -84,7 +85,7 @@ def compile_plan(
     ranking, wide = _ranking(compiled, settings, judged_rows, full)
     apart = any(len(run.collections) > 1 for run in loaded.spec.runs.values())
     ranking = replace(ranking, apart=apart)
-    exact = any(m.measure.aggregator == "exact_mean" for m in everything)
+    exact = averages_exactly(everything)
     options = per_query_options(compiled, settings, judged_rows, missing_rankings, exact)
     fusions = _fusions(loaded)
     return SqlPlan(

@@ -14,10 +14,16 @@ below 2^-47 (but 0) is refused, naming the metric, rather than averaged inexactl
 
 from __future__ import annotations
 
-__all__ = ["exact_mean"]
+__all__ = ["averages_exactly", "exact_mean"]
 
 _SCALE = "1267650600228229401496703205376.0"  # 2^100
 _SMALLEST = "7.105427357601002e-15"  # 2^-47
+
+
+def averages_exactly(measures) -> bool:
+    """Whether a measure of `measures` (resolved) averages by `exact_mean`: the aggregate
+    statement then holds its SQL (left out otherwise)."""
+    return any(m.measure.aggregator == "exact_mean" for m in measures)
 
 
 def exact_mean(value: str, metric: str = "metric") -> str:

@@ -12,6 +12,7 @@ from pipeline.inputs.format import Load
 from pipeline.inputs.loaded_tables import RUN_ROWS
 from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.plan.batches import batched
+from pipeline.plan.exact_mean import averages_exactly
 from pipeline.plan.fusion import Fusion, with_fusions
 from pipeline.plan.ranking import mostly_judged
 from pipeline.plan.slices import slice_bounds
@@ -127,6 +128,11 @@ class ResultsPart:
     outputs: tuple[Statement, ...]  # curve and difference tables, from the result tables
     #: per metric, its SQL alone over empty tables, to name the metric whose SQL does not bind
     probes: tuple[Probe, ...]
+
+    @property
+    def exact_mean(self) -> bool:
+        """A metric averages by `exact_mean` (its SQL is then in the aggregate statements)."""
+        return averages_exactly([*self.metrics, *self.curves])
 
 
 @dataclass(frozen=True, kw_only=True)

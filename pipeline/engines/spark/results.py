@@ -92,8 +92,7 @@ def finish(
         )
         for table, metrics in tables:
             con.execute(_PER_QUERY.format(table=table, rows=_RESULT.format(table), metrics=metrics))
-        exact = any(m.measure.aggregator == "exact_mean" for m in plan.results.metrics)
-        aggregates = aggregate_tables(plan.runs.missing_rankings, curves, exact)
+        aggregates = aggregate_tables(plan.runs.missing_rankings, curves, plan.results.exact_mean)
         if aggregate is not None:
             con.register("spark_aggregate", aggregate)
             con.execute(_AGGREGATE)

@@ -96,7 +96,7 @@ def _aggregate(con, plan: SqlPlan, loaded: LoadedSpec, rows: DataFrame):
     names = [*plan.runs.names, *plan.qrels.names]
     positive = [tuple(row) for row in con.execute("SELECT * FROM positive_judgments").fetchall()]
     missing_rankings = plan.runs.missing_rankings
-    exact = any(m.measure.aggregator == "exact_mean" for m in plan.results.metrics)
+    exact = plan.results.exact_mean
 
     def aggregate(batches):
         return aggregate_shard(names, positive, missing_rankings, batches, exact)
