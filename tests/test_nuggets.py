@@ -292,8 +292,9 @@ def test_the_python_door_reads_nuggets_and_assignments_as_the_spec_does(tmp_path
 @pytest.mark.parametrize(
     ("metrics", "runs", "said"),
     [
-        (["NuggetAll", "AP"], "assignments", "run 'r' is one of answers, and metric 'AP' scores rankings"),
-        (["NuggetAll"], "path", "run 'r' is one of rankings, and metric 'NuggetAll' scores answers"),
+        (["NuggetAll", "AP"], "assignments", "run 'r' holds an answer's nugget assignments, and metric 'AP' scores rankings"),
+        (["NuggetAll"], "path", "run 'r' holds rankings, and metric 'NuggetAll' scores an answer's nugget assignments"),
+        (["SupportRecall"], "assignments", "metric 'SupportRecall' scores generated answers (their citations)"),
     ],
 )  # fmt: skip
 def test_answers_and_rankings_are_not_scored_by_each_others_metrics(tmp_path, metrics, runs, said):

@@ -95,6 +95,9 @@ class Columns(SubtopicColumns):
 
     rank = "rank"
     relv = "relv"
+    #: the row's document (for a generated answer's citation, `sentence<TAB>docid<TAB>run`:
+    #: `pipeline.inputs.answers`)
+    docno = "docno"
     #: the row's score in its run (for an answer's assignments, the assignment's: 2 support, 1
     #: partial support, 0 none; `pipeline.inputs.assignments`)
     score = "score"

@@ -88,9 +88,10 @@ class Measure(ABC, Generic[ParamsT]):
     #: 1e-5, as trec_eval), sum, exact_mean (statistics.mean's correctly rounded mean, for values
     #: 0 or in [2^-47, 1]), or none
     aggregator: ClassVar[Literal["mean", "gmean", "sum", "exact_mean", "none"]] = "mean"
-    #: what the runs it scores are: rankings (TREC runs, fused runs, tables of scores) or
-    #: generated answers (their assignments to nuggets, `pipeline.inputs.assignments`)
-    reads: ClassVar[Literal["rankings", "answers"]] = "rankings"
+    #: what the runs it scores are: rankings (TREC runs, fused runs, tables of scores), generated
+    #: answers' assignments to nuggets (`pipeline.inputs.assignments`) or generated answers
+    #: themselves, their sentences and citations (`pipeline.inputs.answers`)
+    reads: ClassVar[Literal["rankings", "assignments", "answers"]] = "rankings"
     #: number (a DOUBLE in `value`) or text (a VARCHAR in `text`, e.g. relstring)
     kind: ClassVar[Literal["number", "text"]] = "number"
     #: which aggregate is best, so the console can mark the best run: "higher", "lower", or None

@@ -22,6 +22,7 @@ DEFAULT_PLUGINS = (
     "pipeline.metrics.cwl",
     "pipeline.metrics.diversity",
     "pipeline.metrics.nuggets",
+    "pipeline.metrics.support",
     "pipeline.outputs",
     "pipeline.outputs.trec_eval",
     "pipeline.outputs.report",

@@ -39,7 +39,7 @@ FIELDS = '{"qid", "nuggets": [{"text", "importance", "assignment"}]}'
 LABELS = {"support": 2, "partial_support": 1, "not_support": 0}
 _LABEL = field("assignment")
 #: what a run of this format is, as a measure reads it (`Measure.reads`)
-RUNS_ARE = "answers"
+RUNS_ARE = "assignments"
 #: whether a table (Parquet, a frame) may hold it, by the columns of its table
 READS_TABLES = False
 
@@ -61,5 +61,5 @@ def read(mode: str = "strict", use_rank: bool = False) -> Format:
     select = f"{QID}, {each(TEXT)}, unnest(range(1, len({NUGGETS}) + 1)), {each(support())}"
     rules = text_rules(*json_rules(FIELDS), label_rule(mode))
     return Format(NAME, RUNS.name, select, rules, called="assignments", qid=QID, docnos=TEXTS,
-                  member="nugget", judged_only=mode == "strict",
+                  member="nugget", judged_only="r.docno <> ''" if mode == "strict" else "",
                   parse=parsed(("text", "importance", "assignment")))  # fmt: skip

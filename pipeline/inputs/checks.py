@@ -112,16 +112,19 @@ def unjudged_rows(loads: list[Load]) -> Statement | None:
     """The first row, per run of a batch whose format wants every row judged (`judged_only`), of
     a document a collection it is evaluated under does not judge: (run, collection, qid, docno),
     in spec order. None when no run of the batch is such."""
-    names = [load.name for load in loads if load.format.judged_only]
-    if not names:
+    wanting = [load for load in loads if load.format.judged_only]
+    if not wanting:
         return None
-    sql = """SELECT r.run, c.collection, min(r.qid), arg_min(r.docno, (r.qid, r.docno))
+    formats = list(dict.fromkeys(load.format for load in wanting))
+    rows = " OR ".join(f"(list_contains(?, r.run) AND {fmt.judged_only})" for fmt in formats)
+    sql = f"""SELECT r.run, c.collection, min(r.qid), arg_min(r.docno, (r.qid, r.docno))
 FROM run_rows r JOIN runs c USING (run)
-WHERE list_contains(?, r.run) AND r.docno <> '' AND NOT EXISTS (SELECT 1 FROM qrels q
+WHERE ({rows}) AND NOT EXISTS (SELECT 1 FROM qrels q
     WHERE q.collection = c.collection AND q.qid = r.qid AND q.docno = r.docno)
 GROUP BY r.run, c.collection
 ORDER BY list_position(?, r.run), c.collection"""
-    return Statement(sql, [names, names])
+    names = [[load.name for load in wanting if load.format == fmt] for fmt in formats]
+    return Statement(sql, [*names, [load.name for load in wanting]])
 
 
 def record_queries() -> Statement:

@@ -34,9 +34,13 @@ class Format:
     #: SQL over `line`: the line parsed once (`j`), which the columns and rules then read, instead
     #: of its whitespace-separated fields (a JSON line)
     parse: str = ""
-    #: every row must name a document its collections judge (an answer's nuggets must be the
-    #: collection's: another is a mismatched file, not an unjudged document)
-    judged_only: bool = False
+    #: SQL over a run row `r`: the rows that must name a document their collections judge (an
+    #: answer's nuggets must be the collection's: another is a mismatched file, not an unjudged
+    #: document); '' for none
+    judged_only: str = ""
+    #: what a message says of such a row left unjudged, given (run, collection, qid, docno),
+    #: where the generic words would not tell which line of which file to add
+    unjudged: Callable[[str, str, str, str], str] | None = None
     #: SQL over `line`: a line skipped besides blank and comment ones (a BEIR header)
     skip: str = "false"
     #: the `grades` setting a qrels format reads its grades under (`GRADE_TYPES`)

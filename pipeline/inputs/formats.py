@@ -13,11 +13,13 @@ import re
 from collections.abc import Sequence
 
 from pipeline.inputs import (
+    answers,
     assignment_labels,
     assignments,
     beir,
     nuggets,
     subtopics,
+    support,
     trec_qrels,
     trec_run,
 )
@@ -37,9 +39,10 @@ __all__ = [
 
 # The qrels formats and the run formats, the first of each being the default.
 _QRELS = {
-    module.NAME: module for module in (trec_qrels, beir, subtopics, nuggets, assignment_labels)
+    module.NAME: module
+    for module in (trec_qrels, beir, subtopics, nuggets, assignment_labels, support)
 }
-_RUNS = {module.NAME: module for module in (trec_run, assignments)}
+_RUNS = {module.NAME: module for module in (trec_run, assignments, answers)}
 #: the formats a collection's `format` may name, and a run's
 QRELS_FORMATS = tuple(_QRELS)
 RUN_FORMATS = tuple(_RUNS)
@@ -65,8 +68,8 @@ def reads_tables(name: str | None, run: bool = False) -> bool:
 
 
 def runs_are(name: str | None) -> str:
-    """What a run of the format `name` (TREC's when None) is to a measure: "rankings" or
-    "answers" (`Measure.reads`)."""
+    """What a run of the format `name` (TREC's when None) is to a measure: "rankings",
+    "assignments" or "answers" (`Measure.reads`)."""
     return _RUNS[name or trec_run.NAME].RUNS_ARE
 
 

@@ -30,6 +30,8 @@ def unjudged_message(load: Load, collection: str, qid: str, docno: str) -> str:
     """A run's row of a document its collection does not judge, where every row must be judged:
     an answer's assignments of another nugget set."""
     member = load.format.member
+    if load.format.unjudged is not None:
+        return f"{input_name(load)}: {load.format.unjudged(load.name, collection, qid, docno)}"
     return (
         f"{input_name(load)}: run '{load.name}' has the {member} {docno!r} in query {qid!r}, "
         f"which collection '{collection}' does not hold: are these the {load.format.described} "

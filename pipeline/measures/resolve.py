@@ -83,6 +83,14 @@ def _decimal_grade(params) -> str:
     return f"the gain of grade {decimals[0]!r}" if decimals else ""
 
 
+#: what a run of each kind holds (`Measure.reads`), as messages say it
+_KINDS = {
+    "rankings": "rankings",
+    "assignments": "an answer's nugget assignments",
+    "answers": "generated answers (their citations)",
+}
+
+
 def _check_runs(loaded: LoadedSpec, resolved: list[ResolvedMeasure]) -> None:
     """Each metric scores the kind of run every run of the spec is (rankings, or generated
     answers' assignments): a SpecError naming the first run and metric that differ."""
@@ -91,9 +99,10 @@ def _check_runs(loaded: LoadedSpec, resolved: list[ResolvedMeasure]) -> None:
         other = next((m for m in resolved if m.measure.reads != kind), None)
         if other is not None:
             raise SpecError(
-                f"{loaded.where('runs', name)}: run '{name}' is one of {kind}, and metric "
-                f"'{other.label}' scores {other.measure.reads}: evaluate rankings and generated "
-                "answers in specs of their own (answers: runs.NAME.assignments)"
+                f"{loaded.where('runs', name)}: run '{name}' holds {_KINDS[kind]}, and metric "
+                f"'{other.label}' scores {_KINDS[other.measure.reads]}: a spec evaluates one kind "
+                "of run (rankings: runs.NAME.path; nugget assignments: runs.NAME.assignments; "
+                "answers and their citations: runs.NAME.answers)"
             )
 
 

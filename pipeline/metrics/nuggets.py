@@ -41,7 +41,7 @@ def _share(halves: str, count: str) -> str:
 
 class _Nugget(Measure[NuggetParams]):
     Params = NuggetParams
-    reads = "answers"
+    reads = "assignments"
     aggregator = "exact_mean"
     judged_rows_suffice = True  # only the nuggets' rows count, and an answer without any is 0
 

@@ -27,8 +27,9 @@ from pipeline.spec.judgment_sets import CollectionNames, Overlay, collection_nam
 __all__ = ["SPELLINGS", "Collection", "InputPath", "Run", "is_uri", "resolve_input"]
 
 #: the keys a spec may write instead of another, with a format: `nuggets: PATH` is `qrels: PATH`
-#: with `format: nuggets`, `assignments: PATH` is `path: PATH` with `format: assignments`
-SPELLINGS = {"nuggets": "qrels", "assignments": "path"}
+#: with `format: nuggets`, `assignments: PATH` is `path: PATH` with `format: assignments`; and so
+#: `support:` (generated answers' support judgments) and `answers:` (TREC RAG's answers)
+SPELLINGS = {"nuggets": "qrels", "support": "qrels", "assignments": "path", "answers": "path"}
 
 
 #: `scheme://...`: an input the Spark engine reads where it lives (hdfs://, s3a://, file://)
@@ -66,17 +67,22 @@ InputPath = Annotated[
 ]
 
 
-def _also_spelt(key: str, description: str):
-    """A JSON schema hook: the model's schema also allows `key` (a path), which `_spelt_as`
-    reads as the key it spells (`SPELLINGS`) with a format (no field of its own: the spec holds
-    one spelling); a required such key is then one of the two."""
-    path_key = SPELLINGS[key]
+def _also_spelt(**descriptions: str):
+    """A JSON schema hook: the model's schema also allows each key of `descriptions` (a path),
+    which `_spelt_as` reads as the key it spells (`SPELLINGS`) with a format (no field of its
+    own: the spec holds one spelling); a required such key is then one of them."""
 
     def extra(schema: dict[str, Any]) -> None:
-        schema["properties"][key] = {"type": "string", "format": "path", "description": description}
+        for key, description in descriptions.items():
+            schema["properties"][key] = {
+                "type": "string",
+                "format": "path",
+                "description": description,
+            }
+        path_key = SPELLINGS[next(iter(descriptions))]
         if path_key in schema.get("required", []):
             schema["required"].remove(path_key)
-            schema["oneOf"] = [{"required": [path_key]}, {"required": [key]}]
+            schema["oneOf"] = [{"required": [key]} for key in (path_key, *descriptions)]
 
     return extra
 
@@ -88,8 +94,9 @@ class Collection(StrictModel):
     model_config = ConfigDict(
         **StrictModel.model_config,
         json_schema_extra=_also_spelt(
-            "nuggets",
-            "nuggetizer's nuggets JSONL: the same as qrels: PATH with format: nuggets",
+            nuggets="nuggetizer's nuggets JSONL: the same as qrels: PATH with format: nuggets",
+            support="support judgments of generated answers' citations, run qid sentence docno "
+            "support (2 full, 1 partial, 0 none): the same as qrels: PATH with format: support",
         ),
     )
 
@@ -105,7 +112,10 @@ class Collection(StrictModel):
         description="how the qrels file is read: trec (qid iter docno rel), beir (BEIR's and "
         "MTEB's TSV: a header line query-id corpus-id score, then one judgment a line) or "
         "subtopics (ndeval's diversity qrels: qid subtopic docno grade; a table: a subtopic "
-        "column); by default beir when the file's first line is a BEIR header, else trec",
+        "column), nuggets (nuggetizer's nuggets JSONL), assignment_labels (assignments read as "
+        "judgments, for `irpipe agree`) or support (generated answers' support judgments: run "
+        "qid sentence docno support); by default beir when the file's first line is a BEIR "
+        "header, else trec",
     )
     num_docs: int | None = Field(None, ge=0, description="documents in the collection")
 
@@ -123,8 +133,8 @@ class Collection(StrictModel):
     @model_validator(mode="before")
     @classmethod
     def _nuggets(cls, data: Any) -> Any:
-        """`nuggets: PATH` is `qrels: PATH` with `format: nuggets`."""
-        return _spelt_as(data, "nuggets")
+        """`nuggets: PATH` is `qrels: PATH` with `format: nuggets`; and so `support:`."""
+        return _spelt_as(_spelt_as(data, "nuggets"), "support")
 
     @model_validator(mode="after")
     def _text_format(self) -> Collection:
@@ -145,9 +155,10 @@ class Run(StrictModel):
     model_config = ConfigDict(
         **StrictModel.model_config,
         json_schema_extra=_also_spelt(
-            "assignments",
-            "nuggetizer's assignments JSONL of one run's answers: the same as path: PATH with "
-            "format: assignments",
+            assignments="nuggetizer's assignments JSONL of one run's answers: the same as path: "
+            "PATH with format: assignments",
+            answers="TREC RAG's answers JSONL (2024 or 2025), one topic's answer a line: the "
+            "same as path: PATH with format: answers",
         ),
     )
 
@@ -162,8 +173,8 @@ class Run(StrictModel):
     format: Literal[RUN_FORMATS] | None = Field(  # type: ignore[valid-type]
         None,
         description="how the run file is read: trec (qid Q0 docno rank score tag, the default) "
-        "or assignments (nuggetizer's assignment JSONL of one run's answers; `assignments: PATH` "
-        "says the same)",
+        "assignments (nuggetizer's assignment JSONL of one run's answers; `assignments: PATH` "
+        "says the same) or answers (TREC RAG's answers JSONL; `answers: PATH`)",
     )
     names: Literal["file", "ir_metadata"] = Field(
         "file",
@@ -178,8 +189,8 @@ class Run(StrictModel):
     @model_validator(mode="before")
     @classmethod
     def _assignments(cls, data: Any) -> Any:
-        """`assignments: PATH` is `path: PATH` with `format: assignments`."""
-        return _spelt_as(data, "assignments")
+        """`assignments: PATH` is `path: PATH` with `format: assignments`; and so `answers:`."""
+        return _spelt_as(_spelt_as(data, "assignments"), "answers")
 
     @model_validator(mode="after")
     def _text_format(self) -> Run:

@@ -27,6 +27,7 @@ from pipeline.engines.duckdb.steps import compute, rank, run_all
 from pipeline.errors import PluginError, SpecError
 from pipeline.inputs import checks as check
 from pipeline.inputs.format import Load
+from pipeline.inputs.formats import after_loading
 from pipeline.inputs.loaded_tables import RUN_TABLES
 from pipeline.plan.batches import text_size
 from pipeline.plan.sql_plan import SqlPlan
@@ -126,6 +127,7 @@ def _runs(
         check_lines(con, batch)
         steps.report("checking", batch, i)
         check_duplicates(con, batch)
+        run_all(con, after_loading(batch))  # an answer's rows take their run's name
         run_all(con, runs.fusing(batch))  # fused runs, from the rows of their inputs
         run_all(con, [check.record_queries()])
         check_shared_queries(con, [load for load in batch if load.name not in runs.fusion_only])

@@ -165,6 +165,7 @@ def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
     or not (a run may have no row in a shard). First what the qrels' formats run once loaded
     (`after_loading`), as the DuckDB engine's loading does."""
     _run(con, after_loading(plan.qrels.loads))
+    _run(con, after_loading(plan.runs.loads))
     _run(con, plan.setup)
     _run(con, [record_queries(), Statement(_PRESENCE)])
     runs = plan.runs
