@@ -13,7 +13,7 @@ import json
 import random
 from pathlib import Path
 
-__all__ = ["RUNS", "write_answers"]
+__all__ = ["CITING_RUNS", "RUNS", "write_answers", "write_citations"]
 
 #: each run's chance of supporting a nugget fully, and in part
 RUNS = {"concise": (0.45, 0.05), "hedging": (0.25, 0.5)}
@@ -60,3 +60,75 @@ def write_answers(directory: str | Path, seed: int = 2026, topics: int = 30) -> 
             for q, found in nuggets.items() if q != skipped
         ]  # fmt: skip
         (directory / f"{run}.jsonl").write_text(_lines(answered), encoding="utf-8")
+
+
+#: each answering run: its year's format, its chance of leaving a sentence uncited, the
+#: citations of a cited sentence, and its chances of full and partial support of a citation
+CITING_RUNS = {
+    "careful": ("2024", 0.35, (1, 1), (0.7, 0.2)),
+    "generous": ("2025", 0.05, (1, 3), (0.4, 0.25)),
+}
+_WORDS = [
+    "the",
+    "a",
+    "of",
+    "retrieval",
+    "answer",
+    "evidence",
+    "system",
+    "passage",
+    "claim",
+    "study",
+    "data",
+    "result",
+]
+
+
+def _sentence(rng: random.Random) -> str:
+    return " ".join(rng.choice(_WORDS) for _ in range(rng.randint(4, 18))).capitalize() + "."
+
+
+def _answer(rng: random.Random, references: list[str], uncited: float, cites: tuple[int, int]):
+    """An answer's sentences, each with the indices of the references it cites."""
+    sentences = []
+    for _ in range(rng.randint(2, 6)):
+        count = 0 if rng.random() < uncited else rng.randint(*cites)
+        sentences.append((_sentence(rng), sorted(rng.sample(range(len(references)), count))))
+    return sentences
+
+
+def _answer_line(run: str, year: str, qid: str, references: list[str], sentences) -> dict:
+    """An answer as the year's track writes it: 2024 cites by index, 2025 by docid."""
+    if year == "2024":
+        answer = [{"text": text, "citations": cited} for text, cited in sentences]
+        return {"run_id": run, "topic_id": qid, "references": references, "answer": answer}
+    answer = [{"text": t, "citations": [references[i] for i in cited]} for t, cited in sentences]
+    metadata = {"team_id": "irpipe", "run_id": run, "type": "automatic", "narrative_id": qid}
+    return {"metadata": metadata, "references": references, "answer": answer}
+
+
+def _support(rng: random.Random, full: float, partial: float) -> int:
+    draw = rng.random()
+    return 2 if draw < full else 1 if draw < full + partial else 0
+
+
+def write_citations(directory: str | Path, seed: int = 2026, topics: int = 30) -> None:
+    """One answers file per run of `CITING_RUNS` in `directory`, each leaving one topic
+    unanswered, and `support.txt`: a support judgment of every citation."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    judgments = []
+    for run, (year, uncited, cites, (full, partial)) in CITING_RUNS.items():
+        skipped, lines = rng.randrange(topics), []
+        for t in range(topics):
+            qid, refs = str(2024_001 + t), [f"msmarco_v2.1_doc_{t}_{i}" for i in range(20)]
+            sentences = _answer(rng, refs, uncited, cites) if t != skipped else []
+            if t != skipped:
+                lines.append(_answer_line(run, year, qid, refs, sentences))
+            judgments += [
+                f"{run} {qid} {s} {refs[i]} {_support(rng, full, partial)}\n"
+                for s, (_, cited) in enumerate(sentences) for i in cited
+            ]  # fmt: skip
+        (directory / f"{run}.jsonl").write_text(_lines(lines), encoding="utf-8")
+    (directory / "support.txt").write_text("".join(judgments), encoding="utf-8")

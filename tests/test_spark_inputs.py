@@ -14,6 +14,7 @@ import duckdb
 import pytest
 import yaml
 from answer_sets import collection, write
+from citation_sets import collection as citation_collection
 from conftest import collection_spec, snapshot
 from spark_support import (
     METRICS,
@@ -286,3 +287,15 @@ def test_answers_give_the_same_values_and_the_same_errors(spark, tmp_path):
     first["nuggets"][0]["text"] = "another nugget"
     write(tmp_path / "run1.jsonl", lines)
     same_error(spec, match=f"run 'run1' has the nugget 'another nugget' in query '{first['qid']}'")
+
+
+def test_answers_citations_give_the_same_values_and_the_same_errors(spark, tmp_path):
+    """Answers and support judgments (tests/citation_sets.py), read on Spark's workers by the
+    same SQL: the same support values and means as on one machine, and the same words for a
+    citation no judgment judges."""
+    spec, _ = citation_collection(tmp_path, 12, runs=2)
+    same_tables(spec)
+    judgments = (tmp_path / "support.txt").read_text().splitlines()
+    (tmp_path / "support.txt").write_text("".join(line + "\n" for line in judgments[1:]))
+    run, qid, sentence, docid, _ = judgments[0].split()
+    same_error(spec, match=f"run '{run}', query '{qid}': sentence {sentence} cites '{docid}'")

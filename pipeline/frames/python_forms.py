@@ -30,8 +30,10 @@ def by_query(value: Any) -> bool:
 
 #: keys of a spec's run or collection entry, which a query's documents never hold together
 #: with their own (a run's `collection`, a fusion's `fuse`, a collection's `format`, `num_docs`,
-#: generated answers' `nuggets` and `assignments`)
-_SPEC_KEYS = frozenset({"collection", "fuse", "format", "num_docs", "nuggets", "assignments"})
+#: generated answers' `nuggets`, `assignments`, `support` and `answers`)
+_SPEC_KEYS = frozenset(
+    {"collection", "fuse", "format", "num_docs", "nuggets", "assignments", "support", "answers"}
+)
 
 
 def _documents(value: Any) -> bool:

@@ -101,10 +101,11 @@ class SupportRecall(_AnswerMeasure):
 def _mean_supports(p: RecallParams, c: Columns) -> str:
     """The sum over the cited sentences, in their order, of each one's mean support."""
     weight = f"CASE {c.relv} WHEN 2 THEN 1.0 WHEN 1 THEN {double(p.partial)} ELSE 0.0 END"
-    pairs = f"list({{'s': {_sentence(c)}::BIGINT, 'w': {weight}}}) FILTER (WHERE {_is_citation(c)})"
+    pairs = f"list({{'s': TRY_CAST({_sentence(c)} AS BIGINT), 'w': {weight}}}) FILTER (WHERE {_is_citation(c)})"
     per_sentence = "list_avg(list_transform(list_filter(L, lambda x: x.s = s), lambda x: x.w))"
     sentences = "list_sort(list_distinct(list_transform(L, lambda x: x.s)))"
-    return f"list_transform([{pairs}], lambda L: list_sum(list_transform({sentences}, lambda s: {per_sentence})))[1]"
+    summed = f"list_transform([{pairs}], lambda L: list_sum(list_transform({sentences}, lambda s: {per_sentence})))[1]"
+    return f"coalesce({summed}, 0.0)"  # no citation: no list
 
 
 class CitedSentences(_AnswerMeasure):

@@ -58,9 +58,10 @@ def evaluate(
     ..., "umbrela": ...}`, a set built from others as in a spec: `{"overlay": ["umbrela",
     "human"]}`, or a collection spelled out as in a spec: `{"qrels": "web.txt", "format":
     "subtopics", "num_docs": 50_000}`; a table with a `subtopic` column is subtopic qrels by
-    itself; generated answers' nuggets: `{"nuggets": "nuggets.jsonl"}`); `runs`: one input, a
-    list, or a mapping of run names to inputs (a fused run is given as in a spec: `{"fuse":
-    [names]}`; an answer run's assignments: `{"assignments": "gpt4o.jsonl"}`). With several collections, each run is
+    itself; generated answers' nuggets: `{"nuggets": "nuggets.jsonl"}`, their citations' support
+    judgments: `{"support": "support.txt"}`); `runs`: one input, a list, or a mapping of run
+    names to inputs (a fused run is given as in a spec: `{"fuse": [names]}`; an answer run's
+    assignments: `{"assignments": "gpt4o.jsonl"}`, its answers: `{"answers": "gpt4o.jsonl"}`). With several collections, each run is
     evaluated under each of them (its rows read once), unless it says which: `{"run": input,
     "collection": name}` (or a list of names). An input is a path or a table
     (`pipeline.frames.convert`);

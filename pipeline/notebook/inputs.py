@@ -35,11 +35,9 @@ def collection_entry(name: str, value: Any, tables: dict, read) -> dict[str, Any
     file's format is), or qrels alone (a path, a table, a dict)."""
     if _overlay(value):
         return {"qrels": value}
-    if isinstance(value, Mapping) and set(value) == {"nuggets"}:  # generated answers' nuggets
-        return {
-            "qrels": input_path(value["nuggets"], "qrels", name, tables, read),
-            "format": "nuggets",
-        }
+    spelt = _spelt(value, ("nuggets", "support"))  # generated answers' judgments
+    if spelt:
+        return {"qrels": input_path(value[spelt], "qrels", name, tables, read), "format": spelt}
     if _spelled_out(value):
         path = input_path(value["qrels"], "qrels", name, tables, read)
         return {**_collection(path, tables), **value, "qrels": path}
@@ -91,11 +89,19 @@ def run_entries(runs, collections: list[str], tables: dict, read) -> dict[str, A
 
 def _runinput_path(value: Any, name: str, tables: dict, read) -> dict[str, Any]:
     """A run's input and, for one spelled as in a spec (`{"assignments": PATH}`: generated
-    answers' assignments), its format."""
-    if isinstance(value, Mapping) and set(value) == {"assignments"}:
-        path = input_path(value["assignments"], "runs", name, tables, read)
-        return {"path": path, "format": "assignments"}
+    answers' assignments; `{"answers": PATH}`), its format."""
+    spelt = _spelt(value, ("assignments", "answers"))
+    if spelt:
+        return {"path": input_path(value[spelt], "runs", name, tables, read), "format": spelt}
     return {"path": input_path(value, "runs", name, tables, read)}
+
+
+def _spelt(value: Any, keys: tuple[str, ...]) -> str | None:
+    """The one key of `keys` a mapping `value` holds alone (`{"nuggets": PATH}`: an input
+    spelled as a spec spells it, the key its format), or None."""
+    if isinstance(value, Mapping) and len(value) == 1 and next(iter(value)) in keys:
+        return next(iter(value))
+    return None
 
 
 def _run_name(value: Any, index: int) -> str:

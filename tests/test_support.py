@@ -1,0 +1,99 @@
+"""The support measures of generated answers' citations (SupportPrecision, SupportRecall,
+CitedSentences, Citations, AnswerWords) against a reference written here from their definitions
+(configs/REFERENCE.md, "Citation support"), on generated answers in both years' formats with
+uncited sentences, answers of no sentence, integer topic ids, missing answers, every support and
+citations without a judgment; and what `input: strict` refuses."""
+
+from __future__ import annotations
+
+import json
+import statistics
+
+import pytest
+import yaml
+from citation_sets import METRICS, collection
+from citation_sets import read_lines as _read
+from conftest import irpipe_inprocess
+
+from pipeline import evaluate
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_each_value_and_mean_is_the_definitions(tmp_path, seed):
+    """Per topic, every value equals the reference's to the last bit; each mean is
+    statistics.mean's over the support judgments' topics, a missing answer 0."""
+    spec, expected = collection(tmp_path, seed)
+    assert irpipe_inprocess("run", "--quiet", str(spec)).returncode == 0
+    found = {(r["run"], r["qid"], r["metric"]): r["value"] for r in _read(tmp_path / "out/q.jsonl")}
+    assert found == {
+        (run, q, m): v for (run, q), values in expected.items() for m, v in values.items()
+    }
+    means = {(r["run"], r["metric"]): r["value"] for r in _read(tmp_path / "out/a.jsonl")}
+    for (run, metric), value in means.items():
+        values = [v[metric] for (r, _), v in expected.items() if r == run]
+        assert value == statistics.mean(values), (run, metric)
+
+
+def test_lenient_reads_an_unjudged_citation_as_no_support(tmp_path):
+    """Under lenient, a citation without a judgment weighs 0 (it is still a citation); under
+    strict, it is an input error naming the run, topic, sentence and document, exit 3."""
+    spec, expected = collection(tmp_path, 4, runs=2, judged_share=0.7)
+    strict = irpipe_inprocess("run", "--quiet", str(spec))
+    assert strict.returncode == 3
+    assert "holds no support judgment of it: add the line 'run0 " in strict.stderr
+    assert not (tmp_path / "out").exists()
+    data = yaml.safe_load(spec.read_text())
+    spec.write_text(yaml.safe_dump({**data, "settings": {"input": "lenient"}}))
+    assert irpipe_inprocess("run", "--quiet", str(spec)).returncode == 0
+    found = {(r["run"], r["qid"], r["metric"]): r["value"] for r in _read(tmp_path / "out/q.jsonl")}
+    assert found == {
+        (run, q, m): v for (run, q), values in expected.items() for m, v in values.items()
+    }
+
+
+@pytest.mark.parametrize(
+    ("answer", "support", "said"),
+    [
+        ({"topic_id": "1", "references": ["a"], "answer": [{"text": "x", "citations": [1]}]},
+         "r 1 0 a 2", "answers.jsonl:1: sentence 0 cites reference 1, and the answer has 1"),
+        ({"topic_id": "1", "references": ["a"], "answer": [{"text": "x", "citations": ["b"]}]},
+         "r 1 0 a 2", "answers.jsonl:1: sentence 0 cites 'b', not among its references"),
+        ({"topic_id": "1", "references": ["a"], "answer": [{"text": "x", "citations": [0]}]},
+         "r 1 0 a 3", "support.txt:1: the support must be 2 (full), 1 (partial) or 0 (none), found '3'"),
+        ({"topic_id": "1", "references": ["a"], "answer": [{"text": "x", "citations": [0]}]},
+         "r 1 x a 2", "support.txt:1: the sentence must be a number counted from 0"),
+        ({"references": ["a"], "answer": []}, "r 1 0 a 2",
+         "answers.jsonl:1: the topic_id (or metadata.narrative_id) is missing"),
+        ({"topic_id": "1", "references": ["a"], "answer": [{"text": "x", "citations": [0, 0]}]},
+         "r 1 0 a 2", "answers.jsonl:1"),
+    ],
+)  # fmt: skip
+def test_strict_refuses_what_the_track_does_not_write(tmp_path, answer, support, said):
+    """A citation out of the references, a docid not among them, another support, a sentence
+    that is not a number, a line without a topic, a document cited twice by one sentence: an
+    input error naming the file and line, exit 3, nothing written."""
+    (tmp_path / "answers.jsonl").write_text(json.dumps(answer) + "\n")
+    (tmp_path / "support.txt").write_text(support + "\n")
+    spec = {"collections": {"c": {"support": "support.txt"}}, "metrics": ["SupportRecall"],
+            "runs": {"r": {"answers": "answers.jsonl", "collection": "c"}},
+            "outputs": [{"path": "out/a.csv", "level": "aggregate"}]}  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    result = irpipe_inprocess("run", "--quiet", "spec.yaml", cwd=tmp_path)
+    assert result.returncode == 3, result.stderr
+    assert said in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_python_door_reads_answers_and_support(tmp_path):
+    """`evaluate(qrels={"rag": {"support": P}}, runs={"x": {"answers": P}})`: the spec's
+    values."""
+    spec, expected = collection(tmp_path, 5, runs=1)
+    results = evaluate(
+        qrels={"rag": {"support": str(tmp_path / "support.txt")}},
+        runs={"run0": {"answers": str(tmp_path / "run0.jsonl")}},
+        metrics=METRICS,
+    )
+    found = {(r.run, r.qid, r.metric): r.value for r in results.per_query().itertuples()}
+    assert found == {
+        (run, q, m): v for (run, q), values in expected.items() for m, v in values.items()
+    }
