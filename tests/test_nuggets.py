@@ -20,6 +20,8 @@ from nuggetizer.core.metrics import calculate_global_metrics, calculate_nugget_s
 
 from pipeline import evaluate
 from pipeline.plan.exact_mean import exact_mean
+from pipeline.run.evaluation import evaluate as evaluate_spec
+from pipeline.synthetic_answers import write_answers
 
 
 def _values(spec: Path, **settings) -> tuple[dict, dict]:
@@ -318,3 +320,28 @@ def test_a_message_names_the_key_as_the_spec_spells_it(tmp_path):
     assert result.returncode == 2
     assert "spec.yaml:3: collections.c.nuggets: " in result.stderr
     assert "missing.jsonl does not exist" in result.stderr
+
+
+def test_without_a_nuggets_file_the_runs_assignments_give_the_topics(tmp_path):
+    """An assignments file holds each nugget's text and importance: read as nuggets (`nuggets:`
+    naming it), and the runs' files overlaid, they are the topics and nuggets of the runs
+    together, and the scores are those against the nuggets file the runs were assigned from."""
+    write_answers(tmp_path)
+    runs = {r: {"assignments": f"{r}.jsonl", "collection": "rag"} for r in ("concise", "hedging")}
+    with_file = {"collections": {"rag": {"nuggets": "nuggets.jsonl"}}, "runs": runs,
+                 "metrics": METRICS}  # fmt: skip
+    from_runs = {**with_file, "collections": {
+        "concise_nuggets": {"nuggets": "concise.jsonl"}, "hedging_nuggets": {"nuggets": "hedging.jsonl"},
+        "rag": {"qrels": {"overlay": ["concise_nuggets", "hedging_nuggets"]}}}}  # fmt: skip
+    means = []
+    for spec in (with_file, from_runs):
+        (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+        con = evaluate_spec(tmp_path / "spec.yaml", write=False).con
+        means.append(
+            dict(
+                ((r, m), v)
+                for r, m, v in con.sql("SELECT run, metric, value FROM aggregate").fetchall()
+            )
+        )
+    assert means[0] == means[1]
+    assert len(means[0]) == 2 * len(METRICS)
