@@ -286,7 +286,8 @@ def test_answers_give_the_same_values_and_the_same_errors(spark, tmp_path):
     first = next(line for line in lines if line["nuggets"])
     first["nuggets"][0]["text"] = "another nugget"
     write(tmp_path / "run1.jsonl", lines)
-    same_error(spec, match=f"run 'run1' has the nugget 'another nugget' in query '{first['qid']}'")
+    said = f"run 'run1' has the nugget 'another nugget' ({first['nuggets'][0]['importance']}) in query '{first['qid']}'"
+    same_error(spec, match=re.escape(said))
 
 
 def test_answers_citations_give_the_same_values_and_the_same_errors(spark, tmp_path):

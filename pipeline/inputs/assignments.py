@@ -3,8 +3,9 @@
 `assignments:` names such a file (the same as `path:` with `format: assignments`); the run's
 name is the spec's (nuggetizer's `run_id` is its answer file's name).
 
-An answer is read as a run over its topic's nuggets (`nuggets`): each nugget a document (its text
-the docno, its place in the list the rank), its assignment the score: `support` 2,
+An answer is read as a run over its topic's nuggets (`nuggets`): each nugget a document (its
+importance and text the docno, `nuggets.DOCNO`: a nugget of another importance than the
+collection's is not the collection's; its place in the list the rank), its assignment the score: `support` 2,
 `partial_support` 1, `not_support` 0 (nuggetizer's 3-grade labels; its 2-grade mode writes the
 first and the last). Under `input: lenient` another label (`failed`, or an LLM's own word) is 0, as
 nuggetizer scores it. An answer without nuggets keeps its topic: one row of no text.
@@ -16,8 +17,6 @@ from pipeline.inputs.format import Format
 from pipeline.inputs.json_lines import (
     NUGGETS,
     QID,
-    TEXT,
-    TEXTS,
     each,
     field,
     json_rules,
@@ -27,6 +26,7 @@ from pipeline.inputs.json_lines import (
     label_rule as labels_rule,
 )
 from pipeline.inputs.loaded_tables import RUNS
+from pipeline.inputs.nuggets import DOCNO, DOCNOS, shown
 from pipeline.inputs.text_lines import text_rules
 
 __all__ = ["READS_TABLES", "RUNS_ARE", "FIELDS", "LABELS", "NAME", "label_rule", "read", "support"]
@@ -58,8 +58,8 @@ def label_rule(mode: str):
 def read(mode: str = "strict", use_rank: bool = False) -> Format:
     """How an assignments file is read into `run_rows`: one row per nugget (docno its text, rank
     its place, score its assignment)."""
-    select = f"{QID}, {each(TEXT)}, unnest(range(1, len({NUGGETS}) + 1)), {each(support())}"
+    select = f"{QID}, {each(DOCNO)}, unnest(range(1, len({NUGGETS}) + 1)), {each(support())}"
     rules = text_rules(*json_rules(FIELDS), label_rule(mode))
-    return Format(NAME, RUNS.name, select, rules, called="assignments", qid=QID, docnos=TEXTS,
+    return Format(NAME, RUNS.name, select, rules, called="assignments", qid=QID, docnos=DOCNOS, shown=shown,
                   member="nugget", judged_only="r.docno <> ''" if mode == "strict" else "",
                   parse=parsed(("text", "importance", "assignment")))  # fmt: skip

@@ -38,6 +38,9 @@ class Format:
     #: answer's nuggets must be the collection's: another is a mismatched file, not an unjudged
     #: document); '' for none
     judged_only: str = ""
+    #: how a message names a row by its docno (a nugget's text and importance), where its docno
+    #: is not what the file shows
+    shown: Callable[[str], str] = repr
     #: what a message says of such a row left unjudged, given (run, collection, qid, docno),
     #: where the generic words would not tell which line of which file to add
     unjudged: Callable[[str, str, str, str], str] | None = None

@@ -16,7 +16,6 @@ __all__ = [
     "ONLY_NUGGETS",
     "QID",
     "TEXT",
-    "TEXTS",
     "each",
     "field",
     "json_rules",
@@ -34,8 +33,6 @@ NUGGETS = "(CASE WHEN len(j.nuggets) > 0 THEN j.nuggets ELSE [NULL] END)"
 ONLY_NUGGETS = "(CASE WHEN j.nuggets IS NULL THEN [NULL] ELSE j.nuggets END)"
 #: a nugget's text ('' for the placeholder), over a nugget `n`
 TEXT = "coalesce(n.text, '')"
-#: the texts of a line's nuggets, as a list: how the reports of duplicates find its lines
-TEXTS = f"list_transform({NUGGETS}, lambda n: {TEXT})"
 
 
 def parsed(keys: tuple[str, ...], line_keys: tuple[str, ...] = ()) -> str:

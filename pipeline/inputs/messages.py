@@ -33,7 +33,8 @@ def unjudged_message(load: Load, collection: str, qid: str, docno: str) -> str:
     if load.format.unjudged is not None:
         return f"{input_name(load)}: {load.format.unjudged(load.name, collection, qid, docno)}"
     return (
-        f"{input_name(load)}: run '{load.name}' has the {member} {docno!r} in query {qid!r}, "
+        f"{input_name(load)}: run '{load.name}' has the {member} {load.format.shown(docno)} in "
+        f"query {qid!r}, "
         f"which collection '{collection}' does not hold: are these the {load.format.described} "
         f"of another collection? (`settings: {{input: lenient}}` leaves such {member}s out)"
     )
@@ -123,7 +124,7 @@ def duplicates_message(load: Load, rows: list[tuple]) -> str:
     at = (lambda n: f"{where}: row {n}") if table else (lambda n: f"{where}:{n}")
     subtopics = load.table == "subtopic_qrels"
     lines = [
-        f"{at(row[2][0])}: query {row[0]!r} has {load.format.member} {row[1]!r}"
+        f"{at(row[2][0])}: query {row[0]!r} has {load.format.member} {load.format.shown(row[1])}"
         f"{f' for subtopic {row[4]}' if subtopics else ''} again on "
         f"{unit}{'s' * (len(row[2]) > 2)} {_numbers(row[2][1:])}"
         for row in rows

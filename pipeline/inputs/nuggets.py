@@ -2,7 +2,9 @@
 "importance"}]}` (the TREC RAG track's nugget evaluation). A collection's `nuggets:` names such a
 file (the same as `qrels:` with `format: nuggets`).
 
-A nugget is read as a judged document of its topic: its text the docno, its importance the grade
+A nugget is read as a judged document of its topic: its docno its grade and text
+(`grade<TAB>text`, so that an answer's nugget of the same text and another importance is another
+nugget: `DOCNO`), its importance the grade
 (`vital` 2, `okay` 1; under `input: lenient`, any other importance 0, counted among all nuggets
 only, as nuggetizer counts it). An answer's assignments are then a run over these documents
 (`assignments`), and the nugget measures read both. A topic without nuggets is still a topic: one
@@ -13,9 +15,9 @@ from __future__ import annotations
 
 from pipeline.inputs.format import Format
 from pipeline.inputs.json_lines import (
+    NUGGETS,
     QID,
     TEXT,
-    TEXTS,
     each,
     field,
     json_rules,
@@ -25,7 +27,18 @@ from pipeline.inputs.json_lines import (
 from pipeline.inputs.loaded_tables import QRELS
 from pipeline.inputs.text_lines import text_rules
 
-__all__ = ["READS_TABLES", "FIELDS", "GRADES", "IMPORTANCE", "NAME", "importance_grade", "read"]
+__all__ = [
+    "DOCNO",
+    "DOCNOS",
+    "FIELDS",
+    "GRADES",
+    "IMPORTANCE",
+    "NAME",
+    "READS_TABLES",
+    "importance_grade",
+    "read",
+    "shown",
+]
 
 #: the name a collection's `format` gives it
 NAME = "nuggets"
@@ -44,13 +57,28 @@ def importance_grade(expr: str = IMPORTANCE) -> str:
     return f"CASE WHEN n IS NULL THEN -1 ELSE CASE {expr} {whens} ELSE 0 END END"
 
 
+#: SQL over a nugget `n`: its docno, the grade of its importance and its text ('' for the
+#: placeholder)
+DOCNO = f"CASE WHEN n IS NULL THEN '' ELSE CAST({importance_grade()} AS VARCHAR) || chr(9) || {TEXT} END"
+#: SQL over a line: its nuggets' docnos, which the reports of duplicates find its lines by
+DOCNOS = f"list_transform({NUGGETS}, lambda n: {DOCNO})"
+_IMPORTANCES = {str(grade): name for name, grade in GRADES.items()}
+
+
+def shown(docno: str) -> str:
+    """How a message names a nugget by its docno: its text and importance."""
+    grade, _, text = docno.partition("\t")
+    return f"{text!r} ({_IMPORTANCES.get(grade, 'of another importance')})"
+
+
 def read(mode: str = "strict", grades: str = "integer") -> Format:
     """How a nuggets file is read into `qrels`: one row per nugget (docno its text, rel the
     grade of its importance)."""
-    select = f"{QID}, {each(TEXT)}, {each(importance_grade())}"
+    select = f"{QID}, {each(DOCNO)}, {each(importance_grade())}"
     rules = text_rules(
         *json_rules(FIELDS),
         label_rule(mode, "importance", tuple(GRADES), "a nugget of no importance"),
     )
     return Format(NAME, QRELS.name, select, rules, grades=grades, called="nuggets", qid=QID,
-                  docnos=TEXTS, member="nugget", parse=parsed(("text", "importance")))  # fmt: skip
+                  docnos=DOCNOS, member="nugget", shown=shown,
+                  parse=parsed(("text", "importance")))  # fmt: skip
