@@ -350,3 +350,28 @@ def test_without_a_nuggets_file_the_runs_assignments_give_the_topics(tmp_path):
         )
     assert means[0] == means[1]
     assert len(means[0]) == 2 * len(METRICS)
+
+
+def test_lenient_says_how_many_lines_it_read_so(tmp_path):
+    """Under lenient, labels strict refuses are read as nuggetizer reads them, and a warning
+    names each file and how many of its lines held one; strict files say nothing."""
+    nuggets = [{"qid": "1", "nuggets": [{"text": "a", "importance": "vital"}]},
+               {"qid": "2", "nuggets": [{"text": "b", "importance": "failed"}]}]  # fmt: skip
+    write(tmp_path / "n.jsonl", nuggets)
+    labels = ["supporter", "support"]
+    write(tmp_path / "a.jsonl", [{"qid": line["qid"], "nuggets": [{**line["nuggets"][0], "assignment": label}]}
+                                 for line, label in zip(nuggets, labels, strict=True)])  # fmt: skip
+    spec = {"collections": {"c": {"nuggets": "n.jsonl"}}, "metrics": ["NuggetAll"],
+            "runs": {"r": {"assignments": "a.jsonl", "collection": "c"}},
+            "settings": {"input": "lenient"}}  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    result = irpipe_inprocess("run", "spec.yaml", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (
+        "n.jsonl: 1 line read under input: lenient that strict refuses: an importance"
+        in result.stderr
+    )
+    assert (
+        "a.jsonl: 1 line read under input: lenient that strict refuses: an assignment"
+        in result.stderr
+    )

@@ -97,3 +97,26 @@ def test_the_python_door_reads_answers_and_support(tmp_path):
     assert found == {
         (run, q, m): v for (run, q), values in expected.items() for m, v in values.items()
     }
+
+
+def test_lenient_says_how_many_lines_it_read_so(tmp_path):
+    """Under lenient, a support strict refuses reads as none and a docid citation outside the
+    references as cited; a warning names each file and how many lines held one."""
+    answer = {"topic_id": "1", "references": ["a"], "answer": [{"text": "x", "citations": ["b"]}]}
+    (tmp_path / "answers.jsonl").write_text(json.dumps(answer) + "\n")
+    (tmp_path / "support.txt").write_text("r 1 0 b 7\n")
+    spec = {"collections": {"c": {"support": "support.txt"}}, "metrics": ["SupportRecall"],
+            "runs": {"r": {"answers": "answers.jsonl", "collection": "c"}},
+            "settings": {"input": "lenient"}}  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    result = irpipe_inprocess("run", "spec.yaml", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (
+        "support.txt: 1 line read under input: lenient that strict refuses: a support"
+        in result.stderr
+    )
+    assert (
+        "answers.jsonl: 1 line read under input: lenient that strict refuses: a citation"
+        in result.stderr
+    )
+    assert "SupportRecall" in result.stdout and "0.0000" in result.stdout

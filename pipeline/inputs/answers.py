@@ -31,6 +31,8 @@ NAME = "answers"
 FIELDS = '{"topic_id", "references": [docid], "answer": [{"text", "citations": [index]}]}'
 #: what a run of this format is, as a measure reads it (`Measure.reads`)
 RUNS_ARE = "answers"
+#: what `input: lenient` reads that strict refuses, as a notice says it
+LENIENT_READS = "a citation of a docid not among the references, read as cited"
 #: whether a table (Parquet, a frame) may hold it, by the columns of its table
 READS_TABLES = False
 #: what separates a row's sentence, docid and run in its docno

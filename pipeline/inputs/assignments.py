@@ -40,6 +40,10 @@ LABELS = {"support": 2, "partial_support": 1, "not_support": 0}
 _LABEL = field("assignment")
 #: what a run of this format is, as a measure reads it (`Measure.reads`)
 RUNS_ARE = "assignments"
+#: what `input: lenient` reads that strict refuses, as a notice says it
+LENIENT_READS = (
+    "an assignment other than support, partial_support or not_support, read as no support"
+)
 #: whether a table (Parquet, a frame) may hold it, by the columns of its table
 READS_TABLES = False
 

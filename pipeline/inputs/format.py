@@ -38,6 +38,10 @@ class Format:
     #: answer's nuggets must be the collection's: another is a mismatched file, not an unjudged
     #: document); '' for none
     judged_only: str = ""
+    #: under `input: lenient`, SQL over a line (its `j` or `f`): it holds a value strict refuses
+    #: and lenient reads, which a notice counts; and what lenient reads it as ('' for none)
+    lenient: str = ""
+    lenient_reads: str = ""
     #: how a message names a row by its docno (a nugget's text and importance), where its docno
     #: is not what the file shows
     shown: Callable[[str], str] = repr

@@ -10,7 +10,8 @@ it) added to `_QRELS` here (pipeline/README.md, "Add an input format").
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from pipeline.inputs import (
     answers,
@@ -51,13 +52,24 @@ RUN_FORMATS = tuple(_RUNS)
 def qrels_format(name: str | None, mode: str = "strict", grades: str = "integer") -> Format:
     """How qrels of the format `name` (TREC's when None) are read under the `input` `mode` and
     the `grades` setting."""
-    return _QRELS[name or trec_qrels.NAME].read(mode, grades)
+    module = _QRELS[name or trec_qrels.NAME]
+    return _noting(module, mode, lambda mode: module.read(mode, grades))
 
 
 def run_format(mode: str = "strict", use_rank: bool = False, name: str | None = None) -> Format:
     """How a run of the format `name` (TREC's when None) is read under the `input` `mode`, its
     ranks checked where they order it."""
-    return _RUNS[name or trec_run.NAME].read(mode, use_rank)
+    module = _RUNS[name or trec_run.NAME]
+    return _noting(module, mode, lambda mode: module.read(mode, use_rank))
+
+
+def _noting(module, mode: str, read: Callable[[str], Format]) -> Format:
+    """`read(mode)`; under `lenient`, for a format that says what it then reads otherwise
+    (`LENIENT_READS`: generated answers' labels), counting the lines strict refuses."""
+    reads = getattr(module, "LENIENT_READS", "")
+    if mode != "lenient" or not reads:
+        return read(mode)
+    return replace(read(mode), lenient=read("strict").bad, lenient_reads=reads)
 
 
 def reads_tables(name: str | None, run: bool = False) -> bool:

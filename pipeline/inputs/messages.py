@@ -26,6 +26,15 @@ __all__ = [
 MAX_REPORTED = 5
 
 
+def lenient_message(load: Load, lines: int) -> str:
+    """How many lines of a file `input: lenient` read where strict would refuse them, and how."""
+    said = "line" if lines == 1 else "lines"
+    return (
+        f"{load.path}: {lines} {said} read under input: lenient that strict refuses: "
+        f"{load.format.lenient_reads}"
+    )
+
+
 def unjudged_message(load: Load, collection: str, qid: str, docno: str) -> str:
     """A run's row of a document its collection does not judge, where every row must be judged:
     an answer's assignments of another nugget set."""

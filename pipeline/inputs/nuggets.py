@@ -47,6 +47,8 @@ FIELDS = '{"qid", "nuggets": [{"text", "importance"}]}'
 #: the importances, and the grade each is read as
 GRADES = {"vital": 2, "okay": 1}
 IMPORTANCE = field("importance")
+#: what `input: lenient` reads that strict refuses, as a notice says it
+LENIENT_READS = "an importance other than vital or okay, counted among all nuggets only"
 #: whether a table (Parquet, a frame) may hold it, by the columns of its table
 READS_TABLES = False
 

@@ -25,6 +25,8 @@ NAME = "support"
 FIELDS = "run qid sentence docno support"
 #: the supports a judgment may give, by what they mean
 GRADES = {"full": 2, "partial": 1, "none": 0}
+#: what `input: lenient` reads that strict refuses, as a notice says it
+LENIENT_READS = "a support other than 2, 1 or 0, read as no support"
 #: whether a table (Parquet, a frame) may hold it, by the columns of its table
 READS_TABLES = False
 

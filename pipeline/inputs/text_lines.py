@@ -23,6 +23,7 @@ __all__ = [
     "INPUT_MODES",
     "field_count",
     "insert_lines",
+    "lenient_lines",
     "literal_path",
     "numbered_lines",
     "parsed_lines",
@@ -88,6 +89,12 @@ def problem_lines(load: Load) -> Statement:
     explain = " ".join(f"WHEN {r.bad} THEN {r.problem}" for r in fmt.rules)
     sql = f"""SELECT line_no, line, CASE {explain} ELSE 'unreadable' END
         FROM ({numbered_lines(fmt)}) WHERE {fmt.bad} ORDER BY line_no LIMIT 5"""
+    return Statement(sql, [[literal_path(load.path)]])
+
+
+def lenient_lines(load: Load) -> Statement:
+    """How many lines of a file hold what `input: strict` would refuse (`Format.lenient`)."""
+    sql = f"SELECT count(*) FROM ({numbered_lines(load.format)}) WHERE {load.format.lenient}"
     return Statement(sql, [[literal_path(load.path)]])
 
 

@@ -21,6 +21,7 @@ from pipeline.engines.duckdb.loading import (
     check_shared_queries,
     insert_inputs,
     load_files,
+    note_lenient,
 )
 from pipeline.engines.duckdb.read_errors import first_line
 from pipeline.engines.duckdb.steps import compute, rank, run_all
@@ -125,6 +126,7 @@ def _runs(
         steps.report("loading", batch, i)
         insert_inputs(con, batch)
         check_lines(con, batch)
+        note_lenient(con, batch)
         steps.report("checking", batch, i)
         check_duplicates(con, batch)
         run_all(con, after_loading(batch))  # an answer's rows take their run's name

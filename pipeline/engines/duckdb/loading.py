@@ -7,19 +7,21 @@ own pass over the runs does too."""
 
 from __future__ import annotations
 
+import warnings
+
 import duckdb
 
 from pipeline import interrupts
 from pipeline.engines.duckdb.read_errors import reading
 from pipeline.engines.duckdb.steps import fetch_all, one, run_all
 from pipeline.engines.duckdb.table_loads import insert_tables, report_bad_rows, report_duplicates
-from pipeline.errors import DuplicateError, InputDataError
+from pipeline.errors import DuplicateError, InputDataError, IrpipeWarning
 from pipeline.inputs import checks as check
 from pipeline.inputs import messages
 from pipeline.inputs.format import Load
 from pipeline.inputs.formats import after_loading
 from pipeline.inputs.table_rows import is_table_input
-from pipeline.inputs.text_lines import insert_lines, problem_lines
+from pipeline.inputs.text_lines import insert_lines, lenient_lines, problem_lines
 from pipeline.plan import unmatched_runs as unmatched
 from pipeline.plan.sql_plan import RunsPart
 
@@ -31,6 +33,7 @@ __all__ = [
     "check_shared_queries",
     "insert_inputs",
     "load_files",
+    "note_lenient",
 ]
 
 
@@ -41,6 +44,7 @@ def load_files(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
     files had been loaded one by one."""
     insert_inputs(con, loads)
     check_lines(con, loads)
+    note_lenient(con, loads)
     check_duplicates(con, loads)
     run_all(con, after_loading(loads))
 
@@ -56,6 +60,17 @@ def check_lines(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
             raise InputDataError(messages.problems_message(load, _problems(con, load), bad))
         if rows == 0:
             raise InputDataError(messages.empty_message(load))
+
+
+def note_lenient(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
+    """A warning per file read under `input: lenient` whose lines hold what strict refuses (an
+    unknown assignment, read as no support), with how many lines: a score that counts them is
+    not the one a strict reading refuses to give."""
+    for load in loads:
+        if load.format.lenient and not is_table_input(load.path):
+            (lines,) = one(con, lenient_lines(load))
+            if lines:
+                warnings.warn(IrpipeWarning(messages.lenient_message(load, lines)), stacklevel=2)
 
 
 def check_duplicates(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
