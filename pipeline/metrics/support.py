@@ -62,17 +62,11 @@ def _cited(c: Columns, grades: str, sentences: bool = False) -> str:
     return f"count({counted}) FILTER (WHERE {_is_citation(c)} AND {c.relv} IN ({grades}))"
 
 
-class _AnswerMeasure(Measure[MeasureParams]):
-    reads = "answers"
-
-    def missing(self, p, c: Columns) -> str:
-        return "0.0"  # a topic without an answer supports nothing and says nothing
-
-
-class SupportPrecision(_AnswerMeasure):
+class SupportPrecision(Measure[SupportParams]):
     """The mean support of the answer's (sentence, cited document) pairs."""
 
     name = "SupportPrecision"
+    reads = "answers"
     description = "mean support of the answer's citations (full 1, partial 0.5, none 0)"
     Params = SupportParams
     aggregator = "exact_mean"
@@ -82,10 +76,11 @@ class SupportPrecision(_AnswerMeasure):
         return _share(supported, f"count(*) FILTER (WHERE {_is_citation(c)})")
 
 
-class SupportRecall(_AnswerMeasure):
+class SupportRecall(Measure[RecallParams]):
     """The mean support over all the answer's sentences, an uncited sentence 0."""
 
     name = "SupportRecall"
+    reads = "answers"
     description = "mean support of the answer's sentences (uncited 0; reduce: max or mean)"
     Params = RecallParams
     aggregator = "exact_mean"
@@ -108,37 +103,40 @@ def _mean_supports(p: RecallParams, c: Columns) -> str:
     return f"coalesce({summed}, 0.0)"  # no citation: no list
 
 
-class CitedSentences(_AnswerMeasure):
+class CitedSentences(Measure[MeasureParams]):
     """The share of the answer's sentences that cite a document."""
 
     name = "CitedSentences"
+    reads = "answers"
     description = "sentences with a citation / sentences"
     aggregator = "exact_mean"
 
-    def per_query(self, p, c: Columns) -> str:
+    def per_query(self, p: MeasureParams, c: Columns) -> str:
         cited = f"count(DISTINCT {_sentence(c)}) FILTER (WHERE {_is_citation(c)})"
         return _share(cited, _sentences(c))
 
 
-class Citations(_AnswerMeasure):
+class Citations(Measure[MeasureParams]):
     """How many (sentence, cited document) pairs the answer has."""
 
     name = "Citations"
+    reads = "answers"
     description = "(sentence, cited document) pairs of the answer"
     better = None
 
-    def per_query(self, p, c: Columns) -> str:
+    def per_query(self, p: MeasureParams, c: Columns) -> str:
         return f"CAST(count(*) FILTER (WHERE {_is_citation(c)}) AS DOUBLE)"
 
 
-class AnswerWords(_AnswerMeasure):
+class AnswerWords(Measure[MeasureParams]):
     """How many words the answer has (whitespace-separated, as Python's `str.split` counts)."""
 
     name = "AnswerWords"
+    reads = "answers"
     description = "words of the answer (whitespace-separated)"
     better = None
 
-    def per_query(self, p, c: Columns) -> str:
+    def per_query(self, p: MeasureParams, c: Columns) -> str:
         return f"sum({c.score})"  # a sentence's words are on its first row, 0 on the others
 
 
