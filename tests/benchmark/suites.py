@@ -23,8 +23,8 @@ from fusion_suite import fusion
 from generate import SIZES
 from history_suite import history
 from judgments_suite import judgments
-from measure import ToolFailed, take_turns
 from loop_suite import loop
+from measure import ToolFailed, take_turns
 from notebook_suite import notebook
 from pooled_suite import pooled
 from pools_suite import pools
