@@ -84,3 +84,25 @@ def test_install_puts_irpipe_first_and_other_measures_fall_through(data, install
 def test_uninstall_restores_the_pipeline(installed):
     irpipe_provider.uninstall()
     assert installed not in ir_measures.DefaultPipeline.providers
+
+
+def test_pyterrier_s_experiment_computes_through_irpipe_to_the_same_frame(installed, monkeypatch):
+    import pyterrier as pt
+
+    data = generate(11, queries=20, runs=3, extremes=True)
+    calls = []
+    own = irpipe_provider.IrpipeEvaluator._iter_calc
+    monkeypatch.setattr(irpipe_provider.IrpipeEvaluator, "_iter_calc",
+                        lambda self, run: calls.append(run) or own(self, run))  # fmt: skip
+    qrels = pd.DataFrame([(q, d, g) for q, docs in data.qrels.items() for d, g in docs.items()],
+                         columns=["qid", "docno", "label"])  # fmt: skip
+    systems = [pd.DataFrame([(q, d, s) for q, docs in run.items() for d, s in docs.items()],
+                            columns=["qid", "docno", "score"]) for run in data.runs.values()]  # fmt: skip
+    topics = pd.DataFrame({"qid": sorted(data.qrels), "query": "unused"})
+    options = {"eval_metrics": ["map", "ndcg_cut_10", "P_10", "recip_rank"], "baseline": 0,
+               "correction": "holm", "names": list(data.runs)}  # fmt: skip
+    got = pt.Experiment(systems, topics, qrels, **options)
+    assert len(calls) >= len(systems)  # each system's run computed through irpipe
+    irpipe_provider.uninstall()
+    expected = pt.Experiment(systems, topics, qrels, **options)
+    assert got[expected.columns].equals(expected)  # values, counts and p-values alike
