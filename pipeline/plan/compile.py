@@ -32,7 +32,7 @@ from pipeline.plan.missing_rankings import MISSING_RANKING_ROWS
 from pipeline.plan.output_tables import curve_names, output_table, output_tables
 from pipeline.plan.overlays import overlay_statements
 from pipeline.plan.per_query import per_query_options, result_tables
-from pipeline.plan.ranking import ordering, ranked_sql
+from pipeline.plan.ranking import given_sql, ordering, ranked_sql
 from pipeline.plan.sql_plan import (
     Probe,
     PythonMetric,
@@ -150,7 +150,8 @@ def _ranking(
     compiled: CompiledMeasures, settings: Settings, judged_rows: bool, full: str
 ) -> tuple[Ranking, str]:
     """How each batch is ranked into `wide`, and `wide`'s SQL: over the judged rows alone when
-    they suffice (then over every row, `full`, for a batch of mostly judged queries), else over
+    they suffice (then over every row, `full`, for a batch of mostly judged queries, and over
+    rows ranked before they reach the engine, `given`, for the Python door's loop), else over
     every row."""
     req = compiled.req
     ranked = _ranked(compiled, settings, judged_rows=True) if judged_rows else full
@@ -159,7 +160,11 @@ def _ranking(
     statement = Statement(f"INSERT INTO wide {wide}")
     if dense is None:
         return Ranking(statement, full=True), wide
-    return Ranking(statement, Statement(f"INSERT INTO wide {dense}")), wide
+    given = Statement(
+        f"CREATE TABLE wide AS {wide_sql(compiled.measures, given_sql(req, settings), req)}"
+    )
+    dense_statement = Statement(f"INSERT INTO wide {dense}")
+    return Ranking(statement, dense_statement, given=given, order=ordering(settings)), wide
 
 
 def _ranked(compiled: CompiledMeasures, settings: Settings, judged_rows: bool = False) -> str:

@@ -10,6 +10,9 @@ Two plans give the same rows for the rows they keep:
               (comparisons ~ rows x judged), found by sorting the query when it has many
               (~ rows x log2 rows, each step dearer: `COUNTED`). Either way nothing is sorted
               but what must be.
+  given       the judged-rows plan's rows, over rows ranked before they reach the engine
+              (`RANKED_ROWS`: the Python door's loop ranks one run's table in Arrow, where
+              DuckDB's fixed cost per operator outweighs a 5,000-row sort; `given_sql`).
 
 A metric with `judged_only=true` reads the condensed ranking beside the full plan's: its judged
 rows (grade >= 0), ranked again by their rank in the ranking (after `max_docs`, as trec_eval -M
@@ -35,6 +38,8 @@ __all__ = [
     "mostly_judged",
     "order_by",
     "ordering",
+    "RANKED_ROWS",
+    "given_sql",
     "ranked_sql",
     "ranking_length",
     "select_list",
@@ -122,6 +127,36 @@ def ranked_sql(
     if condensed is None:
         return ranked
     return f"{ranked},\n{condensed_sql(condensed, facts, keys)}"
+
+
+#: the table of a run's rows ranked before they reach the engine (the Python door's loop: an
+#: `Evaluator` call), each with its `rank` in the ordering and its query's `retrieved` rows
+RANKED_ROWS = "ranked_rows"
+
+
+def given_sql(req: Requirements, settings: Settings) -> str:
+    """CTEs ending in `ranked` over the judged rows of `RANKED_ROWS`, whose ranks are given:
+    the judged-rows plan's rows, with the rank each row was given in place of the one it
+    would count or sort for (nothing is ranked again)."""
+    cut = "" if settings.max_docs is None else f"WHERE j.rank <= {int(settings.max_docs)}"
+    length = _length(req, ranking_length(settings, "j.retrieved"))
+    body = f"""judged AS (
+    SELECT r.run, r.qid, r.docno, r.score, r.file_rank, r.rank, r.retrieved, runs.collection,
+        {_RELV} AS relv
+    FROM {RANKED_ROWS} r
+    JOIN runs USING (run)
+    JOIN qrels q ON q.collection = runs.collection AND q.qid = r.qid AND q.docno = r.docno
+),
+windowed AS (
+    SELECT j.run, j.docno, j.score, j.file_rank, f.*, j.relv, j.rank{length}{select_list(req.of_kind("window"))}
+    FROM judged j
+    JOIN facts f ON f.collection = j.collection AND f.qid = j.qid
+    {cut}
+    WINDOW ranking AS (PARTITION BY j.run, j.collection, j.qid ORDER BY j.rank
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+)"""
+    subtopics = subtopic_tables.ranking_ctes(req)
+    return f"{body}{subtopics},\nranked AS ({_with_rank_columns(req)}\n)"
 
 
 def condensed_sql(req: Requirements, facts: tuple[str, ...], keys: tuple[SortKey, ...]) -> str:

@@ -14,7 +14,7 @@ from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.plan.batches import batched
 from pipeline.plan.exact_mean import averages_exactly
 from pipeline.plan.fusion import Fusion, with_fusions
-from pipeline.plan.ranking import mostly_judged
+from pipeline.plan.ranking import SortKey, mostly_judged
 from pipeline.plan.slices import slice_bounds
 from pipeline.plan.sql_text import plan_text
 from pipeline.sql import Statement
@@ -191,6 +191,10 @@ class Ranking:
     dense: Statement | None = None
     after: tuple[Statement, ...] = (Statement("DROP TABLE run_rows"), RUN_ROWS)
     full: bool = False  # `statement` is the full plan
+    #: `wide` made from `ranking.RANKED_ROWS`, rows ranked before they reach the engine (the
+    #: Python door's loop), where judged rows suffice (`ranking.given_sql`); None elsewhere
+    given: Statement | None = None
+    order: tuple[SortKey, ...] = ()  # the ordering's keys, by which `given`'s rows are ranked
     #: a run is evaluated under several collections: each batch is ranked one collection at a
     #: time (`collections`, `slices.ONE_COLLECTION`)
     apart: bool = False

@@ -14,6 +14,7 @@ import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -162,6 +163,7 @@ def versions(engine: str = "duckdb") -> dict[str, Any]:
     return found
 
 
+@cache  # the loaded modules are this version's until the process ends (a loop asks each call)
 def _installed_version(distribution: str) -> str | None:
     try:
         return metadata.version(distribution)

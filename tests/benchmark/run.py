@@ -2,7 +2,7 @@
 
     python tests/benchmark/run.py [--size 7M] [--repeat 3] [--tools irpipe,trec_eval,...]
                                   [--suite track|grid|run100k|five|official|pooled|scale|runs10|spill|
-                                           validate|python|significance|history|pools|spark|notebook|
+                                           validate|python|significance|history|pools|spark|notebook|loop|
                                            dashboard|fusion|judgments|cwl|diversity|answers|everyday|all]
                                   [--data DIR] [--out FILE] [--trec-eval PATH] [--memory-limit 256MB]
 

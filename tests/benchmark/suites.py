@@ -1,6 +1,6 @@
 """The suites: track, grid and run100k (everyday.py), five and official (compare.py), scale, runs10,
 spill, validate (startup_suite.py), python, significance, history (history_suite.py), pools
-(pools_suite.py), pooled (pooled_suite.py), spark (spark_suite.py), notebook (notebook_suite.py),
+(pools_suite.py), pooled (pooled_suite.py), spark (spark_suite.py), notebook (notebook_suite.py), loop (loop_suite.py),
 dashboard (dashboard_suite.py), fusion (fusion_suite.py), judgments (judgments_suite.py), cwl
 (cwl_suite.py), diversity (diversity_suite.py) and answers (answers_suite.py).
 
@@ -23,6 +23,7 @@ from fusion_suite import fusion
 from generate import SIZES
 from history_suite import history
 from judgments_suite import judgments
+from loop_suite import loop
 from measure import ToolFailed, take_turns
 from notebook_suite import notebook
 from pooled_suite import pooled
@@ -189,6 +190,7 @@ SUITES = {
     "pools": pools,
     "spark": spark,
     "notebook": notebook,
+    "loop": loop,
     "dashboard": dashboard,
     "fusion": fusion,
     "diversity": diversity,

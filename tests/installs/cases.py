@@ -237,8 +237,13 @@ runs = {n: pd.read_csv(f"data/{n}.trec", sep=" ", names=["qid", "Q0", "docno", "
 metrics = ["AP", "nDCG@10", "P@10"]
 frames = evaluate(qrels=qrels, runs=runs, metrics=metrics)
 files = evaluate(qrels="data/qrels.txt", runs={n: f"data/{n}.trec" for n in runs}, metrics=metrics)
+from pipeline.pyterrier import Experiment  # result frames: no PyTerrier installed
+topics = pd.DataFrame({"qid": qrels.qid.unique(), "query": ""})
+labels = qrels.rename(columns={"rel": "label"})
+experiment = Experiment(runs, topics, labels, ["map", "P_10"])
 print(json.dumps({"frames": frames.aggregate().values.tolist(),
                   "files": files.aggregate().values.tolist(),
+                  "experiment": experiment.values.tolist(),
                   "spec": str(frames.to_spec("from_notebook"))}))
 """
 
@@ -250,6 +255,44 @@ def case_notebook(case: Case) -> None:
     found = case.python_json(NOTEBOOK)
     require(found["frames"] == found["files"], f"frames and files differ: {found}")
     case.irpipe("run", found["spec"], "--quiet")
+    names = [row[0] for row in found["experiment"]]
+    require(names == ["bm25", "dense"], f"Experiment without PyTerrier: {found['experiment']}")
+
+
+PYTERRIER = """
+import json
+import ir_measures
+import pandas as pd
+import pyterrier as pt
+from pipeline import ir_measures as irpipe_measures
+from pipeline.pyterrier import Experiment
+ids = {"qid": str, "docno": str}
+qrels = pd.read_csv("data/qrels.txt", sep=" ", names=["qid", "iter", "docno", "label"], dtype=ids)
+runs = {n: pd.read_csv(f"data/{n}.trec", sep=" ", names=["qid", "Q0", "docno", "rank", "score",
+        "tag"], dtype=ids) for n in ("bm25", "dense")}
+topics = pd.DataFrame({"qid": qrels.qid.unique(), "query": ""})
+ranked = {n: pt.Transformer.from_df(frame) for n, frame in runs.items()}
+options = {"eval_metrics": ["map", "ndcg_cut_10"], "baseline": 0, "correction": "holm"}
+ours = Experiment(ranked, topics, qrels, **options)
+theirs = pt.Experiment(ranked, topics, qrels, **options)
+irpipe_measures.install()
+through = pt.Experiment(ranked, topics, qrels, **options)
+print(json.dumps({"ours": ours[theirs.columns].fillna(-1).values.tolist(),
+                  "theirs": theirs.fillna(-1).values.tolist(),
+                  "through": through[theirs.columns].fillna(-1).values.tolist()}))
+"""
+
+
+def case_pyterrier(case: Case) -> None:
+    """irpipe[pyterrier]: `Experiment` on PyTerrier transformers gives pt.Experiment's frame (its
+    values to 1e-12), and pt.Experiment through irpipe's installed ir_measures provider too."""
+    case.setup(case.ws.irpipe("pyterrier"))
+    found = case.python_json(PYTERRIER)
+    for other in ("ours", "through"):
+        for mine, theirs in zip(found[other], found["theirs"], strict=True):
+            same = [a == b or (isinstance(a, float) and abs(a - b) <= 1e-12)
+                    for a, b in zip(mine, theirs, strict=True)]  # fmt: skip
+            require(all(same), f"{other}: {mine} against pt.Experiment's {theirs}")
 
 
 IRDS = """
@@ -361,6 +404,7 @@ CASES: dict[str, Callable[[Case], None]] = {
     "spark": case_spark,
     "arrays": case_arrays,
     "notebook": case_notebook,
+    "pyterrier": case_pyterrier,
     "irds": case_irds,
     "plugins": case_plugins,
     "compare": case_compare,

@@ -17,6 +17,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 from pipeline.digest import digest_table
+from pipeline.engines.duckdb import loop
 from pipeline.engines.duckdb.executor import connect, execute_runs, prepare
 from pipeline.inputs.table_rows import memory_view
 
@@ -63,6 +64,8 @@ class Session:
         """The plan's runs' part on `con` (a cursor from `connect`), after its qrels' part on
         the session's connection the first time."""
         self._prepare(plan, loaded)
+        if loop.evaluate(plan, loaded, con):  # one run's table: ranked in Arrow, few statements
+            return con
         for view, table in loaded.tables.items():  # registered per cursor, as DuckDB keeps them
             con.register(view, table)
         return execute_runs(plan, con)
