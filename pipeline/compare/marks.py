@@ -74,7 +74,7 @@ class Significance:
 
 def significance(con: duckdb.DuckDBPyConnection, plan: ComparePlan) -> Significance:
     """The marks of the `comparison` table's first test against each collection's reference."""
-    references = {c: plan.reference(runs) for c, runs in plan.collections}
+    references = {c: plan.references(runs)[0] for c, runs in plan.collections}
     rows = con.execute(
         "SELECT collection, run, baseline, metric, difference FROM comparison "
         "WHERE test = ? AND significant",

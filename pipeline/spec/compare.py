@@ -33,8 +33,9 @@ def _one_of(kind: str, value: Any, allowed: tuple[str, ...]) -> None:
 class Compare(StrictModel):
     """Paired significance tests between the runs of each collection, over per-query values."""
 
-    baseline: str | None = Field(
-        None, description="a run name: every other run of its collection is compared with it; "
+    baseline: str | list[str] | None = Field(
+        None, description="a run name, or a list of them: every other run of its collection is "
+        "compared with each (a pair of two baselines once, the one listed first its baseline); "
         "omitted: every pair of runs of each collection (the earlier in the spec is the baseline)",
     )  # fmt: skip
     tests: list[Literal[TESTS]] = Field(  # type: ignore[valid-type]
@@ -65,6 +66,16 @@ class Compare(StrictModel):
         ge=0,
         description="a smaller difference is not noticeable: marked apart if significant",
     )
+
+    @field_validator("baseline")
+    @classmethod
+    def _baselines(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            if not value:
+                raise _invalid("an empty list of baselines; name a run, or leave baseline out")
+            if len(set(value)) < len(value):
+                raise _invalid("a baseline is listed twice; list each once")
+        return value
 
     @field_validator("tests", mode="before")
     @classmethod
