@@ -41,6 +41,8 @@ TEST_NAMES = {
     "sign": "sign test",
     "randomization": "paired randomization test",
     "bootstrap": "paired bootstrap test",
+    "tukey_hsd": "Tukey's HSD over all runs of the collection (one-way, as ranx computes it)",
+    "randomised_tukey_hsd": "randomised Tukey HSD over all runs of the collection (Carterette 2012)",
 }
 CORRECTION_NAMES = {
     "none": "uncorrected",
@@ -92,13 +94,17 @@ def legend(compare: dict, references: dict[str, str]) -> list[str]:
     """What † and ‡ mean, from the compare settings of a manifest: test, correction, alpha."""
     test = compare["tests"][0]
     how = TEST_NAMES[test]
-    if test in ("randomization", "bootstrap"):
+    if test in ("randomization", "bootstrap", "randomised_tukey_hsd"):
         samples = compare["samples"]
         drawn = "every sign flip" if samples == "exact" else f"{samples:,} samples"
         how += f", {drawn}, seed {compare['seed']}"
+    corrected = (
+        "which controls the family-wise error over all pairs"
+        if test in ("tukey_hsd", "randomised_tukey_hsd")
+        else f"{CORRECTION_NAMES[compare['correction']]} over the comparisons of each metric"
+    )
     lines = [
-        f"{DAGGER} significantly different from {_against(references)}: {how}, "
-        f"{CORRECTION_NAMES[compare['correction']]} over the comparisons of each metric, "
+        f"{DAGGER} significantly different from {_against(references)}: {how}, {corrected}, "
         f"alpha = {compare['alpha']}."
     ]
     if compare["min_difference"] is not None:

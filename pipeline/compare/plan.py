@@ -99,10 +99,11 @@ def compare_plan(
         return None
     _check_baseline(loaded, data)
     chosen = _metrics(loaded, metrics)
-    if section.samples == "exact" and "bootstrap" in section.tests:
+    drawn = [test for test in ("bootstrap", "randomised_tukey_hsd") if test in section.tests]
+    if section.samples == "exact" and drawn:
         raise SpecError(
             f"{loaded.where('compare', 'samples')}: exact enumerates the randomization test's "
-            "sign flips; the bootstrap needs a number of samples (e.g. 100000)"
+            f"sign flips; {drawn[0]} needs a number of samples (e.g. 100000)"
         )
     baseline = section.baseline
     return ComparePlan(
