@@ -254,7 +254,7 @@ def test_the_example_spec_runs(tmp_path):
     shutil.copytree(ROOT / "configs", tmp_path / "configs", ignore=shutil.ignore_patterns("out"))
     result = irpipe_inprocess("run", tmp_path / "configs" / "compare.yaml", cwd=ROOT)
     assert result.returncode == 0, result.stderr
-    assert "significantly different from bm25: paired t-test, Holm-corrected" in result.stdout
+    assert "+ significantly better than bm25, - significantly worse" in result.stdout
     lines = (tmp_path / "configs/out/comparison.csv").read_text().splitlines()
     assert len(lines) == 1 + 5 * 2  # five metrics, two tests, one pair
     assert (tmp_path / "configs/out/report.tex").read_text().count("\\toprule") == 1

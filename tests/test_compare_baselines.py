@@ -98,3 +98,23 @@ def test_the_command_line_runs_a_spec_with_two_baselines(tmp_path):
     lines = (tmp_path / "out/comparison.csv").read_text().splitlines()
     assert [line.split(",")[1:3] for line in lines[1:]] == [["run1", "run0"], ["run2", "run0"],
                                                             ["run2", "run1"]]  # fmt: skip
+
+
+def test_a_mark_says_better_by_the_metrics_direction(tmp_path):
+    """Fallout is better lower: a run significantly below the baseline's fallout is ▲, as a run
+    significantly above its AP is."""
+    spec = collection_spec(
+        tmp_path, runs=4, baseline="run0", tests=["t"], correction="none", alpha=0.5
+    )  # fmt: skip (at 0.05 no fallout differs on 30 queries)
+    spec["metrics"] = ["AP", "Fallout@5"]
+    spec["collections"]["c"]["num_docs"] = 1000
+    rows, evaluation = run_spec(tmp_path, spec)
+    marks = evaluation.significance().marks
+    better = {"AP": 1, "Fallout@5": -1}
+    significant = [r for r in rows if r["significant"]]
+    assert {r["metric"] for r in significant} == set(better)
+    assert {r["difference"] < 0 for r in significant if r["metric"] == "Fallout@5"} == {True}
+    for row in rows:
+        up = better[row["metric"]] * row["difference"] > 0
+        expected = ("▲" if up else "▼") if row["significant"] else None
+        assert marks.get(("c", row["run"], row["metric"])) == expected

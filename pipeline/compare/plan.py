@@ -45,6 +45,8 @@ class ComparePlan:
     min_difference: float | None
     metrics: tuple[tuple[str, str], ...]
     collections: tuple[tuple[str, tuple[str, ...]], ...]
+    #: which way each compared metric improves (label -> higher, lower, or None: neither)
+    directions: tuple[tuple[str, str | None], ...] = ()
 
     @property
     def baselines(self) -> tuple[str, ...]:
@@ -116,6 +118,7 @@ def compare_plan(
         section.min_difference,
         chosen,
         _collections(loaded, data),
+        tuple((m.label, m.better) for m in metrics if m.label in dict(chosen)),
     )
 
 
