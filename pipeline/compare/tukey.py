@@ -22,6 +22,7 @@ runs × queries, on the comparison's scale) and pairs as row indices (`first` mi
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 
 import numpy as np
 
@@ -46,8 +47,17 @@ def tukey_hsd(
     # No variance within any run: every difference is exact, 0 (p = 1) or not (p = 0).
     p = studentized_range.sf(q, k, df) if std > 0 else np.where(q == 0, 1.0, 0.0)
     p = np.where(np.isnan(q), 1.0, p)
-    half = studentized_range.ppf(1 - alpha, k, df) * std
+    half = _critical(alpha, k, df) * std
     return np.atleast_1d(p).astype(float), np.full(len(first), half)
+
+
+@cache
+def _critical(alpha: float, k: int, df: int) -> float:
+    """The studentized range's 1 - alpha quantile: a numerical inversion taking a tenth of a
+    second, the same for every metric compared on the same queries."""
+    from scipy.stats import studentized_range
+
+    return float(studentized_range.ppf(1 - alpha, k, df))
 
 
 def randomised_tukey_hsd(
