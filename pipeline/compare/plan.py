@@ -28,6 +28,8 @@ __all__ = ["ComparePlan", "all_pairs", "check_compare", "check_extra", "compare_
 
 #: fewer samples than this make a p-value too coarse to correct for many comparisons
 FEW_SAMPLES = 1000
+#: the tests that draw samples and cannot enumerate them, as a message names them
+_DRAWN = {"bootstrap": "the bootstrap", "randomised_tukey_hsd": "randomised_tukey_hsd"}
 EXACT_MAX_QUERIES = 16  # 2^16 sign flips: the exact test stays a fraction of a second
 
 
@@ -101,11 +103,11 @@ def compare_plan(
         return None
     _check_baseline(loaded, data)
     chosen = _metrics(loaded, metrics)
-    drawn = [test for test in ("bootstrap", "randomised_tukey_hsd") if test in section.tests]
+    drawn = [test for test in _DRAWN if test in section.tests]
     if section.samples == "exact" and drawn:
         raise SpecError(
             f"{loaded.where('compare', 'samples')}: exact enumerates the randomization test's "
-            f"sign flips; {drawn[0]} needs a number of samples (e.g. 100000)"
+            f"sign flips; {_DRAWN[drawn[0]]} needs a number of samples (e.g. 100000)"
         )
     baseline = section.baseline
     return ComparePlan(
