@@ -154,14 +154,14 @@ def test_the_numbers_on_each_page_are_the_history_s(site, history, browser):
         )
         expected = _aggregates(history, evaluation)
         shown = {
-            (row[0], metric): re.sub(r"[*†‡]", "", cell)
+            (row[0], metric): re.sub(r"[*▲▼△▽]", "", cell)
             for row in opened.cells("table.results")
             for metric, cell in zip(headers[1:-1], row[1:-1], strict=True)
         }
         assert shown == expected
         opened.close()
     index = Opened(browser, site / "index.html")
-    assert {(r[0], m): re.sub(r"[*†‡]", "", c) for r in index.cells("table.results")
+    assert {(r[0], m): re.sub(r"[*▲▼△▽]", "", c) for r in index.cells("table.results")
             for m, c in zip(METRICS, r[1:-1], strict=True)} == _aggregates(history, 4)  # fmt: skip
     index.close()
 
@@ -180,7 +180,11 @@ def test_marks_and_checks_are_those_the_history_recorded(site, history, browser)
     )
     for row in opened.cells("table.results"):
         for metric, cell in zip(headers[1:-1], row[1:-1], strict=True):
-            assert cell.endswith(marks.get((row[0], metric), "*†‡")) == ((row[0], metric) in marks)
+            assert cell.endswith(marks.get((row[0], metric), "*▲▼")) == ((row[0], metric) in marks)
+    assert set(marks.values()) <= {"▲", "▼"}  # which way, as the console and the reports say
+    legend = opened.page.locator("p.legend").all_text_contents()
+    assert any(line.startswith("▲ significantly better than run1, ▼ significantly worse")
+               for line in legend), legend  # fmt: skip
     statuses = [row[0] for row in opened.cells("table.checks")]
     assert sorted(statuses) == sorted(c["status"] for c in provenance["checks"])
     assert statuses == sorted(statuses, key=["failed", "skipped", "passed"].index)
@@ -196,7 +200,7 @@ def test_tables_sort_by_any_column(site, browser):
     assert [row[0] for row in opened.cells("table.evaluations")] == ["#4", "#3", "#2", "#1"]
     opened.page.locator("table.results th", has_text="AP").first.click()
     column = METRICS.index("AP") + 1
-    values = [float(re.sub(r"[*†‡]", "", row[column])) for row in opened.cells("table.results")]
+    values = [float(re.sub(r"[*▲▼△▽]", "", row[column])) for row in opened.cells("table.results")]
     assert values == sorted(values)
     opened.close()
 

@@ -266,10 +266,11 @@ def test_with_comparisons_the_table_carries_the_marks_its_legend_explains(data):
     assert marks == [["oracle", "AP"], ["oracle", "P@5"]]  # the judgments themselves, ranked
     table = results.table()
     for run, metric in marks:
-        assert "†" in table.loc[("default", run), metric]
+        assert table.loc[("default", run), metric].endswith("▲")  # better than run0
     legend = results.legend()
     assert legend[0].startswith("* the best value")
-    assert "† significantly different from run0: paired t-test, Holm-corrected" in legend[1]
+    assert "▲ significantly better than run0, ▼ significantly worse" in legend[1]
+    assert "paired t-test, Holm-corrected" in legend[1]
     assert all(line in results.__repr__() for line in legend)
 
 

@@ -51,15 +51,26 @@ def reported(tmp_path_factory):
     return directory / "out", evaluation
 
 
-def expected_marks(evaluation, test: str = "t", min_difference: float = 0.1) -> dict:
-    """The mark of each (run, metric): its comparison with the first run, by `test`."""
+def expected_marks(evaluation, test: str = "t", min_difference: float = 0.1,
+                   baseline: str = NAMES[0], letter: str = "") -> dict:  # fmt: skip
+    """The mark of each (run, metric): its comparison with `baseline`, by `test` (every metric
+    here is better higher): ▲ better, ▼ worse, △ ▽ when the difference is below min_difference,
+    followed by the baseline's `letter`."""
     rows = evaluation.con.execute(
         "SELECT run, metric, significant, difference FROM comparison "
         "WHERE test = ? AND baseline = ?",
-        [test, NAMES[0]],
+        [test, baseline],
     ).fetchall()
-    return {(run, metric): ("" if not significant else "‡" if abs(diff) < min_difference else "†")
+    return {(run, metric): _mark(significant, diff, min_difference) + letter * significant
             for run, metric, significant, diff in rows}  # fmt: skip
+
+
+def _mark(significant: bool, difference: float, min_difference: float) -> str:
+    if not significant:
+        return ""
+    if abs(difference) < min_difference:
+        return "△" if difference > 0 else "▽"
+    return "▲" if difference > 0 else "▼"
 
 
 def best_runs(evaluation) -> set:
@@ -75,14 +86,19 @@ def test_markdown_report_bold_and_marks_follow_the_comparisons(reported):
     assert lines[0] == "### collection c, 40 queries"
     assert lines[2] == "| run | AP | P@10 | nDCG@10 | NumRelRet |"
     marks, best = expected_marks(evaluation), best_runs(evaluation)
-    assert {"†", "‡"} <= set(marks.values())  # the data exercises both marks
+    assert {"▲", "△"} <= set(marks.values())  # the data exercises both kinds of mark
     for name, line in zip(NAMES, lines[4:8], strict=True):
         cells = line.split(" | ")[1:]
         for metric, cell in zip(METRICS, cells, strict=True):
             assert cell.startswith("**") == ((name, metric) in best), (name, metric, cell)
             assert cell.rstrip(" |").endswith(marks.get((name, metric), "") or tuple("0123456789*"))
     legend = "\n".join(lines[9:])
-    assert "† significantly different from bm25\\_k1: paired t-test, Holm-corrected" in legend
+    assert (
+        "▲ significantly better than bm25\\_k1, ▼ significantly worse (higher is better" in legend
+    )
+    assert (
+        "paired t-test, Holm-corrected" in legend and "△ ▽ significantly better or worse" in legend
+    )
     assert "alpha = 0.05" in legend and "min\\_difference = 0.1" in legend
 
 
@@ -125,7 +141,8 @@ def test_latex_report_structure(reported):
     marks = expected_marks(evaluation)
     for name, row in zip(NAMES, rows, strict=True):
         for metric, cell in zip(METRICS, row[1:], strict=True):
-            mark = {"†": "\\textsuperscript{\\dag}", "‡": "\\textsuperscript{\\ddag}"}
+            mark = {"▲": "\\textsuperscript{$\\blacktriangle$}",
+                    "△": "\\textsuperscript{$\\vartriangle$}"}  # fmt: skip
             assert cell.strip().endswith(mark.get(marks.get((name, metric), ""), "")), cell
     assert "\\caption{Collection c, 40 queries. Bold: the best run" in text
 
@@ -138,7 +155,8 @@ ENGINES = [engine for engine in ("pdflatex", "lualatex") if shutil.which(engine)
 def test_latex_report_compiles(reported, tmp_path):
     (tmp_path / "report.tex").write_text((reported[0] / "report.tex").read_text())
     (tmp_path / "paper.tex").write_text(
-        "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage{amssymb}\n"
+        "\\begin{document}\n"
         "\\input{report.tex}\n\\end{document}\n"
     )
     command = [ENGINES[0], "-interaction=nonstopmode", "-halt-on-error", "paper.tex"]
@@ -191,33 +209,92 @@ def test_html_report_cells(reported):
 def test_a_report_without_comparisons_has_bold_and_no_marks(tmp_path):
     evaluate(report_spec(tmp_path))
     text = (tmp_path / "out/report.md").read_text()
-    assert "**" in text and "†" not in text and "‡" not in text
+    assert "**" in text and not set("▲▼△▽") & set(text)
     assert text.rstrip().endswith("Bold: the best run of each metric in its collection.")
 
 
 def test_without_a_baseline_marks_compare_with_the_first_run(tmp_path):
     evaluation = evaluate(report_spec(tmp_path, {"tests": ["sign", "t"], "correction": "bh"}))
     text = (tmp_path / "out/report.md").read_text()
-    assert "† significantly different from bm25\\_k1: sign test, Benjamini-Hochberg" in text
+    assert "▲ significantly better than bm25\\_k1, ▼ significantly worse" in text
+    assert "sign test, Benjamini-Hochberg" in text
     marks = expected_marks(evaluation, "sign", 0.0)
     lines = text.splitlines()[4:8]
     for name, line in zip(NAMES, lines, strict=True):
-        assert line.count("†") == sum(marks.get((name, m)) == "†" for m in METRICS)
+        assert line.count("▲") == sum(marks.get((name, m)) == "▲" for m in METRICS)
 
 
 def test_the_console_summary_shows_the_marks(reported):
     _, evaluation = reported
-    for terminal, dagger in ((True, "†"), (False, "+")):
+    for terminal, dagger in ((True, "▲"), (False, "+")):
         out = io.StringIO()
         console = Console(file=out, width=120, force_terminal=terminal, color_system=None)
         print_results(evaluation.aggregate(), evaluation.plan.metrics, [], console,
                       evaluation.significance())  # fmt: skip
         text = out.getvalue()
-        assert f"{dagger} significantly different from bm25_k1: paired t-test" in text
+        assert f"{dagger} significantly better than bm25_k1, " in text
         marks = expected_marks(evaluation)
         line = next(line for line in text.splitlines() if line.startswith(NAMES[3]))
-        expected = sum(marks.get((NAMES[3], m)) == "†" for m in METRICS)
-        assert line.count(dagger) == expected > 0
+        expected = sum(marks.get((NAMES[3], m)) == "▲" for m in METRICS)
+        assert line.count(dagger) - line.count(f"~{dagger}") == expected > 0  # ~+: small
+
+
+@pytest.fixture(scope="module")
+def two_baselines(tmp_path_factory):
+    """A report against the best run (the others are worse) and the worst (they are better)."""
+    directory = tmp_path_factory.mktemp("baselines")
+    compare = {"baseline": [NAMES[3], NAMES[0]], "tests": ["t"], "min_difference": 0.1}
+    evaluation = evaluate(report_spec(directory, compare))
+    return directory / "out", evaluation
+
+
+def two_baseline_marks(evaluation) -> dict:
+    """Each (run, metric)'s marks: against baseline a (NAMES[3]), then b (NAMES[0]); the pair of
+    the two baselines is one row, read either way."""
+    a = expected_marks(evaluation, baseline=NAMES[3], letter="a")
+    b = expected_marks(evaluation, baseline=NAMES[0], letter="b")
+    flipped = {"▲": "▼", "▼": "▲", "△": "▽", "▽": "△"}
+    for metric in METRICS:
+        mark = a.get((NAMES[0], metric), "")
+        b[NAMES[3], metric] = (flipped[mark[0]] + "b") if mark else ""
+    return {key: a.get(key, "") + b.get(key, "") for key in {*a, *b}}
+
+
+def test_marks_say_which_way_and_which_baseline_in_every_format(two_baselines):
+    out, evaluation = two_baselines
+    marks = two_baseline_marks(evaluation)
+    shown = set("".join(marks.values()))
+    assert {"▲", "▼", "a", "b"} <= shown  # better than b and worse than a, both in the data
+    table = evaluation.con.execute("SELECT run, metric, mark, baseline FROM report").fetchall()
+    assert {(run, metric): mark for run, metric, mark, _ in table} == marks
+    assert {baseline for *_, baseline in table} == {f"{NAMES[3]}, {NAMES[0]}"}
+    lines = (out / "report.md").read_text().splitlines()
+    for name, line in zip(NAMES, lines[4:8], strict=True):
+        for metric, cell in zip(METRICS, line.split(" | ")[1:], strict=True):
+            assert cell.rstrip(" |").endswith(marks[name, metric] or tuple("0123456789*"))
+    legend = (out / "report.md").read_text()
+    assert "▲x significantly better than baseline x, ▼x significantly worse, for the baselines " \
+           "a = \\<big\\>#1\\|$, b = bm25\\_k1" in legend  # fmt: skip
+    cells = Cells()
+    cells.feed((out / "report.html").read_text())
+    for name, row in zip(NAMES, cells.rows[1:], strict=True):
+        assert [sup for _, _, sup in row[1:]] == [marks[name, m] for m in METRICS]
+    tex = (out / "report.tex").read_text()
+    assert "\\textsuperscript{$\\blacktriangledown$a}" in tex
+    assert "\\textsuperscript{$\\blacktriangle$b}" in tex
+
+
+def test_the_console_shows_which_way_on_a_terminal_and_off_it(two_baselines):
+    _, evaluation = two_baselines
+    marks = two_baseline_marks(evaluation)
+    for terminal, worse in ((True, "▼a"), (False, "-a")):
+        out = io.StringIO()
+        console = Console(file=out, width=200, force_terminal=terminal, color_system=None)
+        print_results(evaluation.aggregate(), evaluation.plan.metrics, [], console,
+                      evaluation.significance())  # fmt: skip
+        line = next(line for line in out.getvalue().splitlines() if line.startswith(NAMES[0]))
+        shown = line.count(worse) - line.count(f"~{worse}")  # ~-a: worse, but by little
+        assert shown == sum("▼a" in marks[NAMES[0], m] for m in METRICS) > 0
 
 
 @pytest.mark.parametrize(("suffix", "level", "message"), [

@@ -19,7 +19,7 @@ from pipeline.api import Columns, Measure, PythonMeasure, RankedParams
 from pipeline.measures.registry import get_registry
 from pipeline.metrics.average_precision import AP, Bpref, GeometricAP
 from pipeline.metrics.counts import NumRet
-from pipeline.metrics.cumulative_gain import nDCG
+from pipeline.metrics.cumulative_gain import NCG, nDCG
 from pipeline.metrics.precision import P, R, Success
 from pipeline.metrics.rank_biased import RBP
 from pipeline.metrics.reciprocal_rank import RR, SearchLength
@@ -95,6 +95,26 @@ def ndcg(p, q) -> float:
     return dcg(gains(p, q.grades), p.k) / best if best > 0 else 0.0
 
 
+def mapped_gains(p, grades: np.ndarray) -> np.ndarray:
+    """nDCG's gains, a mapping too: a grade the mapping names gains its value (an unjudged or
+    negatively judged document too); any other its linear or exponential gain."""
+    table = p.gain if isinstance(p.gain, dict) else {}
+    plain = gains(p if not table else _Linear, grades)
+    return np.array([table.get(int(g), plain[i]) for i, g in enumerate(grades)], dtype=float)
+
+
+class _Linear:
+    gain = "linear"
+
+
+def ncg(p, q) -> float:
+    """Σ_{i<=k} gain(rank i) / Σ_{i<=k} gain(ideal i), the ideal being the judged documents
+    (grades >= 0) by gain, highest first; 0 when the ideal's sum is 0."""
+    ideal = np.sort(mapped_gains(p, q.qrels[q.qrels >= 0]))[::-1]
+    best = float(sum(ideal[ideal > 0][: p.k]))
+    return float(sum(mapped_gains(p, top(p, q)))) / best if best > 0 else 0.0
+
+
 def reciprocal_rank(p, q) -> float:
     hits = np.flatnonzero(top(p, q) >= level(q))
     return 1.0 / (hits[0] + 1) if len(hits) else 0.0
@@ -151,6 +171,7 @@ BUILT_INS = [
     (GeometricAP, average_precision, ["gmAP"]),  # the geometric mean of the per-query values
     (SearchLength, search_length, ["SearchLength", "SearchLength@5"]),  # None: left out of means
     (nDCG, ndcg, ["nDCG", "nDCG@10", "nDCG(gain='exponential')@5", "nDCG(gain='exponential')"]),
+    (NCG, ncg, ["NCG", "NCG@10", "NCG(gain='exponential')@5", "NCG(gain={-1: 0.5, 2: 5})@20"]),
     (RR, reciprocal_rank, ["RR", "RR@3", "RR(rel=2)"]),
     (Bpref, bpref, ["Bpref", "Bpref(rel=2)"]),
     (SetF, set_f, ["SetF", "SetF(beta=0.5)", "SetF@10"]),

@@ -207,6 +207,13 @@ def _check_compared(
         if run in loaded.spec.runs and (collection, frozenset((run, against))) not in compared:
             raise SpecError(
                 f"{where}: the compare section does not compare run '{run}' with '{against}' "
-                f"(its baseline is '{comparing.baseline}'); set compare.baseline: {against}, "
-                "or leave it out to compare every pair"
+                f"({_shown(comparing.baseline, against)}, or leave it out to compare every pair"
             )
+
+
+def _shown(baseline: str | tuple[str, ...], against: str) -> str:
+    """The compare section's baselines, and how to add `against` to them."""
+    if isinstance(baseline, str):
+        return f"its baseline is '{baseline}'); set compare.baseline: {against}"
+    listed = ", ".join(baseline)
+    return f"its baselines are {listed}); add it: compare.baseline: [{listed}, {against}]"

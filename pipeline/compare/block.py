@@ -20,15 +20,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.compare import paired, resampling, streams
-from pipeline.compare.plan import EXACT_MAX_QUERIES, ComparePlan
+from pipeline.compare import paired, resampling, streams, tukey
+from pipeline.compare.plan import EXACT_MAX_QUERIES, ComparePlan, all_pairs
 from pipeline.errors import InputDataError, SpecError
 
-__all__ = ["Block", "compare_block"]
+__all__ = ["ALL_PAIRS", "Block", "compare_block"]
 
 FLOOR = 1e-5  # the floor of a geometric mean's values (trec_eval's, and the aggregate's)
 DESCRIBED = ("n_queries", "mean", "baseline_mean", "difference", "effect_size", "wins", "ties",
              "losses", "t_low", "t_high")  # fmt: skip
+#: the tests of all pairs of a collection's runs at once, which correct nothing
+ALL_PAIRS = ("tukey_hsd", "randomised_tukey_hsd")
+#: the tests whose interval is their own, not the t interval
+OWN_INTERVAL = ("bootstrap", "tukey_hsd")
 
 
 @dataclass(frozen=True)
@@ -44,25 +48,90 @@ class Block:
 
 
 def compare_block(block: Block, plan: ComparePlan, where: str) -> dict:
-    """The block's rows as columns: for each test (spec order), each pair (plan order).
-    `where` names the compare section in messages."""
+    """The block's rows as columns: for each test (spec order), each pair (plan order; for the
+    tests of all pairs, the plan's pairs first, then the others). `where` names the compare
+    section in messages."""
+    pairwise = [test for test in plan.tests if test not in ALL_PAIRS]
+    parts = _pairwise(block, plan, pairwise, where) if pairwise else {}
+    for test in (test for test in plan.tests if test in ALL_PAIRS):
+        parts[test] = _all_pairs(block, plan, test, where)
+    return _columns(block, [(test, *parts[test]) for test in plan.tests])
+
+
+def _pairwise(block: Block, plan: ComparePlan, tests: list[str], where: str) -> dict[str, tuple]:
+    """(pairs, described, found) of each paired test: each pair on the queries it shares."""
     pairs = plan.pairs(block.runs)
-    first = np.array([block.runs.index(run) for run, _ in pairs])
-    second = np.array([block.runs.index(base) for _, base in pairs])
+    first, second = _indices(block, pairs)
     shared = np.isfinite(block.values[first]) & np.isfinite(block.values[second])
     _check_shared(block, pairs, shared.sum(axis=1), where)
     described = {name: np.empty(len(pairs)) for name in DESCRIBED}
-    tested = {test: _empty(len(pairs)) for test in plan.tests}
+    tested = {test: _empty(len(pairs)) for test in tests}
     for rows, queries in _groups(shared):
         a, b = block.values[first[rows]][:, queries], block.values[second[rows]][:, queries]
         for name, value in _describe(a, b, block.aggregator, plan.alpha).items():
             described[name][rows] = value
         means = described["mean"][rows], described["baseline_mean"][rows]
         group = _Group(block, first[rows], second[rows], queries, *means)
-        for test in plan.tests:
+        for test in tests:
             for name, value in _test(test, group, plan, where).items():
                 tested[test][name][rows] = value
-    return _columns(block, pairs, described, tested)
+    return {test: (pairs, described, tested[test]) for test in tests}
+
+
+def _indices(block: Block, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
+    first = np.array([block.runs.index(run) for run, _ in pairs], dtype=np.int64)
+    second = np.array([block.runs.index(base) for _, base in pairs], dtype=np.int64)
+    return first, second
+
+
+def _all_pairs(block: Block, plan: ComparePlan, test: str, where: str) -> tuple:
+    """(pairs, described, found) of a test of all pairs at once (`tukey`), on the queries every
+    run of the collection has a value for."""
+    planned = plan.pairs(block.runs)
+    seen = {frozenset(pair) for pair in planned}
+    pairs = planned + [pair for pair in all_pairs(block.runs) if frozenset(pair) not in seen]
+    first, second = _indices(block, pairs)
+    queries = np.flatnonzero(np.isfinite(block.values).all(axis=0))
+    _check_every_run(block, len(queries), where)
+    a, b = block.values[first][:, queries], block.values[second][:, queries]
+    described = _describe(a, b, block.aggregator, plan.alpha)
+    group = _Group(block, first, second, queries, described["mean"], described["baseline_mean"])
+    found = _empty(len(pairs))
+    found.update(_tukey(test, group, plan, described))
+    return pairs, described, found
+
+
+def _check_every_run(block: Block, n: int, where: str) -> None:
+    if n < 2:
+        raise InputDataError(
+            f"{where}: the {len(block.runs)} runs of collection '{block.collection}' share {n} "
+            f"{'query' if n == 1 else 'queries'} with a value of {block.metric}; Tukey's HSD "
+            "compares all runs on the queries they share, and needs at least 2 (see "
+            "settings.queries)"
+        )
+
+
+def _tukey(test: str, g: _Group, plan: ComparePlan, described: dict) -> dict[str, np.ndarray]:
+    """p-values, interval and samples of a Tukey test over the group's pairs."""
+    values = g.scaled(np.arange(len(g.block.runs)))
+    if test == "tukey_hsd":
+        p, half = tukey.tukey_hsd(values, g.first, g.second, plan.alpha)
+        means = values.mean(axis=1)
+        center = means[g.first] - means[g.second] if _gmean(g) else described["difference"]
+        low, high = center - half, center + half
+        if _gmean(g):
+            low, high = _on_difference(low, high, g.mean, g.baseline_mean)
+        return {"p_value": p, "ci_low": low, "ci_high": high, "samples": np.nan}
+    n, runs = values.shape[1], values.shape[0]
+    bits = streams.stream(plan.seed, g.block.collection, g.block.metric, test, n)
+    chunks = streams.permutations(bits, plan.samples, n, runs)
+    p, samples = tukey.randomised_tukey_hsd(values, g.first, g.second, chunks)
+    return {"p_value": p, "ci_low": described["t_low"], "ci_high": described["t_high"],
+            "samples": samples}  # fmt: skip
+
+
+def _gmean(g: _Group) -> bool:
+    return g.block.aggregator == "gmean"
 
 
 def _empty(size: int) -> dict[str, np.ndarray]:
@@ -178,21 +247,26 @@ def _bootstrap_interval(found: resampling.Resampled, g: _Group):
     return found.low, found.high
 
 
-def _columns(block: Block, pairs: list, described: dict, tested: dict) -> dict[str, np.ndarray]:
-    """The block's rows, test by test; the interval is the t interval unless the test has its own
-    (the bootstrap's percentile interval)."""
-    count = len(tested)
+def _columns(block: Block, parts: list[tuple]) -> dict[str, np.ndarray]:
+    """The block's rows, test by test, from each test's (test, pairs, described, found); the
+    interval is the t interval unless the test has its own (the bootstrap's percentile interval,
+    Tukey's simultaneous one)."""
     out: dict[str, np.ndarray | list] = {
-        "collection": [block.collection] * len(pairs) * count,
-        "run": [run for run, _ in pairs] * count,
-        "baseline": [base for _, base in pairs] * count,
-        "metric": [block.metric] * len(pairs) * count,
-        "test": [test for test in tested for _ in pairs],
+        "collection": [block.collection for _, pairs, _, _ in parts for _ in pairs],
+        "run": [run for _, pairs, _, _ in parts for run, _ in pairs],
+        "baseline": [base for _, pairs, _, _ in parts for _, base in pairs],
+        "metric": [block.metric for _, pairs, _, _ in parts for _ in pairs],
+        "test": [test for test, pairs, _, _ in parts for _ in pairs],
     }
-    for found in (found for test, found in tested.items() if test != "bootstrap"):
-        found["ci_low"], found["ci_high"] = described["t_low"], described["t_high"]
+    for test, _, described, found in parts:
+        if test not in OWN_INTERVAL:
+            found["ci_low"], found["ci_high"] = described["t_low"], described["t_high"]
     for name in DESCRIBED[:8]:
-        out[name] = np.tile(described[name], count)
+        out[name] = np.concatenate(
+            [np.broadcast_to(d[name], len(pairs)) for _, pairs, d, _ in parts]
+        )
     for name in ("p_value", "ci_low", "ci_high", "samples"):
-        out[name] = np.concatenate([found[name] for found in tested.values()])
+        out[name] = np.concatenate(
+            [np.broadcast_to(f[name], len(pairs)) for _, pairs, _, f in parts]
+        )
     return out

@@ -1,10 +1,14 @@
 """What a report shows besides the numbers: each metric's best run, and significance marks.
 
-A run's value carries † when its difference to the reference run is significant after
-correction, by the first test of `compare.tests`; ‡ instead when it is significant but smaller
-than `compare.min_difference` (real, but too small for a user to notice). The reference is
-`compare.baseline`, or without one the first run of the collection (in the spec's order). Best
-values follow the console summary's rule (`summary.best_runs`).
+A run's value carries ▲ when it is significantly better than a reference run after correction, by
+the first test of `compare.tests`, and ▼ when it is significantly worse; △ and ▽ instead when the
+difference is significant but smaller than `compare.min_difference` (real, but too small for a user
+to notice). Better is the metric's direction: higher, or lower for a metric where lower is better
+(and higher for a metric with neither). The references are the baselines of `compare.baseline` that
+are runs of the collection, or without one the first run of the collection (in the spec's order).
+With several baselines each has a letter (a, b, ... in the order listed) and a mark is followed by
+its baseline's letter, once per baseline the run differs from: `▲a▼b`. Best values follow the
+console summary's rule (`summary.best_runs`).
 
 `report_table` writes this as the DuckDB table `report` (one row per collection, run and metric),
 which the report writers lay out (`outputs/report.py`) and any table writer can write;
@@ -25,8 +29,10 @@ if TYPE_CHECKING:
     from pipeline.compare import ComparePlan
 
 __all__ = [
-    "DAGGER",
-    "DOUBLE_DAGGER",
+    "BETTER",
+    "SMALL_BETTER",
+    "SMALL_WORSE",
+    "WORSE",
     "Significance",
     "best_runs",
     "legend",
@@ -34,13 +40,16 @@ __all__ = [
     "significance",
 ]
 
-DAGGER, DOUBLE_DAGGER = "†", "‡"
+BETTER, WORSE = "▲", "▼"
+SMALL_BETTER, SMALL_WORSE = "△", "▽"
 TEST_NAMES = {
     "t": "paired t-test",
     "wilcoxon": "Wilcoxon signed-rank test",
     "sign": "sign test",
     "randomization": "paired randomization test",
     "bootstrap": "paired bootstrap test",
+    "tukey_hsd": "Tukey's HSD over all runs of the collection (one-way, as ranx computes it)",
+    "randomised_tukey_hsd": "randomised Tukey HSD over all runs of the collection (Carterette 2012)",
 }
 CORRECTION_NAMES = {
     "none": "uncorrected",
@@ -52,15 +61,17 @@ COLUMNS = (
     ("collection", "VARCHAR"), ("run", "VARCHAR"), ("metric", "VARCHAR"), ("value", "DOUBLE"),
     ("n_queries", "BIGINT"), ("best", "BOOLEAN"), ("mark", "VARCHAR"), ("baseline", "VARCHAR"),
 )  # fmt: skip
+#: how the report table's `baseline` column joins a collection's references
+JOIN = ", "
 
 
 @dataclass(frozen=True)
 class Significance:
-    """Marks by (collection, run, metric), the run each collection's marks compare with, and the
-    legend that says what a mark means."""
+    """Marks by (collection, run, metric), the runs each collection's marks compare with, and
+    the legend that says what a mark means."""
 
     marks: dict[tuple[str, str, str], str]
-    references: dict[str, str]
+    references: dict[str, tuple[str, ...]]
     legend: tuple[str, ...]
 
     def as_record(self) -> dict:
@@ -69,51 +80,100 @@ class Significance:
             {"collection": c, "run": r, "metric": m, "mark": mark}
             for (c, r, m), mark in sorted(self.marks.items())
         ]
-        return {"marks": marks, "references": self.references, "legend": list(self.legend)}
+        references = {c: JOIN.join(runs) for c, runs in self.references.items()}
+        return {"marks": marks, "references": references, "legend": list(self.legend)}
 
 
 def significance(con: duckdb.DuckDBPyConnection, plan: ComparePlan) -> Significance:
-    """The marks of the `comparison` table's first test against each collection's reference."""
-    references = {c: plan.reference(runs) for c, runs in plan.collections}
+    """The marks of the `comparison` table's first test against each collection's references."""
+    references = {c: plan.references(runs) for c, runs in plan.collections}
+    letters = baseline_letters(plan.manifest())
     rows = con.execute(
         "SELECT collection, run, baseline, metric, difference FROM comparison "
         "WHERE test = ? AND significant",
         [plan.tests[0]],
     ).fetchall()
-    marks = {}
+    found: dict[tuple[str, str, str], dict[str, str]] = {}
     for collection, run, baseline, metric, difference in rows:
-        if baseline == references[collection]:
-            small = plan.min_difference is not None and abs(difference) < plan.min_difference
-            marks[collection, run, metric] = DOUBLE_DAGGER if small else DAGGER
+        for marked, against, sign in ((run, baseline, 1), (baseline, run, -1)):
+            if against in references[collection]:
+                symbol = _symbol(plan, metric, sign * difference) + letters.get(against, "")
+                found.setdefault((collection, marked, metric), {})[against] = symbol
+    marks = {
+        (c, run, metric): "".join(by[base] for base in references[c] if base in by)
+        for (c, run, metric), by in found.items()
+    }
     return Significance(marks, references, tuple(legend(plan.manifest(), references)))
 
 
-def legend(compare: dict, references: dict[str, str]) -> list[str]:
-    """What † and ‡ mean, from the compare settings of a manifest: test, correction, alpha."""
+def _symbol(plan: ComparePlan, metric: str, difference: float) -> str:
+    """▲ or ▼ for a difference of the marked run to its reference (△ or ▽ when small)."""
+    lower = dict(plan.directions).get(metric) == "lower"
+    better = (difference < 0) if lower else (difference > 0)
+    small = plan.min_difference is not None and abs(difference) < plan.min_difference
+    if small:
+        return SMALL_BETTER if better else SMALL_WORSE
+    return BETTER if better else WORSE
+
+
+def baseline_letters(compare: dict) -> dict[str, str]:
+    """Each baseline's letter (a, b, ... in the order listed) where there are several."""
+    baselines = compare["baseline"]
+    if not isinstance(baselines, list) or len(baselines) < 2:
+        return {}
+    return {name: _letter(i) for i, name in enumerate(baselines)}
+
+
+def _letter(i: int) -> str:
+    """a, b, ..., z, then aa, ab, ... (no spec lists 27 baselines, but none breaks on it)."""
+    return _letter(i // 26 - 1) + chr(ord("a") + i % 26) if i >= 26 else chr(ord("a") + i)
+
+
+def legend(compare: dict, references: dict[str, tuple[str, ...]]) -> list[str]:
+    """What the marks mean, from the compare settings of a manifest: which way, against which
+    run, by which test, correction and alpha."""
     test = compare["tests"][0]
     how = TEST_NAMES[test]
-    if test in ("randomization", "bootstrap"):
+    if test in ("randomization", "bootstrap", "randomised_tukey_hsd"):
         samples = compare["samples"]
         drawn = "every sign flip" if samples == "exact" else f"{samples:,} samples"
         how += f", {drawn}, seed {compare['seed']}"
+    corrected = (
+        "which controls the family-wise error over all pairs"
+        if test in ("tukey_hsd", "randomised_tukey_hsd")
+        else f"{CORRECTION_NAMES[compare['correction']]} over the comparisons of each metric"
+    )
     lines = [
-        f"{DAGGER} significantly different from {_against(references)}: {how}, "
-        f"{CORRECTION_NAMES[compare['correction']]} over the comparisons of each metric, "
-        f"alpha = {compare['alpha']}."
+        f"{_which_way(compare, references)} (higher is better, unless lower is for the "
+        f"metric): {how}, {corrected}, alpha = {compare['alpha']}."
     ]
     if compare["min_difference"] is not None:
         lines.append(
-            f"{DOUBLE_DAGGER} significant, but the difference is smaller than "
-            f"min_difference = {compare['min_difference']}."
+            f"{SMALL_BETTER} {SMALL_WORSE} significantly better or worse, but the difference is "
+            f"smaller than min_difference = {compare['min_difference']}."
         )
     return lines
 
 
-def _against(references: dict[str, str]) -> str:
-    names = sorted(set(references.values()))
+def _which_way(compare: dict, references: dict[str, tuple[str, ...]]) -> str:
+    letters = baseline_letters(compare)
+    if not letters:
+        return (
+            f"{BETTER} significantly better than {_against(references)}, {WORSE} significantly "
+            "worse"
+        )
+    named = ", ".join(f"{letter} = {name}" for name, letter in letters.items())
+    return (
+        f"{BETTER}x significantly better than baseline x, {WORSE}x significantly worse, for the "
+        f"baselines {named}"
+    )
+
+
+def _against(references: dict[str, tuple[str, ...]]) -> str:
+    names = sorted({runs[0] for runs in references.values()})
     if len(names) == 1:
         return names[0]
-    each = "; ".join(f"{run} in {collection}" for collection, run in references.items())
+    each = "; ".join(f"{runs[0]} in {collection}" for collection, runs in references.items())
     return f"the first run of each collection ({each})"
 
 
@@ -131,7 +191,7 @@ def report_table(
         mark = found.marks.get((collection, run, metric), "")
         reference = found.references.get(collection)
         cells.append((collection, run, metric, value, n, (collection, run, metric) in best, mark,
-                      reference))  # fmt: skip
+                      JOIN.join(reference) if reference else None))  # fmt: skip
     con.execute(f"CREATE TABLE report ({', '.join(f'{n} {t}' for n, t in COLUMNS)})")
     values = ", ".join(f"unnest(${name})" for name, _ in COLUMNS)
     columns = {name: [row[i] for row in cells] for i, (name, _) in enumerate(COLUMNS)}

@@ -1,7 +1,8 @@
 """The `compare:` section resolved against the spec and checked before any data is read.
 
 Which runs meet which: with a `baseline`, every other run of the baseline's collection is compared
-with it; without one, every pair of runs of each collection, the run earlier in the spec being the
+with it; with a list of baselines, with each of those that are runs of the collection, a pair of
+two baselines once (the one listed first being the pair's baseline); without one, every pair of runs of each collection, the run earlier in the spec being the
 pair's baseline. Comparisons stay within a collection: a run evaluated under several is compared
 under each, with the runs of that collection (a baseline evaluated under several collections is
 compared with each one's runs). Which metrics: those named (by their labels in the tables), or every metric with
@@ -23,10 +24,12 @@ if TYPE_CHECKING:
     from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.spec import LoadedSpec
 
-__all__ = ["ComparePlan", "check_compare", "check_extra", "compare_plan"]
+__all__ = ["ComparePlan", "all_pairs", "check_compare", "check_extra", "compare_plan"]
 
 #: fewer samples than this make a p-value too coarse to correct for many comparisons
 FEW_SAMPLES = 1000
+#: the tests that draw samples and cannot enumerate them, as a message names them
+_DRAWN = {"bootstrap": "the bootstrap", "randomised_tukey_hsd": "randomised_tukey_hsd"}
 EXACT_MAX_QUERIES = 16  # 2^16 sign flips: the exact test stays a fraction of a second
 
 
@@ -35,7 +38,7 @@ class ComparePlan:
     """The resolved `compare:` section: settings, metrics (label -> aggregator) and, per
     collection, its runs in spec order."""
 
-    baseline: str | None
+    baseline: str | tuple[str, ...] | None
     tests: tuple[str, ...]
     correction: str
     alpha: float
@@ -44,21 +47,35 @@ class ComparePlan:
     min_difference: float | None
     metrics: tuple[tuple[str, str], ...]
     collections: tuple[tuple[str, tuple[str, ...]], ...]
+    #: which way each compared metric improves (label -> higher, lower, or None: neither)
+    directions: tuple[tuple[str, str | None], ...] = ()
+
+    @property
+    def baselines(self) -> tuple[str, ...]:
+        """The baselines as a list (one, several, or none)."""
+        if self.baseline is None:
+            return ()
+        return (self.baseline,) if isinstance(self.baseline, str) else self.baseline
 
     def pairs(self, runs: tuple[str, ...]) -> list[tuple[str, str]]:
-        """(run, baseline) of each comparison among a collection's runs, in table order."""
-        if self.baseline is not None:
-            return [(run, self.baseline) for run in runs if run != self.baseline]
-        return [(runs[j], runs[i]) for i in range(len(runs)) for j in range(i + 1, len(runs))]
+        """(run, baseline) of each comparison among a collection's runs, in table order: each
+        baseline's in turn (a pair of two baselines under the one listed first), else every pair."""
+        if self.baseline is None:
+            return all_pairs(runs)
+        mine = [base for base in self.baselines if base in runs]
+        return [(run, base) for i, base in enumerate(mine) for run in runs
+                if run != base and run not in mine[:i]]  # fmt: skip
 
-    def reference(self, runs: tuple[str, ...]) -> str:
-        """The run a report's marks compare with: the baseline, else the collection's first run."""
-        return self.baseline if self.baseline is not None else runs[0]
+    def references(self, runs: tuple[str, ...]) -> tuple[str, ...]:
+        """The runs a report's marks compare with: the baselines among `runs` (in the listed
+        order), else the collection's first run."""
+        return tuple(base for base in self.baselines if base in runs) or runs[:1]
 
     def manifest(self) -> dict:
         """The settings as every output records them, with what a correction's family is."""
+        baseline = self.baseline
         return {
-            "baseline": self.baseline,
+            "baseline": list(baseline) if isinstance(baseline, tuple) else baseline,
             "tests": list(self.tests),
             "correction": self.correction,
             "family": "every comparison of one metric and one test in the spec",
@@ -68,6 +85,11 @@ class ComparePlan:
             "metrics": [label for label, _ in self.metrics],
             "min_difference": self.min_difference,
         }
+
+
+def all_pairs(runs: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(run, baseline) of every pair of `runs`, once, the earlier run being the baseline."""
+    return [(runs[j], runs[i]) for i in range(len(runs)) for j in range(i + 1, len(runs))]
 
 
 def compare_plan(
@@ -81,13 +103,15 @@ def compare_plan(
         return None
     _check_baseline(loaded, data)
     chosen = _metrics(loaded, metrics)
-    if section.samples == "exact" and "bootstrap" in section.tests:
+    drawn = [test for test in _DRAWN if test in section.tests]
+    if section.samples == "exact" and drawn:
         raise SpecError(
             f"{loaded.where('compare', 'samples')}: exact enumerates the randomization test's "
-            "sign flips; the bootstrap needs a number of samples (e.g. 100000)"
+            f"sign flips; {_DRAWN[drawn[0]]} needs a number of samples (e.g. 100000)"
         )
+    baseline = section.baseline
     return ComparePlan(
-        section.baseline,
+        tuple(baseline) if isinstance(baseline, list) else baseline,
         tuple(section.tests),
         section.correction,
         section.alpha,
@@ -96,6 +120,7 @@ def compare_plan(
         section.min_difference,
         chosen,
         _collections(loaded, data),
+        tuple((m.label, m.better) for m in metrics if m.label in dict(chosen)),
     )
 
 
@@ -150,17 +175,28 @@ def _installed(module: str) -> bool:
         return False
 
 
+def _baselines(loaded: LoadedSpec) -> list[tuple[str, tuple]]:
+    """Each baseline of the spec with the key naming it (`baseline`, or `baseline.i`)."""
+    baseline = loaded.spec.compare.baseline
+    if baseline is None:
+        return []
+    if isinstance(baseline, str):
+        return [(baseline, ("compare", "baseline"))]
+    return [(name, ("compare", "baseline", i)) for i, name in enumerate(baseline)]
+
+
 def _check_baseline(loaded: LoadedSpec, data: bool) -> None:
-    baseline, runs = loaded.spec.compare.baseline, loaded.spec.runs
-    if baseline is None or baseline in runs:
-        return
-    # Without data a pattern is one run named by its key: its files' runs are `<key>/<name>`.
-    if not data and any(baseline.startswith(f"{n}/") and _pattern(r) for n, r in runs.items()):
-        return
-    raise SpecError(
-        f"{loaded.where('compare', 'baseline')}: unknown run '{baseline}'; "
-        f"{did_you_mean(baseline, list(runs))}runs: {', '.join(runs)}"
-    )
+    runs = loaded.spec.runs
+    for baseline, key in _baselines(loaded):
+        if baseline in runs:
+            continue
+        # Without data a pattern is one run named by its key: its files' runs are `<key>/<name>`.
+        if not data and any(baseline.startswith(f"{n}/") and _pattern(r) for n, r in runs.items()):
+            continue
+        raise SpecError(
+            f"{loaded.where(*key)}: unknown run '{baseline}'; "
+            f"{did_you_mean(baseline, list(runs))}runs: {', '.join(runs)}"
+        )
 
 
 def _pattern(run) -> bool:
@@ -233,14 +269,16 @@ def _runs_by_collection(loaded: LoadedSpec) -> dict[str, list[str]]:
 
 
 def _baseline_collections(loaded: LoadedSpec) -> tuple[str, ...] | None:
-    """The baseline's collections (also when the baseline is a file of an unexpanded pattern)."""
-    baseline, runs = loaded.spec.compare.baseline, loaded.spec.runs
-    if baseline is None:
+    """The baselines' collections (also when a baseline is a file of an unexpanded pattern)."""
+    runs = loaded.spec.runs
+    if loaded.spec.compare.baseline is None:
         return None
-    if baseline in runs:
-        return runs[baseline].collections
-    owner = next(n for n in runs if baseline.startswith(f"{n}/") and _pattern(runs[n]))
-    return runs[owner].collections
+    found: dict[str, None] = {}
+    for baseline, _ in _baselines(loaded):
+        if baseline not in runs:
+            baseline = next(n for n in runs if baseline.startswith(f"{n}/") and _pattern(runs[n]))
+        found.update(dict.fromkeys(runs[baseline].collections))
+    return tuple(found)
 
 
 def _warn_uncompared(loaded: LoadedSpec, plan: ComparePlan) -> None:
@@ -251,10 +289,11 @@ def _warn_uncompared(loaded: LoadedSpec, plan: ComparePlan) -> None:
             continue
         if home is not None and collection not in home:
             shown = ", ".join(f"'{c}'" for c in home)
+            which = (f"the baseline '{plan.baseline}' is a run" if isinstance(plan.baseline, str)
+                     else f"the baselines ({', '.join(plan.baseline)}) are runs")  # fmt: skip
             _warn(
                 f"{loaded.where('compare', 'baseline')}: the {len(names)} run(s) of collection "
-                f"'{collection}' are not compared: the baseline '{plan.baseline}' is a run of "
-                f"collection {shown}"
+                f"'{collection}' are not compared: {which} of collection {shown}"
             )
         else:
             _warn(

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-__all__ = ["all_flips", "resample_counts", "sign_flips", "stream"]
+__all__ = ["all_flips", "permutations", "resample_counts", "sign_flips", "stream"]
 
 CHUNK_VALUES = 1 << 21  # draws held at once: samples per chunk x queries
 
@@ -57,6 +57,15 @@ def all_flips(n: int) -> Iterator[np.ndarray]:
         numbers = np.arange(start, start + size, dtype=np.int64)[:, None]
         yield 1.0 - 2.0 * ((numbers >> np.arange(n)) & 1)
         start += size
+
+
+def permutations(bits: np.random.PCG64, samples: int, n: int, runs: int) -> Iterator[np.ndarray]:
+    """Chunks of (samples, n, runs): a permutation of the runs for each query of each sample
+    (the randomised Tukey HSD). A query's permutation orders `runs` raw words (a stable sort:
+    two equal words, once in 2^64, keep their order)."""
+    for size in _chunks(samples, n * runs):
+        raw = bits.random_raw(size * n * runs).reshape(size, n, runs)
+        yield np.argsort(raw, axis=2, kind="stable")
 
 
 def resample_counts(bits: np.random.PCG64, samples: int, n: int) -> Iterator[np.ndarray]:

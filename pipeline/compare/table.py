@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pipeline.compare.block import Block, compare_block
+from pipeline.compare.block import ALL_PAIRS, Block, compare_block
 from pipeline.compare.corrections import adjust
 from pipeline.compare.plan import ComparePlan
 
@@ -22,7 +22,7 @@ COLUMNS = (
     ("collection", "VARCHAR"), ("run", "VARCHAR"), ("baseline", "VARCHAR"), ("metric", "VARCHAR"),
     ("test", "VARCHAR"), ("n_queries", "BIGINT"), ("mean", "DOUBLE"), ("baseline_mean", "DOUBLE"),
     ("difference", "DOUBLE"), ("ci_low", "DOUBLE"), ("ci_high", "DOUBLE"), ("p_value", "DOUBLE"),
-    ("p_adjusted", "DOUBLE"), ("significant", "BOOLEAN"), ("effect_size", "DOUBLE"),
+    ("p_adjusted", "DOUBLE"), ("correction", "VARCHAR"), ("significant", "BOOLEAN"), ("effect_size", "DOUBLE"),
     ("wins", "BIGINT"), ("ties", "BIGINT"), ("losses", "BIGINT"), ("seed", "BIGINT"),
     ("samples", "BIGINT"),
 )  # fmt: skip
@@ -41,7 +41,10 @@ def compare_runs(con: duckdb.DuckDBPyConnection, plan: ComparePlan, where: str) 
     """Create the `comparison` table; `where` names the spec's compare section in messages."""
     parts = [compare_block(block, plan, where) for block in fetch_blocks(con, plan)]
     columns = {name: _joined([part[name] for part in parts]) for name in parts[0]}
-    columns["p_adjusted"] = _corrected(columns, plan.correction)
+    columns["correction"] = [
+        "none" if test in ALL_PAIRS else plan.correction for test in columns["test"]
+    ]
+    columns["p_adjusted"] = _corrected(columns)
     columns["significant"] = columns["p_adjusted"] <= plan.alpha
     columns["seed"] = np.full(len(columns["p_value"]), plan.seed)
     _write(con, columns)
@@ -74,13 +77,15 @@ def fetch_blocks(con: duckdb.DuckDBPyConnection, plan: ComparePlan) -> list[Bloc
     return blocks
 
 
-def _corrected(columns: dict, method: str) -> np.ndarray:
-    """p-values adjusted within each family: every comparison of one metric and one test."""
-    families: dict[tuple[str, str], list[int]] = {}
-    for i, key in enumerate(zip(columns["metric"], columns["test"], strict=True)):
+def _corrected(columns: dict) -> np.ndarray:
+    """p-values adjusted within each family: every comparison of one metric and one test, by
+    the row's correction (none for the Tukey tests, which control the family-wise error)."""
+    families: dict[tuple[str, str, str], list[int]] = {}
+    keys = zip(columns["metric"], columns["test"], columns["correction"], strict=True)
+    for i, key in enumerate(keys):
         families.setdefault(key, []).append(i)
     adjusted = np.empty(len(columns["p_value"]))
-    for rows in families.values():
+    for (_, _, method), rows in families.items():
         adjusted[rows] = adjust(columns["p_value"][rows], method)
     return adjusted
 

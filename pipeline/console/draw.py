@@ -122,8 +122,9 @@ def _legend(metrics: list[Any]) -> str:
     return text + (f"; not compared: {', '.join(unmarked)}" if unmarked else "")
 
 
-# Off a terminal the summary is plain ASCII: the daggers become + and ~.
-_ASCII_MARKS = str.maketrans({"†": "+", "‡": "~"})
+# Off a terminal the summary is plain ASCII: better and worse become + and -, and a significant
+# but small difference ~+ and ~-.
+_ASCII_MARKS = str.maketrans({"▲": "+", "▼": "-", "△": "~+", "▽": "~-"})
 
 
 def _plain(marks: dict, console: Console) -> dict:

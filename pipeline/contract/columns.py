@@ -227,17 +227,32 @@ class Columns(SubtopicColumns):
         As in trec_eval, only positive gains enter the ideal ranking.
         """
         g = self.ideal_gain(gain)
-        irank = Need(
-            f"irank_{_gain_tag(gain)}",
-            "judged_window",
-            f"row_number() OVER (PARTITION BY collection, qid ORDER BY {g} DESC)",
-        )
+        irank = self._ideal_rank(g, gain)
         within = "" if k is None else f" AND {irank} <= {int(k)}"
         # added in ideal rank order, as trec_eval adds (facts otherwise add in docno order)
         term = f"{g} / {self.discount(discount, irank)} ORDER BY {irank}"
         expr = f"coalesce(sum({term}) FILTER (WHERE {g} > 0{within}), 0)"
         need = Need(f"idcg_{_gain_tag(gain)}_{discount}_{k or 'all'}", "fact", expr, (irank,))
         return self._use(need, f"ideal_dcg(gain, {discount!r}, {k})")
+
+    def ideal_cg(self, gain: Gain, k: int | None) -> Need:
+        """Fact: cumulative gain of the ideal ranking at cutoff k: the k largest positive gains
+        of the query's judgments (negative judgments never enter it), summed in ideal order."""
+        g = self.ideal_gain(gain)
+        irank = self._ideal_rank(g, gain)
+        within = "" if k is None else f" AND {irank} <= {int(k)}"
+        expr = f"coalesce(sum({g} ORDER BY {irank}) FILTER (WHERE {g} > 0{within}), 0)"
+        need = Need(f"icg_{_gain_tag(gain)}_{k or 'all'}", "fact", expr, (irank,))
+        return self._use(need, f"ideal_cg(gain, {k})")
+
+    @staticmethod
+    def _ideal_rank(g: str, gain: Gain) -> Need:
+        """The rank of each judgment in the ideal ranking (by gain, highest first)."""
+        return Need(
+            f"irank_{_gain_tag(gain)}",
+            "judged_window",
+            f"row_number() OVER (PARTITION BY collection, qid ORDER BY {g} DESC)",
+        )
 
     def ideal_totals(self, gain: Gain) -> IdealTotals:
         """Facts of the whole ideal ranking (see `IdealTotals`); declare the group as it is."""

@@ -53,8 +53,8 @@ def _best(rows: list[tuple], better: dict[str, str | None]) -> set[tuple[str, st
 def results_table(
     evaluation: dict[str, Any], rows: list[tuple], collection: str, better: dict
 ) -> str:
-    """Runs × metrics of one collection: 4 decimals, * the best value, † and ‡ significance
-    (as the history recorded them), and the queries each run was averaged over."""
+    """Runs × metrics of one collection: 4 decimals, * the best value, the significance marks (▲
+    better, ▼ worse, as the history recorded them), and the queries each run was averaged over."""
     rows = [r for r in rows if r[1] == collection]
     metrics = list(dict.fromkeys(r[2] for r in rows))
     runs = list(dict.fromkeys(r[0] for r in rows))
@@ -84,7 +84,7 @@ def _significance(evaluation: dict[str, Any]) -> dict[str, Any]:
 
 
 def legend(evaluation: dict[str, Any]) -> str:
-    """What the marks mean: * always, † and ‡ as the comparison recorded them."""
+    """What the marks mean: * always, the significance marks as the comparison recorded them."""
     lines = ["* the best value of the metric among the collection's runs",
              *_significance(evaluation)["legend"]]  # fmt: skip
     return "".join(f"<p class='legend'>{escape(line)}</p>" for line in lines)

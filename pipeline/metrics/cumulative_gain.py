@@ -128,6 +128,26 @@ class CG(Measure[CGParams]):
         return f"coalesce(sum({c.gain(p.gain)}) FILTER (WHERE {c.within(p.k)}), 0)"
 
 
+class NCG(Measure[CGParams]):
+    """Normalised cumulative gain: CG@k over the CG@k of the ideal ranking (the k largest gains
+    judged), with nDCG's gains; 0 when the ideal's is 0. Reported at TREC Deep Learning."""
+
+    judged_rows_suffice = True
+
+    name = "NCG"
+    description = "normalised cumulative gain: CG@k / the ideal ranking's CG@k"
+    Params = CGParams
+    cutoff = "k"
+
+    def needs(self, p: CGParams, c: Columns):
+        return (c.ideal_cg(p.gain, p.k),)
+
+    def per_query(self, p: CGParams, c: Columns) -> str:
+        ideal = f"any_value({c.ideal_cg(p.gain, p.k)})"
+        cg = f"coalesce(sum({c.gain(p.gain)}) FILTER (WHERE {c.within(p.k)}), 0)"
+        return f"(CASE WHEN {ideal} > 0 THEN {cg} / {ideal} ELSE 0 END)"
+
+
 @hookimpl
 def register_metrics() -> list[type[Measure]]:
-    return [DCG, nDCG, IDCG, CG]
+    return [DCG, nDCG, IDCG, CG, NCG]

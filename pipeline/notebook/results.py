@@ -121,7 +121,7 @@ class Results:
 
     def legend(self) -> list[str]:
         """What the table's marks mean: `*` the best value, and with comparisons the test,
-        correction and alpha behind † (and ‡), as the console and the reports say them."""
+        correction and alpha behind ▲ and ▼ (and △, ▽), as the console and the reports say them."""
         found = self.evaluation.significance()
         marks = ["* the best value of the metric among its collection's runs"]
         return [*marks, *(found.legend if found is not None else ())]

@@ -81,7 +81,8 @@ def _evaluation(manifest: dict[str, Any], rows: list[tuple]) -> dict[str, Any]:
     if compare is not None:
         found["significance test"] = [_test(compare, test) for test in compare["tests"]]
         if compare.get("baseline") is not None:
-            found["baseline"] = [compare["baseline"]]
+            baseline = compare["baseline"]
+            found["baseline"] = baseline if isinstance(baseline, list) else [baseline]
     return found
 
 

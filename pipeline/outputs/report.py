@@ -2,8 +2,9 @@
 
 One table per collection (values compare only on the same queries): one row per run, one column
 per metric, 4 decimals (counts as integers), each metric's best value in bold, and the marks of
-`pipeline.compare.marks` (†, ‡) after values that differ significantly from the reference run; a legend
-says what bold and each mark mean, with the test, the correction and alpha. They read the
+`pipeline.compare.marks` (▲ better, ▼ worse; △, ▽ significant but small; a baseline's letter with
+several) after values that differ significantly from a reference run; a legend says what bold and
+each mark mean, with the test, the correction and alpha. They read the
 `report` table (`pipeline.compare.marks.report_table`) and the manifest.
 
 `.md` is also the pivot writer of the other levels: a writer names the levels it writes
@@ -22,6 +23,8 @@ from pipeline.formatting import format_value
 from pipeline.hookspecs import hookimpl
 from pipeline.spec.levels import REPORT_LEVELS
 from pipeline.sql import quote_identifier
+
+JOIN = ", "  # how the report table joins a collection's references (`compare.marks.JOIN`)
 
 __all__ = ["HtmlReport", "LatexReport", "MarkdownReport", "ReportWriter"]
 
@@ -63,7 +66,7 @@ def load(con, table: str, manifest: dict) -> tuple[list[Grid], list[str]]:
     """The report table's grids (collections, runs and metrics in order) and the legend."""
     sums = {m["label"] for m in manifest["metrics"] if m["aggregator"] == "sum"}
     grids: dict[str, Grid] = {}
-    references: dict[str, str] = {}
+    references: dict[str, tuple[str, ...]] = {}
     query = f"SELECT collection, run, metric, value, n_queries, best, mark, baseline FROM {quote_identifier(table)}"  # fmt: skip
     for collection, run, metric, value, n, best, mark, baseline in con.execute(query).fetchall():
         grid = grids.setdefault(collection, Grid(collection))
@@ -72,7 +75,7 @@ def load(con, table: str, manifest: dict) -> tuple[list[Grid], list[str]]:
         grid.cells[run, metric] = (format_value(value, metric in sums), best, mark)
         grid.queries.add(n)
         if baseline is not None:
-            references[collection] = baseline
+            references[collection] = tuple(baseline.split(JOIN))
     lines = [BOLD_LEGEND]
     if "compare" in manifest and references:
         from pipeline.compare.marks import legend  # only a report of comparisons has marks
@@ -121,7 +124,10 @@ class LatexReport(ReportWriter):
 
     def render(self, grids, lines):
         caption = " ".join(_tex(line) for line in lines)
-        out = ["% irpipe report: needs \\usepackage{booktabs} in the preamble"]
+        out = [
+            "% irpipe report: needs \\usepackage{booktabs} and \\usepackage{amssymb} (the "
+            "marks) in the preamble"
+        ]
         for grid in grids:
             out += ["\\begin{table}", "  \\centering",
                     f"  \\caption{{{_tex(grid.title[0].upper() + grid.title[1:])}. {caption}}}",
@@ -135,11 +141,14 @@ class LatexReport(ReportWriter):
         return "\n".join(out)
 
 
-# TeX's specials, and the significance marks of `pipeline.compare.marks` (†, ‡) as superscripts.
+# TeX's specials; the significance marks of `pipeline.compare.marks` (amssymb's triangles) as
+# superscripts in a legend.
+_MARKS = {"▲": r"$\blacktriangle$", "▼": r"$\blacktriangledown$", "△": r"$\vartriangle$",
+          "▽": r"$\triangledown$"}  # fmt: skip
 _TEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "%": r"\%",
         "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
         "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",  # OT1 prints < > as ¡ ¿
-        "†": r"\textsuperscript{\dag}", "‡": r"\textsuperscript{\ddag}"}  # fmt: skip
+        **{mark: f"\\textsuperscript{{{tex}}}" for mark, tex in _MARKS.items()}}  # fmt: skip
 
 
 def _tex(text: str) -> str:
@@ -147,10 +156,14 @@ def _tex(text: str) -> str:
 
 
 def _tex_cell(cell) -> str:
+    """The value, bold if best, and its whole mark (symbols and letters) as one superscript."""
     if cell is None:
         return ""
     text, best, mark = cell
-    return (f"\\textbf{{{text}}}" if best else text) + _tex(mark)
+    shown = f"\\textbf{{{text}}}" if best else text
+    if not mark:
+        return shown
+    return shown + "\\textsuperscript{" + "".join(_MARKS.get(c) or _tex(c) for c in mark) + "}"
 
 
 class HtmlReport(ReportWriter):

@@ -15,7 +15,7 @@ from pipeline.spec.base import StrictModel, did_you_mean
 
 __all__ = ["CORRECTIONS", "TESTS", "Compare"]
 
-TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
+TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey_hsd", "randomised_tukey_hsd")
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
 
 
@@ -33,26 +33,30 @@ def _one_of(kind: str, value: Any, allowed: tuple[str, ...]) -> None:
 class Compare(StrictModel):
     """Paired significance tests between the runs of each collection, over per-query values."""
 
-    baseline: str | None = Field(
-        None, description="a run name: every other run of its collection is compared with it; "
+    baseline: str | list[str] | None = Field(
+        None, description="a run name, or a list of them: every other run of its collection is "
+        "compared with each (a pair of two baselines once, the one listed first its baseline); "
         "omitted: every pair of runs of each collection (the earlier in the spec is the baseline)",
     )  # fmt: skip
     tests: list[Literal[TESTS]] = Field(  # type: ignore[valid-type]
         ["t", "randomization"],
         min_length=1,
-        description="paired tests: t, wilcoxon, sign, randomization (sign flips), bootstrap",
+        description="tests: t, wilcoxon, sign, randomization (sign flips), bootstrap (paired, "
+        "corrected by correction); tukey_hsd, randomised_tukey_hsd (all pairs of runs at once, "
+        "the family-wise error controlled by the test)",
         json_schema_extra={"uniqueItems": True},
     )
     correction: Literal[CORRECTIONS] = Field(  # type: ignore[valid-type]
         "holm",
         description="multiple-comparison correction over each family (the comparisons of one "
-        "metric and one test): none, bonferroni, holm, bh (Benjamini-Hochberg)",
+        "metric and one test): none, bonferroni, holm, bh (Benjamini-Hochberg); the Tukey "
+        "tests correct themselves",
     )
     alpha: float = Field(0.05, gt=0, lt=1, description="significance level, in (0, 1)")
     samples: Annotated[int, Field(ge=1)] | Literal["exact"] = Field(
         100_000,
-        description="samples of randomization and bootstrap; exact: every sign flip "
-        "(randomization, at most 16 queries)",
+        description="samples of randomization, bootstrap and randomised_tukey_hsd; exact: "
+        "every sign flip (randomization, at most 16 queries)",
     )
     seed: int = Field(0, description="seed of randomization and bootstrap, in every output")
     metrics: list[str] | None = Field(
@@ -65,6 +69,16 @@ class Compare(StrictModel):
         ge=0,
         description="a smaller difference is not noticeable: marked apart if significant",
     )
+
+    @field_validator("baseline")
+    @classmethod
+    def _baselines(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            if not value:
+                raise _invalid("an empty list of baselines; name a run, or leave baseline out")
+            if len(set(value)) < len(value):
+                raise _invalid("a baseline is listed twice; list each once")
+        return value
 
     @field_validator("tests", mode="before")
     @classmethod

@@ -129,7 +129,7 @@ def _columns(names: str) -> tuple[str, ...]:
 
 _POOL = {"needs": ("pools",), "declared_in": "pools", "stage": "pool"}
 _COMPARISON = """collection run baseline metric test n_queries mean baseline_mean difference ci_low
-    ci_high p_value p_adjusted significant effect_size wins ties losses seed samples"""
+    ci_high p_value p_adjusted correction significant effect_size wins ties losses seed samples"""
 _LEAVE_ONE_OUT = """pool collection group run metric full reduced delta full_rank reduced_rank
     rank_change kendall_tau removed_judgments removed_relevant judged_full judged_reduced"""
 _POOL_STATS = (
