@@ -16,6 +16,7 @@ from citation_sets import read_lines as _read
 from conftest import irpipe_inprocess
 
 from pipeline import evaluate
+from pipeline.errors import SpecError
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -120,3 +121,18 @@ def test_lenient_says_how_many_lines_it_read_so(tmp_path):
         in result.stderr
     )
     assert "SupportRecall" in result.stdout and "0.0000" in result.stdout
+
+
+def test_a_run_of_assignments_and_answers_is_refused_in_both_doors(tmp_path):
+    """One run is one input: assignments and answers together are a spec error saying that a
+    system's nugget and support evaluations are two specs, in a spec and in a call."""
+    said = "assignments and answers are each one input; give one of them"
+    spec = {"collections": {"c": {"support": "s.txt"}}, "metrics": ["SupportRecall"],
+            "runs": {"r": {"answers": "a.jsonl", "assignments": "b.jsonl", "collection": "c"}}}  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    result = irpipe_inprocess("validate", "--no-data", "spec.yaml", cwd=tmp_path)
+    assert result.returncode == 2
+    assert said in result.stderr
+    with pytest.raises(SpecError, match=said):
+        evaluate(qrels={"c": {"support": str(tmp_path / "s.txt")}}, metrics=["SupportRecall"],
+                 runs={"r": {"answers": "a.jsonl", "assignments": "b.jsonl"}})  # fmt: skip

@@ -36,6 +36,8 @@ def collection_entry(name: str, value: Any, tables: dict, read) -> dict[str, Any
     if _overlay(value):
         return {"qrels": value}
     spelt = _spelt(value, ("nuggets", "support"))  # generated answers' judgments
+    if spelt == _SEVERAL:
+        return dict(value)
     if spelt:
         return {"qrels": input_path(value[spelt], "qrels", name, tables, read), "format": spelt}
     if _spelled_out(value):
@@ -91,17 +93,24 @@ def _runinput_path(value: Any, name: str, tables: dict, read) -> dict[str, Any]:
     """A run's input and, for one spelled as in a spec (`{"assignments": PATH}`: generated
     answers' assignments; `{"answers": PATH}`), its format."""
     spelt = _spelt(value, ("assignments", "answers"))
+    if spelt == _SEVERAL:
+        return dict(value)  # as a spec's run: the spec's validation says which to give
     if spelt:
         return {"path": input_path(value[spelt], "runs", name, tables, read), "format": spelt}
     return {"path": input_path(value, "runs", name, tables, read)}
 
 
+#: what `_spelt` says of a mapping holding several of its keys
+_SEVERAL = "several"
+
+
 def _spelt(value: Any, keys: tuple[str, ...]) -> str | None:
     """The one key of `keys` a mapping `value` holds alone (`{"nuggets": PATH}`: an input
-    spelled as a spec spells it, the key its format), or None."""
-    if isinstance(value, Mapping) and len(value) == 1 and next(iter(value)) in keys:
-        return next(iter(value))
-    return None
+    spelled as a spec spells it, the key its format); `_SEVERAL` for one holding only such keys,
+    several; else None."""
+    if not isinstance(value, Mapping) or not value or not set(value) <= set(keys):
+        return None
+    return next(iter(value)) if len(value) == 1 else _SEVERAL
 
 
 def _run_name(value: Any, index: int) -> str:

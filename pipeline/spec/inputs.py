@@ -216,6 +216,14 @@ def _spelt_as(data: Any, key: str) -> Any:
     naming both paths, or another format, is refused."""
     if not isinstance(data, dict) or key not in data:
         return data
+    both = [k for k, spelt in SPELLINGS.items() if spelt == SPELLINGS[key] and k in data]
+    if len(both) > 1:
+        raise PydanticCustomError(
+            "input_format",
+            f"{' and '.join(both)} are each one input; give one of them (nugget measures read "
+            "assignments and nuggets, support measures answers and support judgments: a "
+            "system's two evaluations are two specs)",
+        )
     path_key = SPELLINGS[key]
     if path_key in data or data.get("format", key) != key:
         raise PydanticCustomError(
