@@ -37,4 +37,11 @@ class ResolvedMeasure:
     def averaged(self) -> bool:
         """Whether its per-query numbers are averaged (or summed) into its value: what a
         comparison tests and a pool's leave-one-out analysis measures."""
-        return self.measure.kind == "number" and self.measure.aggregator != "none"
+        # QPS's per-query numbers are latencies, lower better where its value is higher better:
+        # Latency compares them
+        return self.measure.kind == "number" and self.aggregator not in ("none", "qps")
+
+    @property
+    def aggregator(self) -> str:
+        """How its per-query values combine, under its parameters (`Measure.aggregated_by`)."""
+        return self.measure.aggregated_by(self.params)

@@ -27,12 +27,14 @@ from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.plan.batches import batched
 from pipeline.plan.exact_mean import averages_exactly
 from pipeline.plan.fusion import Fusion, fusion_statement, kept_rows, with_fusions
+from pipeline.plan.latency import latency_loads
 from pipeline.plan.measure_sql import CompiledMeasures, compile_measures
 from pipeline.plan.missing_rankings import MISSING_RANKING_ROWS
 from pipeline.plan.output_tables import curve_names, output_table, output_tables
 from pipeline.plan.overlays import overlay_statements
 from pipeline.plan.per_query import per_query_options, result_tables
 from pipeline.plan.ranking import given_sql, ordering, ranked_sql
+from pipeline.plan.statistics import STATISTICS
 from pipeline.plan.sql_plan import (
     Probe,
     PythonMetric,
@@ -86,7 +88,10 @@ def compile_plan(
     apart = any(len(run.collections) > 1 for run in loaded.spec.runs.values())
     ranking = replace(ranking, apart=apart)
     exact = averages_exactly(everything)
-    options = per_query_options(compiled, settings, judged_rows, missing_rankings, exact)
+    statistics = tuple(dict.fromkeys(m.aggregator for m in metrics if m.aggregator in STATISTICS))
+    options = per_query_options(
+        compiled, settings, judged_rows, missing_rankings, exact, statistics
+    )
     fusions = _fusions(loaded)
     return SqlPlan(
         memory_limit=settings.memory_limit,
@@ -110,6 +115,7 @@ def compile_plan(
             fusions=fusions,
             missing_rankings=missing_rankings,
             unmatched_runs_fail=settings.unmatched_runs == "error",
+            latency=latency_loads(loaded),
         ),
         results=ResultsPart(
             metrics=metrics,

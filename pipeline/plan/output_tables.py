@@ -93,7 +93,7 @@ def curve_measures(loaded: LoadedSpec, registry: Registry) -> list[ResolvedMeasu
 def curve_names(first: int, curves: list[ResolvedMeasure]) -> list[Statement]:
     """The curve measures' names table; their columns in `wide` follow the spec's metrics."""
     rows = [
-        (first + i, m.label, m.measure.aggregator, m.params.recall) for i, m in enumerate(curves)
+        (first + i, m.label, m.aggregator, m.params.recall) for i, m in enumerate(curves)
     ]
     if not rows:
         return []
@@ -223,8 +223,8 @@ def _check_metric(
             f"the spec's metrics: {_listed(labels)}"
         )
     m = found.measure
-    if m.kind != "number" or m.aggregator != "mean":
-        what = "text" if m.kind != "number" else f"aggregated by {m.aggregator}, not a mean"
+    if m.kind != "number" or found.aggregator != "mean":
+        what = "text" if m.kind != "number" else f"aggregated by {found.aggregator}, not a mean"
         raise SpecError(
             f"{where}: {found.label} is {what}: a diff_plot draws per-query differences of a "
             "metric averaged over queries (AP, nDCG@10, ...)"
