@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pipeline.contract.columns import Columns, flatten
 from pipeline.contract.measure import Measure, MeasureParams
 
 __all__ = ["ResolvedMeasure"]
@@ -40,6 +41,12 @@ class ResolvedMeasure:
         # QPS's per-query numbers are latencies, lower better where its value is higher better:
         # Latency compares them
         return self.measure.kind == "number" and self.aggregator not in ("none", "qps")
+
+    @property
+    def needs_kinds(self) -> frozenset[str]:
+        """The kinds of the derived columns it reads (`Need.kind`: "latency" for runs' times),
+        under the default settings' columns."""
+        return frozenset(n.kind for n in flatten(self.measure.needs(self.params, Columns())))
 
     @property
     def aggregator(self) -> str:

@@ -123,7 +123,7 @@ def compile_plan(
             python=_python(everything, settings),
             finish=result_tables(options, len(metrics)),
             finish_reusing=tuple(result_tables(replace(options, cached=True), len(metrics))),
-            outputs=tuple(output_tables(loaded, diffs or {})),
+            outputs=tuple(output_tables(loaded, diffs or {}, metrics)),
             probes=tuple(
                 Probe(m, s) for m, s in zip(everything, probes(compiled, full), strict=True)
             ),

@@ -22,6 +22,7 @@ from pipeline.errors import SpecError
 from pipeline.plan.tables import values_table
 from pipeline.spec.base import did_you_mean
 from pipeline.spec.levels import level_of
+from pipeline.plan.tradeoff import check_tradeoff, tradeoff_sql, tradeoff_table
 from pipeline.spec.outputs import CURVE_LEVELS, DIFF_LEVELS, PER_RUN_LEVELS, run_files
 from pipeline.sql import Statement
 
@@ -66,6 +67,8 @@ def output_table(index: int, output: Output) -> str | None:
         return curve_table(output.recall_levels or 11)
     if output.level in DIFF_LEVELS:
         return f"diff_plot_{index}"
+    if level_of(output.level).is_tradeoff:
+        return tradeoff_table(index)
     if level_of(output.level).is_run_file:
         return f"fused_run_{index}"
     return None
@@ -101,15 +104,21 @@ def curve_names(first: int, curves: list[ResolvedMeasure]) -> list[Statement]:
     return values_table("curve_metrics", columns, rows)
 
 
-def output_tables(loaded: LoadedSpec, diffs: Mapping[int, ResolvedMeasure]) -> list[Statement]:
-    """The curve and difference tables the spec's outputs write, once curve_aggregate and
-    per_query are made; `diffs`: the metric of each difference output, by the output's index
-    (`check_diff_outputs`)."""
+def output_tables(
+    loaded: LoadedSpec,
+    diffs: Mapping[int, ResolvedMeasure],
+    metrics: list[ResolvedMeasure] | None = None,
+) -> list[Statement]:
+    """The curve, difference and trade-off tables the spec's outputs write, once
+    curve_aggregate and per_query are made; `diffs`: the metric of each difference output, by
+    the output's index (`check_diff_outputs`); `metrics`: the spec's, which a trade-off names."""
     spec = loaded.spec
     statements = [_curve_sql(size) for size in _curve_sizes(spec)]
     for i, output in enumerate(spec.outputs):
         if output.level in DIFF_LEVELS:
             statements.append(_diff_sql(i, output, diffs[i]))
+        if level_of(output.level).is_tradeoff:
+            statements.append(tradeoff_sql(i, *check_tradeoff(loaded, i, metrics or [])))
         if output.level in PER_RUN_LEVELS:
             files = run_files(output, spec.runs, loaded.where("outputs", i, "path"))
             statements += [_per_run_sql(per_run_table(i, j), f) for j, f in enumerate(files)]
@@ -201,6 +210,8 @@ def check_diff_outputs(
                 loaded, i, _find_metric(metrics, output.metric, registry), metrics
             )
             _check_baseline(loaded, i, output.baseline)
+        if level_of(output.level).is_tradeoff:
+            check_tradeoff(loaded, i, metrics)
         if level_of(output.level).is_run_file and output.run not in loaded.spec.fused_inputs():
             fused = list(loaded.spec.fused_inputs())
             raise SpecError(
