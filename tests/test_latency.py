@@ -155,3 +155,43 @@ def test_a_gate_on_p95_fails_a_run_that_got_slower(tmp_path):
         assert result.returncode == code, result.stdout + result.stderr
         if code:
             assert "candidate" in result.stdout + result.stderr
+
+
+def test_the_python_door_reads_a_frames_latency_column(tmp_path):
+    """A run frame's `latency_ms` (one value per query, NaN where untimed) gives the values of
+    the same times in a latency file; `{"path": ..., "latency": ...}` as in a spec too; to_spec
+    writes a spec whose run gives the same aggregate."""
+    import pandas as pd
+
+    from pipeline import evaluate
+
+    data, _ = _timed(tmp_path, 11, units=("ms",))  # the qrels and the run's file
+    name, run = next(iter(data.runs.items()))
+    timed = {q: ts[0] for q, ts in generate_latency(11, list(run), 20.0, untimed=0.2).items()}
+    write_latency({q: [t] for q, t in timed.items()}, tmp_path / "once.latency")
+    rows = [(q, d, s, timed.get(q, np.nan)) for q, docs in run.items() for d, s in docs.items()]
+    frame = pd.DataFrame(rows, columns=["qid", "docno", "score", "latency_ms"])
+    qrels = str(tmp_path / "qrels.txt")
+    by_frame = evaluate(qrels=qrels, runs={name: frame}, metrics=METRICS)
+    by_file = evaluate(qrels=qrels, runs={name: {"path": str(tmp_path / f"{name}.txt"),
+                                                 "latency": str(tmp_path / "once.latency")}},
+                       metrics=METRICS)  # fmt: skip
+    assert by_frame.aggregate().equals(by_file.aggregate())
+    p95 = by_frame.aggregate().set_index("metric").loc["Latency(stat='p95')", "value"]
+    assert p95 == np.percentile([t for q, t in sorted(timed.items()) if q in data.qrels], 95)
+    by_frame.to_spec(tmp_path / "again")
+    again = evaluate(str(tmp_path / "again" / "spec.yaml"))
+    assert again.aggregate().equals(by_frame.aggregate())
+
+
+def test_a_frames_latency_is_one_value_per_query(tmp_path):
+    """Two values of latency_ms in one query's rows: an input error naming the query."""
+    import pandas as pd
+
+    from pipeline import evaluate
+    from pipeline.errors import InputDataError
+
+    frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [2.0, 1.0],
+                          "latency_ms": [3.0, 4.0]})  # fmt: skip
+    with pytest.raises(InputDataError, match="query '1' has 2 values of latency_ms"):
+        evaluate(qrels={"1": {"a": 1}}, runs={"x": frame}, metrics=["Latency"])
