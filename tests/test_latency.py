@@ -184,14 +184,35 @@ def test_the_python_door_reads_a_frames_latency_column(tmp_path):
     assert again.aggregate().equals(by_frame.aggregate())
 
 
-def test_a_frames_latency_is_one_value_per_query(tmp_path):
-    """Two values of latency_ms in one query's rows: an input error naming the query."""
+@pytest.mark.parametrize(
+    ("times", "said"),
+    [
+        ([3.0, 4.0], "latency\\['x'\\]: query '1' has 2 values of latency_ms"),
+        ([-1.0, -1.0], "latency\\['x'\\]: row 1: the time must not be negative"),
+        ([np.inf, np.inf], "latency\\['x'\\]: row 1: the time must be a finite number"),
+    ],
+)
+def test_a_frames_latency_is_one_finite_time_per_query(times, said):
+    """Two values of latency_ms in one query's rows, a negative or an infinite one: an input
+    error naming the input (and its row)."""
     import pandas as pd
 
     from pipeline import evaluate
     from pipeline.errors import InputDataError
 
     frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [2.0, 1.0],
-                          "latency_ms": [3.0, 4.0]})  # fmt: skip
-    with pytest.raises(InputDataError, match="query '1' has 2 values of latency_ms"):
+                          "latency_ms": times})  # fmt: skip
+    with pytest.raises(InputDataError, match=said):
         evaluate(qrels={"1": {"a": 1}}, runs={"x": frame}, metrics=["Latency"])
+
+
+def test_the_spark_engine_refuses_latency_by_its_key(tmp_path):
+    """On engine spark, a run's latency is a spec error naming the key and the engine (exit 2),
+    found before anything is read."""
+    _one_run(tmp_path, "q1 3\n")
+    spec = yaml.safe_load((tmp_path / "spec.yaml").read_text())
+    spec["settings"] = {"engine": "spark"}
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    result = irpipe_inprocess("validate", "--no-data", "spec.yaml", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "runs.r.latency: the spark engine does not read runs' latency files" in result.stderr
