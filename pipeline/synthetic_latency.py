@@ -24,7 +24,9 @@ def generate_latency(
             continue
         slow = 4.0 if rng.random() < 0.1 else 1.0
         count = rng.randint(1, repetitions)
-        times[qid] = [round(typical_ms * slow * rng.lognormvariate(0, 0.4), 3) for _ in range(count)]
+        times[qid] = [
+            round(typical_ms * slow * rng.lognormvariate(0, 0.4), 3) for _ in range(count)
+        ]
     return times
 
 

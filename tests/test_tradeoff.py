@@ -24,7 +24,9 @@ def _spec(tmp_path, outputs: list[dict], metrics=("nDCG@10", "Latency(stat=p95)"
     runs = {}
     for i, (name, (ranking, typical)) in enumerate(RUNS.items()):
         write_run(data.runs[ranking], tmp_path / f"{ranking}.trec")
-        write_latency(generate_latency(i, list(data.runs[ranking]), typical), tmp_path / f"{name}.ms")
+        write_latency(
+            generate_latency(i, list(data.runs[ranking]), typical), tmp_path / f"{name}.ms"
+        )
         runs[name] = {"path": f"{ranking}.trec", "collection": "c", "latency": f"{name}.ms"}
     spec = {"collections": {"c": {"qrels": "qrels.txt"}}, "runs": runs, "metrics": list(metrics),
             "outputs": outputs}  # fmt: skip

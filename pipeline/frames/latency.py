@@ -17,7 +17,11 @@ LATENCY_COLUMN = "latency_ms"
 
 def _columns(value: Any) -> list[str]:
     """A pandas or polars frame's or an Arrow table's column names; [] for anything else."""
-    names = getattr(value, "column_names", None) or getattr(value, "columns", None)
+    if type(value).__name__ == "LazyFrame":  # its schema, without collecting it
+        return list(value.collect_schema().names())
+    names = getattr(value, "column_names", None)
+    if names is None and type(value).__name__ == "DataFrame":
+        names = value.columns
     return [str(name) for name in names] if names is not None else []
 
 
@@ -53,6 +57,8 @@ def _arrow(value: Any, columns: list[str]):
 
     if isinstance(value, pa.Table):
         return value.select(columns)
+    if type(value).__name__ == "LazyFrame":
+        return value.select(columns).collect().to_arrow()
     if hasattr(value, "to_arrow"):  # polars
         return value.select(columns).to_arrow()
     return pa.Table.from_pandas(value[columns], preserve_index=False)

@@ -36,7 +36,9 @@ UNITS = {"ms": "", "usec": " / 1000.0"}
 
 def unit_named(first_line: str) -> str:
     """The unit a file's first line names as its header (`qid usec`, `qid ms`); else `ms`."""
-    fields = [f.lower() for f in re.split(r"[ \t\v\f\r\n]+", first_line.removeprefix("\ufeff")) if f]
+    fields = [
+        f.lower() for f in re.split(r"[ \t\v\f\r\n]+", first_line.removeprefix("\ufeff")) if f
+    ]
     return fields[1] if len(fields) == 2 and fields[0] == "qid" and fields[1] in UNITS else "ms"
 
 
@@ -50,9 +52,7 @@ def read(mode: str = "strict", unit: str = "ms") -> Format:
     qid and its time in milliseconds."""
     strict = mode == "strict"
     value = number("f[2]", strict)
-    negative = Rule(
-        f"{value} < 0", f"'the time must not be negative, found ' || {quoted('f[2]')}"
-    )
+    negative = Rule(f"{value} < 0", f"'the time must not be negative, found ' || {quoted('f[2]')}")
     rules = text_rules(
         field_count("<", 2, FIELDS),
         *number_rules("f[2]", value, "the time", strict, finite=True),

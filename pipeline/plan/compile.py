@@ -34,7 +34,6 @@ from pipeline.plan.output_tables import curve_names, output_table, output_tables
 from pipeline.plan.overlays import overlay_statements
 from pipeline.plan.per_query import per_query_options, result_tables
 from pipeline.plan.ranking import given_sql, ordering, ranked_sql
-from pipeline.plan.statistics import STATISTICS
 from pipeline.plan.sql_plan import (
     Probe,
     PythonMetric,
@@ -44,6 +43,7 @@ from pipeline.plan.sql_plan import (
     RunsPart,
     SqlPlan,
 )
+from pipeline.plan.statistics import STATISTICS
 from pipeline.plan.tables import (
     name_tables,
     probes,

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 
 from pipeline.errors import SpecError
 from pipeline.plan.tables import values_table
+from pipeline.plan.tradeoff import check_tradeoff, tradeoff_sql, tradeoff_table
 from pipeline.spec.base import did_you_mean
 from pipeline.spec.levels import level_of
-from pipeline.plan.tradeoff import check_tradeoff, tradeoff_sql, tradeoff_table
 from pipeline.spec.outputs import CURVE_LEVELS, DIFF_LEVELS, PER_RUN_LEVELS, run_files
 from pipeline.sql import Statement
 
@@ -95,9 +95,7 @@ def curve_measures(loaded: LoadedSpec, registry: Registry) -> list[ResolvedMeasu
 
 def curve_names(first: int, curves: list[ResolvedMeasure]) -> list[Statement]:
     """The curve measures' names table; their columns in `wide` follow the spec's metrics."""
-    rows = [
-        (first + i, m.label, m.aggregator, m.params.recall) for i, m in enumerate(curves)
-    ]
+    rows = [(first + i, m.label, m.aggregator, m.params.recall) for i, m in enumerate(curves)]
     if not rows:
         return []
     columns = "ordinal INTEGER, metric VARCHAR, aggregator VARCHAR, recall DOUBLE"

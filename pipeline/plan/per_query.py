@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 
 from pipeline.contract.columns import Requirements
 from pipeline.plan.exact_mean import exact_mean
-from pipeline.plan.statistics import statistic
 from pipeline.plan.measure_sql import CompiledMeasure, CompiledMeasures, typed
 from pipeline.plan.missing_rankings import MISSING_RANKING_FLAG, reset_missing_ranking
 from pipeline.plan.ranking import ranking_length, select_list
+from pipeline.plan.statistics import statistic
 from pipeline.sql import Statement
 
 if TYPE_CHECKING:
@@ -101,7 +101,9 @@ def result_tables(options: PerQueryOptions, spec_metrics: int | None = None) -> 
         names = Names("curve_per_query", "curve_metrics", range(count, measures))
         tables.append(Statement(_per_query_sql(options, names)))
     statistics = options.statistics
-    return tables + aggregate_tables(options.missing_rankings, curves, options.exact_mean, statistics)
+    return tables + aggregate_tables(
+        options.missing_rankings, curves, options.exact_mean, statistics
+    )
 
 
 def aggregate_tables(

@@ -42,7 +42,9 @@ def percentile(value: str, q: int) -> str:
     a = "s[CAST(floor(i) AS BIGINT) + 1]"
     b = "s[least(CAST(floor(i) AS BIGINT) + 2, len(s))]"
     t = "(i - floor(i))"
-    lerp = f"CASE WHEN {t} >= 0.5 THEN {b} - ({b} - {a}) * (1 - {t}) ELSE {a} + ({b} - {a}) * {t} END"
+    lerp = (
+        f"CASE WHEN {t} >= 0.5 THEN {b} - ({b} - {a}) * (1 - {t}) ELSE {a} + ({b} - {a}) * {t} END"
+    )
     at = f"list_transform([CAST(len(s) - 1 AS DOUBLE) * {fraction}], lambda i: {lerp})[1]"
     return f"list_transform([{_sorted(value)}], lambda s: CASE WHEN len(s) = 0 THEN NULL ELSE {at} END)[1]"
 
