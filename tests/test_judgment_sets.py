@@ -49,7 +49,8 @@ SETTINGS = [
 def every_measure() -> list[str]:
     """Every built-in measure of rankings over ordinary qrels, once, by its canonical form
     (Fallout needs a cutoff); the diversity measures read subtopic qrels (tests/test_diversity.py),
-    the nugget measures generated answers (tests/test_nuggets.py)."""
+    the nugget measures generated answers (tests/test_nuggets.py), Latency and QPS runs' times
+    (tests/test_latency.py)."""
     registry, found = get_registry(), {}
     for name in registry.names():
         try:
@@ -60,6 +61,7 @@ def every_measure() -> list[str]:
             m for m in resolved
             if type(m.measure).__module__ != "pipeline.metrics.diversity"
             and m.measure.reads == "rankings"
+            and "latency" not in m.needs_kinds
         ]  # fmt: skip
         found.update(dict.fromkeys(m.canonical for m in ordinary))
     return list(found)

@@ -17,7 +17,7 @@ PACKAGE = Path(pipeline.__file__).parent
 #: the modules at pipeline/'s root: the foundation every layer may import, and the facades
 FOUNDATION = {
     "__init__", "_version", "api", "digest", "entry_points", "errors", "formatting", "hookspecs",
-    "interrupts", "progress", "sql", "synthetic", "synthetic_answers",
+    "interrupts", "progress", "sql", "synthetic", "synthetic_answers", "synthetic_latency",
 }  # fmt: skip
 #: the packages that ask for the process-wide measure registry (`get_registry()`): the front
 #: doors, and the measures that define it. Every layer below is handed the registry or what it

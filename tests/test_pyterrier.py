@@ -133,3 +133,23 @@ print(Experiment([run], topics, qrels, ["map", "P_1"], names=["bm25"]).to_dict("
     found = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert found.returncode == 0, found.stderr
     assert found.stdout.strip() == "[{'name': 'bm25', 'map': 0.5, 'P_1': 0.5}]"
+
+
+def test_transformers_are_timed_query_by_query_for_latency(data, monkeypatch):
+    """With a Latency or QPS metric, each transformer runs on one query at a time, timed: the
+    frame's Latency is the statistic of those times (a clock that advances 2 ms a query here),
+    QPS their rate, and mrt their mean over the judged queries."""
+    import pipeline.pyterrier as experiment
+
+    systems, topics, qrels = data
+    ticks = iter(range(0, 10**6))
+    monkeypatch.setattr(experiment.time, "perf_counter", lambda: next(ticks) * 0.002 / 2)
+    ranked = [pt.Transformer.from_df(frame) for frame in systems.values()]
+    got = Experiment(ranked, topics, qrels, ["map", "Latency(stat=p95)", "QPS", "mrt"],
+                     names=list(systems))  # fmt: skip
+    assert list(got["Latency(stat=p95)"]) == pytest.approx([1.0] * 3)
+    assert list(got["QPS"]) == pytest.approx([1000.0] * 3)
+    judged = qrels["qid"].nunique()
+    assert list(got["mrt"]) == pytest.approx([len(topics) * 1.0 / judged] * 3)
+    expected = pt.Experiment(ranked, topics, qrels, ["map"], names=list(systems))
+    _same(got[["name", "map"]], expected)

@@ -165,7 +165,7 @@ def _metric(loaded, key: tuple, label: str, metrics: list[ResolvedMeasure]) -> R
 
 def _side(collection: str, metric: ResolvedMeasure) -> Side:
     measure = metric.measure
-    return Side(collection, metric.label, measure.aggregator, measure.better == "lower")
+    return Side(collection, metric.label, metric.aggregator, measure.better == "lower")
 
 
 def _runs_under(loaded: LoadedSpec, collection: str) -> set[str]:

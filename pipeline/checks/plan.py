@@ -178,7 +178,7 @@ def _target(loaded: LoadedSpec, key: tuple, name: str, targets: dict) -> Target:
         raise SpecError(
             f"{loaded.where(*key)}: '{name}' is a text metric: it has no value to check"
         )
-    return Target(name, measure.aggregator, targets[name].better)
+    return Target(name, targets[name].aggregator, targets[name].better)
 
 
 def _check_compared(

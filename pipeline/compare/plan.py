@@ -214,10 +214,10 @@ def _metrics(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> tuple[tuple[
                 f"{loaded.where('compare')}: no metric of the spec has per-query numbers to "
                 "compare (text metrics and metrics without aggregation have none)"
             )
-        return tuple((m.label, m.measure.aggregator) for m in chosen)
+        return tuple((m.label, m.aggregator) for m in chosen)
     for i, label in enumerate(named):
         _check_metric(loaded, i, label, by_label, named[:i])
-    return tuple((label, by_label[label].measure.aggregator) for label in named)
+    return tuple((label, by_label[label].aggregator) for label in named)
 
 
 def _check_metric(loaded, i: int, label: str, by_label: dict, earlier: list[str]) -> None:

@@ -54,7 +54,7 @@ def grids(
 ) -> list[Grid]:
     """One oriented Grid per collection from aggregate rows (run, collection, metric, value, n).
 
-    `metrics` are the plan's resolved metrics (label, measure.aggregator, better), in spec
+    `metrics` are the plan's resolved metrics (label, aggregator, better), in spec
     order; `marks` the significance marks by (collection, run, metric), set after the best mark.
     """
     return [_grid(c, metrics, marks or {}) for c in _collections(rows)]
@@ -105,7 +105,7 @@ def _only(values: Any) -> Any:
 
 
 def _cell(c: _Collection, run: str, metric: Any) -> str:
-    return format_value(c.values.get((run, metric.label)), metric.measure.aggregator == "sum")
+    return format_value(c.values.get((run, metric.label)), metric.aggregator == "sum")
 
 
 def _best_runs(c: _Collection, metric: Any) -> list[str]:

@@ -150,6 +150,13 @@ class Columns(SubtopicColumns):
         """The number of documents retrieved within the cutoff (needs `num_ret`)."""
         return self.num_ret() if k is None else f"least({self.num_ret()}, {int(k)})"
 
+    # -- the run's time ----------------------------------------------------------------------------
+    def query_ms(self) -> Need:
+        """Column: the run's latency for the query in milliseconds (the median of its timings in
+        `runs.NAME.latency`), on every row of its ranking; NULL where the run has no time for
+        it. Read with it, a measure needs every row ranked (the judged rows alone may be none)."""
+        return self._use(Need("query_ms", "latency", "ms"), "query_ms()")
+
     # -- ties ------------------------------------------------------------------------------------
     def tie_first(self) -> Need:
         """Column: the first rank of this row's tie, the rows of equal score (of equal rank in

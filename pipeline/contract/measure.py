@@ -25,7 +25,7 @@ from pipeline.entry_points import quiet_pydantic_plugins
 # validator; irpipe's cache of the installation tells it beforehand when none is installed.
 quiet_pydantic_plugins()
 
-__all__ = ["LevelParams", "Measure", "MeasureParams", "ParamsT", "RankedParams"]
+__all__ = ["Aggregator", "LevelParams", "Measure", "MeasureParams", "ParamsT", "RankedParams"]
 
 
 class MeasureParams(BaseModel):
@@ -65,6 +65,11 @@ class RankedParams(LevelParams):
     k: int | None = Field(None, gt=0, description="cutoff: only the first k ranks count")
 
 
+#: how a measure's per-query values combine into its value (`Measure.aggregator`)
+Aggregator = Literal[
+    "mean", "gmean", "sum", "exact_mean", "median", "p90", "p95", "p99", "max", "qps", "none"
+]
+
 #: the parameter model a measure's methods receive as `p`
 ParamsT = TypeVar("ParamsT", bound=MeasureParams)
 
@@ -86,8 +91,9 @@ class Measure(ABC, Generic[ParamsT]):
     required: ClassVar[tuple[str, ...]] = ()
     #: how per-query values combine: mean (trec_eval's: summed in query order), gmean (floor
     #: 1e-5, as trec_eval), sum, exact_mean (statistics.mean's correctly rounded mean, for values
-    #: 0 or in [2^-47, 1]), or none
-    aggregator: ClassVar[Literal["mean", "gmean", "sum", "exact_mean", "none"]] = "mean"
+    #: 0 or in [2^-47, 1]), a statistic over the queries (median, p90, p95, p99 as numpy's
+    #: percentiles, max, or qps: values per second of their sum in milliseconds), or none
+    aggregator: ClassVar[Aggregator] = "mean"
     #: what the runs it scores are: rankings (TREC runs, fused runs, tables of scores), generated
     #: answers' assignments to nuggets (`pipeline.inputs.assignments`) or generated answers
     #: themselves, their sentences and citations (`pipeline.inputs.answers`)
@@ -110,6 +116,11 @@ class Measure(ABC, Generic[ParamsT]):
         # a mapping that gives unjudged (-1) or negatively judged (-2) rows a gain needs them all
         gains_unjudged = isinstance(gain, dict) and any(grade < 0 for grade in gain)
         return self.judged_rows_suffice and not gains_unjudged
+
+    def aggregated_by(self, p: ParamsT) -> Aggregator:
+        """How per-query values combine under these parameters: the class's `aggregator`, unless
+        a parameter chooses the statistic (`Latency(stat=p95)`)."""
+        return self.aggregator
 
     def needs(self, p: ParamsT, c: Columns) -> Iterable[Need | Iterable[Need]]:
         """The derived columns `per_query`, `missing` and `empty` read, as `c`'s methods name

@@ -18,10 +18,11 @@ __all__ = [
 #: fact: a per-query aggregate over the qrels; ideal: the ideal ranking's columns at each rank;
 #: length: the ranking's length; grades: the query's ranked grades as a list (Python measures);
 #: tie: the row's tie (the rows the ordering's first key cannot tell apart): its first rank and size;
-#: subtopic, subtopic_ideal, subtopic_fact: over subtopic judgments (`pipeline.contract.subtopics`)
+#: subtopic, subtopic_ideal, subtopic_fact: over subtopic judgments (`pipeline.contract.subtopics`);
+#: latency: the run's time for the query (`runs.NAME.latency`), on every row of its ranking
 NeedKind = Literal[
     "window", "rank_window", "judged_window", "fact", "ideal", "length", "grades", "tie",
-    "subtopic", "subtopic_ideal", "subtopic_fact",
+    "subtopic", "subtopic_ideal", "subtopic_fact", "latency",
 ]  # fmt: skip
 
 

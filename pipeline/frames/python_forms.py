@@ -30,10 +30,11 @@ def by_query(value: Any) -> bool:
 
 #: keys of a spec's run or collection entry, which a query's documents never hold together
 #: with their own (a run's `collection`, a fusion's `fuse`, a collection's `format`, `num_docs`,
-#: generated answers' `nuggets`, `assignments`, `support` and `answers`)
+#: generated answers' `nuggets`, `assignments`, `support` and `answers`, a run's `latency`)
 _SPEC_KEYS = frozenset(
-    {"collection", "fuse", "format", "num_docs", "nuggets", "assignments", "support", "answers"}
-)
+    {"collection", "fuse", "format", "num_docs", "nuggets", "assignments", "support", "answers",
+     "latency"}
+)  # fmt: skip
 
 
 def _documents(value: Any) -> bool:

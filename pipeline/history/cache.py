@@ -59,6 +59,8 @@ def run_keys(
                 "run": digests["run", name],
                 "qrels": digests["qrels", collection],
                 "collection": _collection(spec.collections[collection]),
+                # a run's times, where it has some (a key without them stays the same)
+                **({"latency": digests["latency", name]} if ("latency", name) in digests else {}),
             }
         )
         for name, run in spec.runs.items()
@@ -91,7 +93,7 @@ def _measure(m: ResolvedMeasure) -> dict:
         "metric": m.canonical,
         "label": m.label,
         "params": m.params.model_dump(mode="json"),
-        "aggregator": m.measure.aggregator,
+        "aggregator": m.aggregator,
         "kind": m.measure.kind,
         "source": _source_digest(type(m.measure)),
     }

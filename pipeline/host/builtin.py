@@ -23,6 +23,7 @@ DEFAULT_PLUGINS = (
     "pipeline.metrics.diversity",
     "pipeline.metrics.nuggets",
     "pipeline.metrics.support",
+    "pipeline.metrics.latency",
     "pipeline.outputs",
     "pipeline.outputs.trec_eval",
     "pipeline.outputs.report",

@@ -14,6 +14,7 @@ from pipeline.sql import Statement
 __all__ = [
     "GRADE",
     "INPUT_TABLES",
+    "LATENCY",
     "LOADED_TABLES",
     "QRELS",
     "RUNS",
@@ -39,6 +40,8 @@ class Column:
     type: str
     optional: bool = False
     natural: bool = False
+    #: its values may not be negative (a time)
+    nonnegative: bool = False
     #: how messages name a value of it ("the score")
     said: str = ""
 
@@ -54,6 +57,9 @@ class LoadedTable:
     key: str
     columns: tuple[Column, ...]
     identity: tuple[str, ...] = ("qid", "docno")
+    #: the Spark engine's row stream carries its rows (`row_stream`); the runs' latencies it
+    #: does not read (the preflight refuses them there)
+    streamed: bool = True
 
     def typed(self, grades: str = "integer") -> dict[str, str]:
         """Each column's DuckDB type, a grade's by the `grades` setting."""
@@ -99,17 +105,28 @@ RUNS = LoadedTable(
     "run",
     (*_IDS, Column("rank", "BIGINT", optional=True), Column("score", "DOUBLE", said="the score")),
 )
+#: the times a run took to answer its queries, in milliseconds: a query may be timed several
+#: times (repetitions: its median counts, `query_latency`)
+LATENCY = LoadedTable(
+    "latency", "latency", "run", (Column("qid", "VARCHAR"), Column("ms", "DOUBLE", nonnegative=True, said="the time")),
+    ("qid",),
+    streamed=False,
+)  # fmt: skip
 #: every loaded table, by name
-LOADED_TABLES = {table.name: table for table in (QRELS, SUBTOPIC_QRELS, RUNS)}
+LOADED_TABLES = {table.name: table for table in (QRELS, SUBTOPIC_QRELS, RUNS, LATENCY)}
 
 #: the statement making `run_rows`
 RUN_ROWS = RUNS.create()
+#: each run's latency per query, the median of its timings (`pipeline.plan.latency`)
+QUERY_LATENCY = Statement("CREATE TABLE query_latency (run VARCHAR, qid VARCHAR, ms DOUBLE)")
 #: the tables the runs are loaded into, made once the qrels are read: the rows of a batch, and
 #: the queries each run answers with how many documents each ranks, recorded as the run is loaded
 #: (its rows are dropped once ranked)
 RUN_TABLES = [
     RUN_ROWS,
     Statement("CREATE TABLE present (run VARCHAR, qid VARCHAR, retrieved BIGINT)"),
+    LATENCY.create(),
+    QUERY_LATENCY,
 ]
 
 

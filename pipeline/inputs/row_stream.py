@@ -12,8 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pipeline.inputs.format import Load
-from pipeline.inputs.loaded_tables import LOADED_TABLES, LoadedTable
+from pipeline.inputs.loaded_tables import LOADED_TABLES as _DECLARED
+from pipeline.inputs.loaded_tables import LoadedTable
 from pipeline.sql import Statement
+
+#: the loaded tables the stream carries (`LoadedTable.streamed`)
+LOADED_TABLES = {name: table for name, table in _DECLARED.items() if table.streamed}
 
 __all__ = ["IDENTITY", "STREAM_COLUMNS", "checked_rows", "into_tables", "padded", "stream_columns"]
 

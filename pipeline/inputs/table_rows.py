@@ -134,6 +134,8 @@ def _problems(load: Load) -> list[tuple[str, str]]:
             found.append((f"NOT isfinite({name})", f"{said} must be a finite number"))
         if column.natural:
             found.append((f"{name} < 0", f"{said} must be a non-negative integer"))
+        if column.nonnegative:
+            found.append((f"{name} < 0", f"{said} must not be negative"))
     return found
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pipeline.contract.columns import Columns, flatten
 from pipeline.contract.measure import Measure, MeasureParams
 
 __all__ = ["ResolvedMeasure"]
@@ -37,4 +38,17 @@ class ResolvedMeasure:
     def averaged(self) -> bool:
         """Whether its per-query numbers are averaged (or summed) into its value: what a
         comparison tests and a pool's leave-one-out analysis measures."""
-        return self.measure.kind == "number" and self.measure.aggregator != "none"
+        # QPS's per-query numbers are latencies, lower better where its value is higher better:
+        # Latency compares them
+        return self.measure.kind == "number" and self.aggregator not in ("none", "qps")
+
+    @property
+    def needs_kinds(self) -> frozenset[str]:
+        """The kinds of the derived columns it reads (`Need.kind`: "latency" for runs' times),
+        under the default settings' columns."""
+        return frozenset(n.kind for n in flatten(self.measure.needs(self.params, Columns())))
+
+    @property
+    def aggregator(self) -> str:
+        """How its per-query values combine, under its parameters (`Measure.aggregated_by`)."""
+        return self.measure.aggregated_by(self.params)

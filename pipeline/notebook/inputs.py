@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from pipeline.frames.convert import by_query, is_path, table_of
 from pipeline.frames.irds import is_irds
+from pipeline.frames.latency import has_latency, latency_table
 from pipeline.inputs.table_rows import MEMORY, memory_view
 from pipeline.spec.settings import Settings
 
@@ -91,13 +92,28 @@ def run_entries(runs, collections: list[str], tables: dict, read) -> dict[str, A
 
 def _runinput_path(value: Any, name: str, tables: dict, read) -> dict[str, Any]:
     """A run's input and, for one spelled as in a spec (`{"assignments": PATH}`: generated
-    answers' assignments; `{"answers": PATH}`), its format."""
+    answers' assignments; `{"answers": PATH}`), its format; its times, where it gives them (a
+    frame's `latency_ms` column, or `{"path": RUN, "latency": TIMES}` as in a spec)."""
     spelt = _spelt(value, ("assignments", "answers"))
     if spelt == _SEVERAL:
         return dict(value)  # as a spec's run: the spec's validation says which to give
     if spelt:
         return {"path": input_path(value[spelt], "runs", name, tables, read), "format": spelt}
-    return {"path": input_path(value, "runs", name, tables, read)}
+    if isinstance(value, Mapping) and set(value) == {"path", "latency"}:
+        found = {"path": input_path(value["path"], "runs", name, tables, read)}
+        return {**found, "latency": _times(value["latency"], name, tables, per_query=False)}
+    found = {"path": input_path(value, "runs", name, tables, read)}
+    return {**found, "latency": _times(value, name, tables)} if has_latency(value) else found
+
+
+def _times(value: Any, name: str, tables: dict, per_query: bool = True) -> str:
+    """The spec's path of a run's times: a file's own, or `memory://latency/NAME` for a table
+    (a run frame's `latency_ms` column, `per_query`; else a table of timings)."""
+    if is_path(value):
+        return str(Path(value).resolve())
+    path = f"{MEMORY}latency/{name}"
+    tables[memory_view(path, "latency")] = latency_table(value, f"latency[{name!r}]", per_query)
+    return path
 
 
 #: what `_spelt` says of a mapping holding several of its keys

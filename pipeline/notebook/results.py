@@ -238,9 +238,10 @@ def _file_names(spec: dict[str, Any]) -> dict[str, str]:
 
 
 def _memory_inputs(spec: dict[str, Any]) -> list[tuple[str, str]]:
-    """(memory:// path, its kind: qrels or run) of every input given as a table."""
+    """(memory:// path, its kind: qrels, run or latency) of every input given as a table."""
     found = [(path, "qrels") for path in _read_qrels(spec)]
     found += [(r["path"], "run") for r in spec["runs"].values() if "path" in r]
+    found += [(r["latency"], "latency") for r in spec["runs"].values() if "latency" in r]
     return [(path, kind) for path, kind in found if str(path).startswith(MEMORY)]
 
 

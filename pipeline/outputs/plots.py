@@ -17,6 +17,7 @@ from pipeline.contract.writer import Writer
 from pipeline.errors import SpecError
 from pipeline.hookspecs import hookimpl
 from pipeline.plan.output_tables import is_curve_table
+from pipeline.plan.tradeoff import is_tradeoff_table
 from pipeline.spec.levels import PLOT_LEVELS
 from pipeline.sql import quote_identifier
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["INSTALL", "PngWriter", "SvgWriter", "diff_figure", "pr_figure"]
+__all__ = ["INSTALL", "PngWriter", "SvgWriter", "diff_figure", "pr_figure", "tradeoff_figure"]
 
 INSTALL = "pip install 'irpipe[plot]'"
 #: on top of matplotlib's defaults; names are data, never mathtext (`$` is a dollar)
@@ -60,7 +61,11 @@ class PlotWriter(Writer):
     def write(self, con, table, path, manifest):
         import matplotlib.style
 
-        columns, draw = (_CURVE, pr_figure) if is_curve_table(table) else (_DIFF, diff_figure)
+        columns, draw = (
+            (_CURVE, pr_figure) if is_curve_table(table)
+            else (_TRADEOFF, tradeoff_figure) if is_tradeoff_table(table)
+            else (_DIFF, diff_figure)
+        )  # fmt: skip
         rows = con.execute(f"SELECT {columns} FROM {quote_identifier(table)}").fetchall()
         with matplotlib.style.context(["default", _STYLE]):
             figure = draw(rows)
@@ -71,6 +76,7 @@ class PlotWriter(Writer):
 
 _CURVE = "collection, run, recall, precision, n_queries"
 _DIFF = "collection, run, baseline, metric, qid, difference, outcome"
+_TRADEOFF = "collection, run, metric, value, latency, latency_value, pareto"
 
 
 class PngWriter(PlotWriter):
@@ -180,6 +186,53 @@ def _legend_counts(ax: Axes, outcomes: tuple[str, ...], loc: str) -> None:
     handles = [Patch(color=colour) for colour in _OUTCOMES.values()]
     labels = [f"{outcome}: {outcomes.count(outcome)}" for outcome in _OUTCOMES]
     ax.legend(handles, labels, loc=loc, fontsize="small")
+
+
+def tradeoff_figure(rows: list[tuple]) -> Figure:
+    """One axes per collection: each run a point, the latency statistic across and the
+    effectiveness metric up, the runs on the Pareto front filled and joined by a step line,
+    the others hollow. `rows`: (collection, run, metric, value, latency, latency_value,
+    pareto)."""
+    panels: dict[str, list[tuple]] = {}
+    for collection, *rest in rows:
+        panels.setdefault(collection, []).append(rest)
+    figure = _figure(5.2 * max(len(panels), 1), 4.4)
+    if not panels:  # no run has both values
+        figure.text(0.5, 0.5, "no run has both values", ha="center", va="center")
+        return figure
+    axes = figure.subplots(1, len(panels), squeeze=False)[0]
+    for ax, (collection, points) in zip(axes, panels.items(), strict=True):
+        _draw_tradeoff(ax, collection, points)
+    return figure
+
+
+def _draw_tradeoff(ax: Axes, collection: str, points: list[tuple]) -> None:
+    _, metric, _, latency, _, _ = points[0]
+    front = sorted((p for p in points if p[5]), key=lambda p: p[4])
+    if len(front) > 1:
+        xs, ys = [p[4] for p in front], [p[2] for p in front]
+        ax.step(xs, ys, where="post", color="C0", linewidth=1, alpha=0.6, gid="pareto-front")
+    for i, (run, _, value, _, latency_value, pareto) in enumerate(points):
+        ax.plot([latency_value], [value], marker="o", markersize=7, linestyle="none",
+                color="C0", markerfacecolor="C0" if pareto else "white",
+                gid=f"point-{i}-{'front' if pareto else 'dominated'}")  # fmt: skip
+        ax.annotate(run, (latency_value, value), textcoords="offset points",
+                    xytext=(5, 4 if i % 2 == 0 else -11),
+                    fontsize="small")  # fmt: skip
+    spread = [p[4] for p in points if p[4] > 0]
+    if len(spread) == len(points) and max(spread) > 20 * min(spread):
+        ax.set_xscale("log")  # latencies an order of magnitude apart
+    ax.set(xlabel=latency, ylabel=metric, title=f"{collection}: {metric} against {latency}")
+    ax.grid(True, linewidth=0.5, alpha=0.4)
+    _legend_front(ax)
+
+
+def _legend_front(ax: Axes) -> None:
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], marker="o", linestyle="none", color="C0", markerfacecolor=face)
+               for face in ("C0", "white")]  # fmt: skip
+    ax.legend(handles, ["Pareto front", "dominated"], loc="lower right", fontsize="small")
 
 
 @hookimpl

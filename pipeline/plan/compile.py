@@ -27,6 +27,7 @@ from pipeline.measures.resolved import ResolvedMeasure
 from pipeline.plan.batches import batched
 from pipeline.plan.exact_mean import averages_exactly
 from pipeline.plan.fusion import Fusion, fusion_statement, kept_rows, with_fusions
+from pipeline.plan.latency import latency_loads
 from pipeline.plan.measure_sql import CompiledMeasures, compile_measures
 from pipeline.plan.missing_rankings import MISSING_RANKING_ROWS
 from pipeline.plan.output_tables import curve_names, output_table, output_tables
@@ -42,6 +43,7 @@ from pipeline.plan.sql_plan import (
     RunsPart,
     SqlPlan,
 )
+from pipeline.plan.statistics import STATISTICS
 from pipeline.plan.tables import (
     name_tables,
     probes,
@@ -86,7 +88,10 @@ def compile_plan(
     apart = any(len(run.collections) > 1 for run in loaded.spec.runs.values())
     ranking = replace(ranking, apart=apart)
     exact = averages_exactly(everything)
-    options = per_query_options(compiled, settings, judged_rows, missing_rankings, exact)
+    statistics = tuple(dict.fromkeys(m.aggregator for m in metrics if m.aggregator in STATISTICS))
+    options = per_query_options(
+        compiled, settings, judged_rows, missing_rankings, exact, statistics
+    )
     fusions = _fusions(loaded)
     return SqlPlan(
         memory_limit=settings.memory_limit,
@@ -110,6 +115,7 @@ def compile_plan(
             fusions=fusions,
             missing_rankings=missing_rankings,
             unmatched_runs_fail=settings.unmatched_runs == "error",
+            latency=latency_loads(loaded),
         ),
         results=ResultsPart(
             metrics=metrics,
@@ -117,7 +123,7 @@ def compile_plan(
             python=_python(everything, settings),
             finish=result_tables(options, len(metrics)),
             finish_reusing=tuple(result_tables(replace(options, cached=True), len(metrics))),
-            outputs=tuple(output_tables(loaded, diffs or {})),
+            outputs=tuple(output_tables(loaded, diffs or {}, metrics)),
             probes=tuple(
                 Probe(m, s) for m, s in zip(everything, probes(compiled, full), strict=True)
             ),

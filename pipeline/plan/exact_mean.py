@@ -23,7 +23,7 @@ _SMALLEST = "7.105427357601002e-15"  # 2^-47
 def averages_exactly(measures) -> bool:
     """Whether a measure of `measures` (resolved) averages by `exact_mean`: the aggregate
     statement then holds its SQL (left out otherwise)."""
-    return any(m.measure.aggregator == "exact_mean" for m in measures)
+    return any(m.aggregator == "exact_mean" for m in measures)
 
 
 def exact_mean(value: str, metric: str = "metric") -> str:

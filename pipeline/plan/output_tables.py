@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.errors import SpecError
 from pipeline.plan.tables import values_table
+from pipeline.plan.tradeoff import check_tradeoff, tradeoff_sql, tradeoff_table
 from pipeline.spec.base import did_you_mean
 from pipeline.spec.levels import level_of
 from pipeline.spec.outputs import CURVE_LEVELS, DIFF_LEVELS, PER_RUN_LEVELS, run_files
@@ -66,6 +67,8 @@ def output_table(index: int, output: Output) -> str | None:
         return curve_table(output.recall_levels or 11)
     if output.level in DIFF_LEVELS:
         return f"diff_plot_{index}"
+    if level_of(output.level).is_tradeoff:
+        return tradeoff_table(index)
     if level_of(output.level).is_run_file:
         return f"fused_run_{index}"
     return None
@@ -92,24 +95,28 @@ def curve_measures(loaded: LoadedSpec, registry: Registry) -> list[ResolvedMeasu
 
 def curve_names(first: int, curves: list[ResolvedMeasure]) -> list[Statement]:
     """The curve measures' names table; their columns in `wide` follow the spec's metrics."""
-    rows = [
-        (first + i, m.label, m.measure.aggregator, m.params.recall) for i, m in enumerate(curves)
-    ]
+    rows = [(first + i, m.label, m.aggregator, m.params.recall) for i, m in enumerate(curves)]
     if not rows:
         return []
     columns = "ordinal INTEGER, metric VARCHAR, aggregator VARCHAR, recall DOUBLE"
     return values_table("curve_metrics", columns, rows)
 
 
-def output_tables(loaded: LoadedSpec, diffs: Mapping[int, ResolvedMeasure]) -> list[Statement]:
-    """The curve and difference tables the spec's outputs write, once curve_aggregate and
-    per_query are made; `diffs`: the metric of each difference output, by the output's index
-    (`check_diff_outputs`)."""
+def output_tables(
+    loaded: LoadedSpec,
+    diffs: Mapping[int, ResolvedMeasure],
+    metrics: list[ResolvedMeasure] | None = None,
+) -> list[Statement]:
+    """The curve, difference and trade-off tables the spec's outputs write, once
+    curve_aggregate and per_query are made; `diffs`: the metric of each difference output, by
+    the output's index (`check_diff_outputs`); `metrics`: the spec's, which a trade-off names."""
     spec = loaded.spec
     statements = [_curve_sql(size) for size in _curve_sizes(spec)]
     for i, output in enumerate(spec.outputs):
         if output.level in DIFF_LEVELS:
             statements.append(_diff_sql(i, output, diffs[i]))
+        if level_of(output.level).is_tradeoff:
+            statements.append(tradeoff_sql(i, *check_tradeoff(loaded, i, metrics or [])))
         if output.level in PER_RUN_LEVELS:
             files = run_files(output, spec.runs, loaded.where("outputs", i, "path"))
             statements += [_per_run_sql(per_run_table(i, j), f) for j, f in enumerate(files)]
@@ -201,6 +208,8 @@ def check_diff_outputs(
                 loaded, i, _find_metric(metrics, output.metric, registry), metrics
             )
             _check_baseline(loaded, i, output.baseline)
+        if level_of(output.level).is_tradeoff:
+            check_tradeoff(loaded, i, metrics)
         if level_of(output.level).is_run_file and output.run not in loaded.spec.fused_inputs():
             fused = list(loaded.spec.fused_inputs())
             raise SpecError(
@@ -223,8 +232,8 @@ def _check_metric(
             f"the spec's metrics: {_listed(labels)}"
         )
     m = found.measure
-    if m.kind != "number" or m.aggregator != "mean":
-        what = "text" if m.kind != "number" else f"aggregated by {m.aggregator}, not a mean"
+    if m.kind != "number" or found.aggregator != "mean":
+        what = "text" if m.kind != "number" else f"aggregated by {found.aggregator}, not a mean"
         raise SpecError(
             f"{where}: {found.label} is {what}: a diff_plot draws per-query differences of a "
             "metric averaged over queries (AP, nDCG@10, ...)"

@@ -19,6 +19,7 @@ from pipeline.plan.exact_mean import exact_mean
 from pipeline.plan.measure_sql import CompiledMeasure, CompiledMeasures, typed
 from pipeline.plan.missing_rankings import MISSING_RANKING_FLAG, reset_missing_ranking
 from pipeline.plan.ranking import ranking_length, select_list
+from pipeline.plan.statistics import statistic
 from pipeline.sql import Statement
 
 if TYPE_CHECKING:
@@ -62,6 +63,9 @@ class PerQueryOptions:
     cached: bool = False
     #: a measure averages with `exact_mean` (its SQL is then in the aggregate statement)
     exact_mean: bool = False
+    #: the statistics over queries measures aggregate by (`statistics.STATISTICS`: Latency's),
+    #: whose SQL is then in the aggregate statement
+    statistics: tuple[str, ...] = ()
 
 
 def per_query_options(
@@ -70,9 +74,12 @@ def per_query_options(
     judged_rows: bool,
     missing_rankings: bool,
     exact_mean: bool = False,
+    statistics: tuple[str, ...] = (),
 ) -> PerQueryOptions:
-    """The options of a plan's per-query tables (the runs' values all computed)."""
+    """The options of a plan's per-query tables (the runs' values all computed); `statistics`:
+    the statistics over queries the metrics aggregate by."""
     return PerQueryOptions(
+        statistics=statistics,
         measures=compiled.measures,
         query_set=settings.query_set,
         by_presence=compiled.can_empty or judged_rows,
@@ -93,16 +100,23 @@ def result_tables(options: PerQueryOptions, spec_metrics: int | None = None) -> 
     if curves:
         names = Names("curve_per_query", "curve_metrics", range(count, measures))
         tables.append(Statement(_per_query_sql(options, names)))
-    return tables + aggregate_tables(options.missing_rankings, curves, options.exact_mean)
+    statistics = options.statistics
+    return tables + aggregate_tables(
+        options.missing_rankings, curves, options.exact_mean, statistics
+    )
 
 
 def aggregate_tables(
-    missing_rankings: bool, curves: bool, exact_mean: bool = False
+    missing_rankings: bool,
+    curves: bool,
+    exact_mean: bool = False,
+    statistics: tuple[str, ...] = (),
 ) -> list[Statement]:
     """aggregate (and curve_aggregate) from the per-query tables: all an engine that computes
     per_query elsewhere (Spark's shards) runs on the whole. `exact_mean`: a metric averages by
-    `exact_mean`."""
-    tables = [Statement(aggregate_sql(missing_rankings, exact_mean=exact_mean))]
+    `exact_mean`; `statistics`: metrics aggregate by these statistics over queries."""
+    statement = aggregate_sql(missing_rankings, exact_mean=exact_mean, statistics=statistics)
+    tables = [Statement(statement)]
     if curves:
         tables.append(
             Statement(aggregate_sql(False, "curve_per_query", "curve_metrics", "curve_aggregate"))
@@ -209,12 +223,14 @@ def aggregate_sql(
     metrics: str = "metrics",
     table: str = "aggregate",
     exact_mean: bool = False,
+    statistics: tuple[str, ...] = (),
 ) -> str:
     """The aggregate table; with trec_eval -c's missing rankings, `num_rel` is the number of qrels
     lines with a grade > 0, whatever the relevance level (trec_eval's summary does this).
     `source`, `metrics`, `table`: the per-query table read, its metrics' names, the table made;
-    `exact_mean`: a metric averages by `exact_mean` (else its SQL is left out)."""
-    value = _aggregated(exact_mean)
+    `exact_mean`: a metric averages by `exact_mean` (else its SQL is left out); `statistics`:
+    the statistics over queries metrics aggregate by (`statistics.STATISTICS`)."""
+    value = _aggregated(exact_mean, statistics)
     if missing_rankings:
         num_rel = "(SELECT j.n FROM positive_judgments j WHERE j.collection = p.collection)"
         value = f"CASE WHEN p.metric = 'num_rel' THEN {num_rel} ELSE {value} END"
@@ -229,14 +245,16 @@ GROUP BY runs.ordinal, p.run, p.collection, p.metric, m.ordinal, m.aggregator
 ORDER BY runs.ordinal, m.ordinal"""
 
 
-def _aggregated(exact: bool) -> str:
+def _aggregated(exact: bool, statistics: tuple[str, ...] = ()) -> str:
     """Each aggregator's value over a group of `p` rows; `exact`: with `exact_mean`'s, statistics.mean's
-    correctly rounded mean (`exact_mean.py`)."""
-    if not exact:
+    correctly rounded mean (`exact_mean.py`); `statistics`: with those statistics over the
+    queries (`statistics.py`: Latency's median, percentiles, max, QPS)."""
+    cases = [f"WHEN '{name}' THEN {statistic(name, 'p.value', 'p.qid')}" for name in statistics]
+    if exact:
+        cases.insert(0, f"WHEN 'exact_mean' THEN {exact_mean('p.value', 'p.metric')}")
+    if not cases:
         return _AGGREGATED
-    return _AGGREGATED.replace(
-        "ELSE", f"WHEN 'exact_mean' THEN {exact_mean('p.value', 'p.metric')}\n        ELSE", 1
-    )
+    return _AGGREGATED.replace("ELSE", "\n        ".join([*cases, "ELSE"]), 1)
 
 
 # trec_eval sums in query order; so does this, so that means print the same to the last digit.

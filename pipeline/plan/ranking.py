@@ -187,13 +187,16 @@ def _full_ranking(req: Requirements, settings: Settings, keys: tuple[SortKey, ..
     if settings.max_docs is not None:  # -M cuts the ranking before -J drops unjudged documents
         source = f"""(SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY run, collection, qid ORDER BY
             {order_by(keys)}) AS pre_rank FROM joined) WHERE pre_rank <= {int(settings.max_docs)})"""
+    timed = {name: f"t.{sql}" for name, sql in req.of_kind("latency").items()}
+    # A run's time for a query, where a metric reads it (`Columns.query_ms`).
+    times = "\n    LEFT JOIN query_latency t ON t.run = r.run AND t.qid = r.qid" if timed else ""
     # Documents missing from the qrels are -1, as in trec_eval.
     return f"""joined AS (
-    SELECT r.run, r.docno, r.score, r.file_rank, f.*, coalesce({_RELV}, -1) AS relv
+    SELECT r.run, r.docno, r.score, r.file_rank, f.*, coalesce({_RELV}, -1) AS relv{select_list(timed)}
     FROM {_RUN_ROWS} r
     JOIN runs USING (run)
     JOIN facts f ON f.collection = runs.collection AND f.qid = r.qid
-    LEFT JOIN qrels q ON q.collection = runs.collection AND q.qid = r.qid AND q.docno = r.docno
+    LEFT JOIN qrels q ON q.collection = runs.collection AND q.qid = r.qid AND q.docno = r.docno{times}
 ),
 windowed AS (
     SELECT *, row_number() OVER ranking AS rank{length}{select_list(ties | req.of_kind("window"))}

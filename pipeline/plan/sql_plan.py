@@ -95,6 +95,13 @@ class RunsPart:
     #: whether a run that retrieves no judged document is an input error (`unmatched_runs`)
     unmatched_runs_fail: bool = True
     cached: frozenset[str] = frozenset()  # runs whose per-query values come from the history
+    #: the runs' latency inputs (`plan.latency`), each loaded with its run's batch
+    latency: tuple[Load, ...] = ()
+
+    def latency_of(self, batch: list[Load]) -> list[Load]:
+        """The latency inputs of a batch's runs."""
+        names = {load.name for load in batch}
+        return [load for load in self.latency if load.name in names]
 
     def fusing(self, batch: list[Load]) -> list[Statement]:
         """Once a batch is loaded and checked: its fused runs' rows, then the removal of the
@@ -171,8 +178,8 @@ class SqlPlan:
 
     @property
     def loads(self) -> list[Load]:
-        """Every input file: the qrels, then the runs in spec order."""
-        return [*self.qrels.loads, *self.runs.loads]
+        """Every input file: the qrels, then the runs in spec order, then their latencies."""
+        return [*self.qrels.loads, *self.runs.loads, *self.runs.latency]
 
     def sql_text(self) -> str:
         """The whole plan as SQL text, parameters shown in comments (`irpipe compile`)."""

@@ -75,7 +75,7 @@ def name_tables(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Stat
     """Names from the spec enter the database as bound values, never as SQL text: the
     collections' and the metrics' here, the runs' in `run_names`."""
     collections = [(name, c.num_docs) for name, c in loaded.spec.collections.items()]
-    rows = [(i, m.label, m.measure.aggregator, m.canonical) for i, m in enumerate(metrics)]
+    rows = [(i, m.label, m.aggregator, m.canonical) for i, m in enumerate(metrics)]
     return [
         *values_table("collections", "collection VARCHAR, num_docs BIGINT", collections),
         *values_table(

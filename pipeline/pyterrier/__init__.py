@@ -65,7 +65,7 @@ def Experiment(  # noqa: N802 - pt.Experiment's name, so that a notebook changes
     systems = _named(retr_systems, names)
     baselines = _baselines(baseline, list(systems), perquery)
     metrics, mrt = _metrics(eval_metrics)
-    runs, times = _ran(systems, topics)
+    runs, times = _ran(systems, topics, per_query=_timed(metrics))
     qrels = _judged(qrels, topics)
     history = _history(save_dir, save_mode)
     _check_comparing(baselines, test, correction)
@@ -135,15 +135,46 @@ def _metrics(eval_metrics: Sequence[Any]) -> tuple[list[dict[str, str]], bool]:
     return metrics, "mrt" in labels
 
 
-def _ran(systems: dict[str, Any], topics: Any) -> tuple[dict[str, Any], dict[str, float]]:
+#: the metrics of runs' per-query times (`pipeline.metrics.latency`), by their names' start
+_LATENCY_METRICS = ("Latency", "QPS")
+
+
+def _timed(metrics: list[dict[str, str]]) -> bool:
+    """Whether a metric reads the runs' per-query times: transformers are then run a query at
+    a time, each timed."""
+    return any(m["metric"].startswith(_LATENCY_METRICS) for m in metrics)
+
+
+def _ran(
+    systems: dict[str, Any], topics: Any, per_query: bool = False
+) -> tuple[dict[str, Any], dict[str, float]]:
     """Each system's result frame (a transformer run on the topics), and the milliseconds its
-    run took (0 for a frame given)."""
+    run took (0 for a frame given). `per_query`: a transformer is run on each query alone, its
+    frame given each query's time in milliseconds (`latency_ms`, which Latency and QPS read),
+    and its run's time is their sum."""
     runs, times = {}, {}
     for name, system in systems.items():
+        if per_query and not _is_frame(system):
+            runs[name], times[name] = _per_query(system, topics)
+            continue
         started = time.perf_counter()
         runs[name] = system if _is_frame(system) else system.transform(topics)
         times[name] = 0.0 if _is_frame(system) else (time.perf_counter() - started) * 1000
     return runs, times
+
+
+def _per_query(system: Any, topics: Any) -> tuple[Any, float]:
+    """A transformer run on each topic alone: its results with each query's milliseconds
+    (`latency_ms`), and their sum."""
+    import pandas as pd
+
+    frames, spent = [], {}
+    for qid, topic in topics.groupby("qid", sort=False):
+        started = time.perf_counter()
+        frames.append(system.transform(topic))
+        spent[qid] = (time.perf_counter() - started) * 1000
+    results = pd.concat(frames, ignore_index=True)
+    return results.assign(latency_ms=results["qid"].map(spent)), sum(spent.values())
 
 
 def _judged(qrels: Any, topics: Any) -> Any:

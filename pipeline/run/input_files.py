@@ -29,6 +29,8 @@ def check_input_files(loaded: LoadedSpec) -> dict[Path, int]:
     inputs += [(("pools", n, "exclude"), p.exclude) for n, p in spec.pools.items()]
     inputs = [(key, path) for key, path in inputs if path is not None]
     inputs += [(("runs", n, "path"), r.path) for n, r in spec.file_runs().items()]
+    inputs += [(("runs", n, "latency"), r.latency) for n, r in spec.file_runs().items()
+               if r.latency is not None]  # fmt: skip
     for key, path in inputs:
         if str(path).startswith(MEMORY) or is_irds(path):
             _check_table(loaded, key, path)
@@ -91,7 +93,7 @@ def _inputs(spec) -> list[tuple[tuple, object, str]]:
 
 def _check_table(loaded: LoadedSpec, key: tuple, path: str) -> None:
     """An input held in memory (the Python door's) is given, and evaluated by DuckDB."""
-    kind = "qrels" if key[0] == "collections" else "run"
+    kind = "qrels" if key[0] == "collections" else "latency" if key[-1] == "latency" else "run"
     if memory_view(path, kind) not in loaded.tables:
         raise SpecError(f"{loaded.where(*key)}: {path} names no table given to evaluate()")
     if loaded.spec.settings.engine != "duckdb":

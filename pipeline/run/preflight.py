@@ -23,6 +23,7 @@ from pipeline.plan.output_tables import (
 )
 from pipeline.run.evaluation_plan import EvaluationPlan, OutputJob
 from pipeline.run.input_files import check_input_files, with_datasets, with_qrels_formats
+from pipeline.run.latency_inputs import check_latency, with_latency_units
 from pipeline.run.sections import (
     agreement_section,
     checks_plan,
@@ -57,12 +58,13 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
         _no_fusion_on_spark(spec)
     registry = get_registry()
     metrics = resolve_metrics(spec, registry)
+    check_latency(spec, metrics)
     tuned = _check_tuning(spec, registry, data)
     _check_judged(spec)
     comparing = compare_section(spec, metrics, data)
     agreement = agreement_section(spec, metrics, data)
     checks = checks_plan(spec, metrics, comparing, data, agreement)
-    spec = with_qrels_formats(with_datasets(spec)) if data else spec
+    spec = with_latency_units(with_qrels_formats(with_datasets(spec))) if data else spec
     sizes = check_input_files(spec) if data else {}
     _check_outputs(spec)
     if spec.spec.history is not None:

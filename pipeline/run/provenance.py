@@ -74,6 +74,7 @@ def inputs_of(
     files = [("qrels", n, c.qrels_file) for n, c in spec.collections.items() if c.qrels_file]
     files += [("run", name, r.path) for name, r in spec.file_runs().items()]
     files += [("exclude", name, p.exclude) for name, p in spec.pools.items() if p.exclude]
+    files += [("latency", n, r.latency) for n, r in spec.file_runs().items() if r.latency]
     described = [
         _describe(p, describe, loaded.tables.get(_view(role, p)), role == "run")
         for role, _, p in files
@@ -121,7 +122,8 @@ def _with_fused(spec, found: list[Input]) -> list[Input]:
 
 def _view(role: str, path: Path | str) -> str:
     """The name a table input is registered under (for a file, a name nothing has)."""
-    return memory_view(path, "qrels" if role in ("qrels", "exclude") else "run")
+    kinds = {"qrels": "qrels", "exclude": "qrels", "latency": "latency"}
+    return memory_view(path, kinds.get(role, "run"))
 
 
 def _describe(
@@ -256,7 +258,7 @@ def definitions(metrics: Sequence[ResolvedMeasure]) -> list[dict[str, Any]]:
             "label": m.label,
             "metric": m.canonical,
             "params": m.params.model_dump(mode="json"),
-            "aggregator": m.measure.aggregator,
+            "aggregator": m.aggregator,
             "kind": m.measure.kind,
         }
         for m in metrics

@@ -176,6 +176,12 @@ class Run(StrictModel):
         "assignments (nuggetizer's assignment JSONL of one run's answers; `assignments: PATH` "
         "says the same) or answers (TREC RAG's answers JSONL; `answers: PATH`)",
     )
+    latency: InputPath | None = Field(
+        None,
+        description="the run's per-query times: qid time lines, in milliseconds, or in "
+        "microseconds under a first line `qid usec` (PISA's); a query timed several times "
+        "counts its median (the Latency and QPS metrics read them)",
+    )
     names: Literal["file", "ir_metadata"] = Field(
         "file",
         description="how a glob pattern in `path` names each file's run, <key>/<name>: file (the "

@@ -33,6 +33,7 @@ __all__ = [
     "REPORT_LEVELS",
     "RUN_FILE_LEVELS",
     "TABLE_LEVELS",
+    "TRADEOFF_LEVELS",
     "Level",
     "describe",
     "level_of",
@@ -113,6 +114,11 @@ class Level:
         return "baseline" in self.keys
 
     @property
+    def is_tradeoff(self) -> bool:
+        """Effectiveness against latency: it reads `metric` and `latency`."""
+        return "latency" in self.keys
+
+    @property
     def is_judgment(self) -> bool:
         """A comparison of judgment sets (or of orderings): it needs `agreement:` or
         `correlation:`."""
@@ -152,6 +158,10 @@ LEVELS: tuple[Level, ...] = (
     Level("diff_plot", "plot",
           "per-query differences of `metric` against the `baseline` run, as a plot",
           keys=("metric", "baseline")),
+    Level("tradeoff", "plot",
+          "effectiveness `metric` against the latency statistic `latency` (a Latency or QPS "
+          "metric), a point per run, the Pareto front marked, as a plot",
+          keys=("metric", "latency"), reads_per_query=False),
     Level("comparison", "table", "one row per paired test (needs compare)",
           table="comparison", columns=_columns(_COMPARISON), needs=("compare",), stage="compare"),
     Level("report", "report",
@@ -217,6 +227,8 @@ POOL_LEVELS = _names(lambda r: r.is_pool)
 #: the levels that take `recall_levels`, and those that need `metric` and `baseline`
 CURVE_LEVELS = _names(lambda r: r.is_curve)
 DIFF_LEVELS = _names(lambda r: r.is_diff)
+#: the levels that draw effectiveness against latency (`metric` and `latency`)
+TRADEOFF_LEVELS = _names(lambda r: r.is_tradeoff)
 #: the levels of the judgment sets' comparisons (`agreement:`, `correlation:`), each its table
 JUDGMENT_LEVELS = _names(lambda r: r.is_judgment)
 #: the levels written as one file per run (and collection): the path holds `{run}`

@@ -57,13 +57,22 @@ class Output(StrictModel):
         "(0.00, 0.01, ..., 1.00) recall levels",
     )
     metric: str | None = Field(
-        None, validate_default=True, description="diff_plot: the metric (a label in the tables)"
+        None,
+        validate_default=True,
+        description="diff_plot: the metric (a label in the tables); tradeoff: the effectiveness "
+        "metric",
     )
     baseline: str | None = Field(
         None, validate_default=True, description="diff_plot: the run the others are compared to"
     )
     run: str | None = Field(
         None, validate_default=True, description="run: the fused run written (its name)"
+    )
+    latency: str | None = Field(
+        None,
+        validate_default=True,
+        description="tradeoff: the latency statistic drawn against `metric` (a Latency or QPS "
+        "metric, by its label in the tables)",
     )
 
     @field_validator("path", mode="before")
@@ -105,11 +114,11 @@ class Output(StrictModel):
             )
         raise _level_error(info.field_name, level)
 
-    @field_validator("metric", "baseline")
+    @field_validator("metric", "baseline", "latency")
     @classmethod
     def _diff_only(cls, value: Any, info: ValidationInfo) -> Any:
         level = info.data.get("level")
-        if level is None or (value is None) == (not level_of(level).is_diff):
+        if level is None or (value is None) == (info.field_name not in level_of(level).keys):
             return value
         if value is None:
             raise PydanticCustomError(
@@ -121,8 +130,9 @@ class Output(StrictModel):
 
 
 _DIFF_KEYS = {
-    "metric": "metric whose per-query differences are drawn (a label in the tables)",
+    "metric": "metric drawn (a label in the tables)",
     "baseline": "run every other run of its collection is compared to",
+    "latency": "latency statistic drawn against the metric (a Latency or QPS metric's label)",
 }
 
 

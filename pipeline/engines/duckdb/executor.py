@@ -21,6 +21,7 @@ from pipeline.engines.duckdb.loading import (
     check_shared_queries,
     insert_inputs,
     load_files,
+    load_latency,
     note_lenient,
 )
 from pipeline.engines.duckdb.read_errors import first_line
@@ -135,6 +136,7 @@ def _runs(
         check_shared_queries(con, [load for load in batch if load.name not in runs.fusion_only])
         check_matches(con, runs, batch)
         check_judged(con, batch)
+        load_latency(con, runs.latency_of(batch))
         steps.report("ranking", batch, i)
         rank(con, runs, batch)
     with _blaming(con, plan):

@@ -17,12 +17,13 @@ from pipeline.engines.duckdb.steps import fetch_all, one, run_all
 from pipeline.engines.duckdb.table_loads import insert_tables, report_bad_rows, report_duplicates
 from pipeline.errors import DuplicateError, InputDataError, IrpipeWarning
 from pipeline.inputs import checks as check
-from pipeline.inputs import messages
+from pipeline.inputs import latency, messages
 from pipeline.inputs.format import Load
 from pipeline.inputs.formats import after_loading
 from pipeline.inputs.table_rows import is_table_input
 from pipeline.inputs.text_lines import insert_lines, lenient_lines, problem_lines
 from pipeline.plan import unmatched_runs as unmatched
+from pipeline.plan.latency import query_medians
 from pipeline.plan.sql_plan import RunsPart
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "check_shared_queries",
     "insert_inputs",
     "load_files",
+    "load_latency",
     "note_lenient",
 ]
 
@@ -152,3 +154,19 @@ def check_judged(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
         run, collection, qid, docno = found[0]
         load = next(load for load in loads if load.name == run)
         raise InputDataError(messages.unjudged_message(load, collection, qid, docno))
+
+
+def load_latency(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
+    """The latency inputs of a batch of runs (recorded in `present`): loaded and checked line by
+    line as any input, each timing only its run's queries (the first that does not is named by
+    its line); then each query's median time, which the measures read."""
+    if not loads:
+        return
+    insert_inputs(con, loads)
+    check_lines(con, loads)
+    note_lenient(con, loads)
+    for run, qid in fetch_all(con, latency.unanswered(loads)):
+        load = next(load for load in loads if load.name == run)
+        found = None if is_table_input(load.path) else one(con, latency.unanswered_line(load, qid))
+        raise InputDataError(latency.unanswered_message(load, qid, found))
+    run_all(con, [query_medians(loads)])

@@ -43,7 +43,7 @@ def _columns(con: duckdb.DuckDBPyConnection, load: Load) -> set[str]:
 
 def _check_ids(load: Load, types: dict[str, str]) -> None:
     """InputDataError when an id column is neither text nor integers (`id_type_problem`)."""
-    for column in ("qid", "docno"):
+    for column in [c for c in ("qid", "docno") if c in types]:
         problem = id_type_problem(messages.input_name(load), column, types[column])
         if problem:
             raise InputDataError(problem)

@@ -1,0 +1,92 @@
+"""The effectiveness-latency trade-off (`level: tradeoff`): per collection, each run's value of
+one effectiveness `metric` beside one latency statistic (`latency`: a Latency or QPS metric of
+the spec), and whether the run is on the Pareto front: no other run of the collection is at
+least as good by both and better by one (each metric's own direction). Pure, no I/O."""
+
+from __future__ import annotations
+
+from pipeline.errors import SpecError
+from pipeline.measures.resolved import ResolvedMeasure
+from pipeline.spec import LoadedSpec
+from pipeline.spec.base import did_you_mean
+from pipeline.sql import Statement
+
+__all__ = ["TRADEOFF", "check_tradeoff", "is_tradeoff_table", "tradeoff_sql", "tradeoff_table"]
+
+TRADEOFF = "tradeoff"
+
+
+def tradeoff_table(index: int) -> str:
+    """The table output `index` (a tradeoff) writes."""
+    return f"{TRADEOFF}_{index}"
+
+
+def is_tradeoff_table(table: str) -> bool:
+    return table.startswith(f"{TRADEOFF}_")
+
+
+def check_tradeoff(
+    loaded: LoadedSpec, index: int, metrics: list[ResolvedMeasure]
+) -> tuple[ResolvedMeasure, ResolvedMeasure]:
+    """The (effectiveness, latency) metrics output `index` draws, by their labels: each a
+    metric of the spec with a direction, the second one of runs' times; else a SpecError
+    naming the key."""
+    output = loaded.spec.outputs[index]
+    metric = _labelled(loaded, index, "metric", output.metric, metrics)
+    latency = _labelled(loaded, index, "latency", output.latency, metrics)
+    if "latency" not in latency.needs_kinds:
+        raise SpecError(
+            f"{loaded.where('outputs', index, 'latency')}: {latency.label} is not a latency "
+            "statistic: name a Latency or QPS metric of the spec (Latency(stat='p95'), QPS)"
+        )
+    for m, key in ((metric, "metric"), (latency, "latency")):
+        if m.better is None or m.measure.kind != "number":
+            raise SpecError(
+                f"{loaded.where('outputs', index, key)}: {m.label} has no direction (neither a "
+                "higher nor a lower value is better): a trade-off needs one"
+            )
+    return metric, latency
+
+
+def _labelled(
+    loaded: LoadedSpec, index: int, key: str, name: str | None, metrics: list[ResolvedMeasure]
+) -> ResolvedMeasure:
+    found = next((m for m in metrics if m.label == name), None)
+    if found is None:
+        labels = [m.label for m in metrics]
+        raise SpecError(
+            f"{loaded.where('outputs', index, key)}: '{name}' is not a metric of this spec; "
+            f"{did_you_mean(name or '', labels)}name metrics as the tables do: {', '.join(labels)}"
+        )
+    return found
+
+
+def tradeoff_sql(index: int, metric: ResolvedMeasure, latency: ResolvedMeasure) -> Statement:
+    """Per collection and run with both values: the metric's, the latency statistic's, and
+    whether the run is on the Pareto front; runs in spec order."""
+    better = _sign(metric)
+    faster = _sign(latency)
+    sql = f"""
+CREATE TABLE {tradeoff_table(index)} AS
+WITH points AS (
+    SELECT runs.ordinal, e.collection, e.run, e.metric, e.value, l.metric AS latency,
+        l.value AS latency_value
+    FROM aggregate e
+    JOIN aggregate l ON l.run = e.run AND l.collection = e.collection
+    JOIN runs ON runs.run = e.run AND runs.collection = e.collection
+    WHERE e.metric = ? AND l.metric = ? AND isfinite(e.value) AND isfinite(l.value)
+)
+SELECT collection, run, metric, value, latency, latency_value,
+    NOT EXISTS (SELECT 1 FROM points o WHERE o.collection = p.collection AND o.run <> p.run
+        AND {better} * o.value >= {better} * p.value
+        AND {faster} * o.latency_value >= {faster} * p.latency_value
+        AND ({better} * o.value > {better} * p.value
+             OR {faster} * o.latency_value > {faster} * p.latency_value)) AS pareto
+FROM points p
+ORDER BY ordinal"""
+    return Statement(sql, [metric.label, latency.label])
+
+
+def _sign(m: ResolvedMeasure) -> str:
+    """1 where a higher value is better, -1 where a lower one is."""
+    return "1" if m.better == "higher" else "-1"
