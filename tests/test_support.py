@@ -136,3 +136,24 @@ def test_a_run_of_assignments_and_answers_is_refused_in_both_doors(tmp_path):
     with pytest.raises(SpecError, match=said):
         evaluate(qrels={"c": {"support": str(tmp_path / "s.txt")}}, metrics=["SupportRecall"],
                  runs={"r": {"answers": "a.jsonl", "assignments": "b.jsonl"}})  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("metric", "settings", "said"),
+    [
+        ({"metric": "SupportRecall", "judged_only": True}, {},
+         "SupportRecall takes no judged_only"),
+        ({"metric": "Latency", "judged_only": True}, {}, "Latency takes no judged_only"),
+        ("CitedSentences", {"judged_only": True},
+         "metric 'CitedSentences' scores answers, whose uncited sentences it would drop"),
+    ],
+)  # fmt: skip
+def test_judged_only_is_refused_where_nothing_is_ranked(tmp_path, metric, settings, said):
+    """judged_only drops a ranking's unjudged documents: of an answer's rows it would drop the
+    uncited sentences (a value silently changed), and a latency ranks nothing; a spec error."""
+    spec = {"collections": {"c": {"support": "s.txt"}}, "metrics": [metric],
+            "runs": {"r": {"answers": "a.jsonl", "collection": "c"}}, "settings": settings}  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    result = irpipe_inprocess("validate", "--no-data", "spec.yaml", cwd=tmp_path)
+    assert result.returncode == 2
+    assert said in result.stderr

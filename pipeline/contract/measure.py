@@ -109,6 +109,9 @@ class Measure(ABC, Generic[ParamsT]):
     #: on facts and on the ranking's length (`Columns.num_ret`), and `missing` is the value when
     #: no judged document is retrieved: the executor may then skip unjudged rows once ranked
     judged_rows_suffice: ClassVar[bool] = False
+    #: whether dropping the unjudged documents (`judged_only`) is a question for it: not for a
+    #: query's latency, nor for an answer's sentences (an uncited one is no unjudged document)
+    judged_only_applies: ClassVar[bool] = True
 
     def judged_only_ok(self, p: ParamsT) -> bool:
         """Whether these parameters keep the value a function of judged rows (see the flag)."""

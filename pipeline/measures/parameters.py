@@ -49,6 +49,11 @@ def split_judged_only(measure: Measure, values: dict, text: str) -> tuple[dict, 
     judged_only = values.pop(JUDGED_ONLY)
     if not isinstance(judged_only, bool):
         raise SpecError(f"'{text}': parameter 'judged_only': Input should be true or false")
+    if judged_only and not measure.judged_only_applies:
+        raise SpecError(
+            f"'{text}': {measure.name} takes no judged_only: its value does not rank documents, "
+            "so there are no unjudged ones to drop; leave judged_only out"
+        )
     if judged_only and isinstance(measure, PythonMeasure):
         raise SpecError(
             f"'{text}': {measure.name} is computed in Python and takes no judged_only; "

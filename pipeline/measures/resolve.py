@@ -42,6 +42,7 @@ def resolve_metrics(loaded: LoadedSpec, registry: Registry) -> list[ResolvedMeas
         resolved += found
     _check_labels(loaded, resolved)
     _check_runs(loaded, resolved)
+    _check_judged_only(loaded, resolved)
     check_needs(loaded, resolved, {c for run in loaded.spec.runs.values() for c in run.collections})
     return resolved
 
@@ -81,6 +82,20 @@ def _decimal_grade(params) -> str:
         return f"rel={rel!r}"
     decimals = [g for g in gain if isinstance(g, float)] if isinstance(gain, dict) else []
     return f"the gain of grade {decimals[0]!r}" if decimals else ""
+
+
+def _check_judged_only(loaded: LoadedSpec, resolved: list[ResolvedMeasure]) -> None:
+    """`settings.judged_only` drops an answer's uncited sentences, which are no unjudged
+    documents: a spec error naming the first metric that reads answers."""
+    if not loaded.spec.settings.judged_only:
+        return
+    answers = next((m for m in resolved if m.measure.reads == "answers"), None)
+    if answers is not None:
+        raise SpecError(
+            f"{loaded.where('settings', 'judged_only')}: judged_only drops a ranking's unjudged "
+            f"documents, and metric '{answers.label}' scores answers, whose uncited sentences "
+            "it would drop: leave judged_only out"
+        )
 
 
 #: what a run of each kind holds (`Measure.reads`), as messages say it

@@ -49,6 +49,7 @@ class Latency(Measure[LatencyParams]):
     )
     Params = LatencyParams
     better = "lower"
+    judged_only_applies = False
 
     def aggregated_by(self, p: LatencyParams):
         return p.stat
@@ -72,6 +73,7 @@ class QPS(Measure[MeasureParams]):
         "(runs.NAME.latency); per query, its latency in milliseconds"
     )
     aggregator = "qps"
+    judged_only_applies = False
 
     def needs(self, p: MeasureParams, c: Columns):
         return [c.query_ms()]

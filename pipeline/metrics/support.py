@@ -67,6 +67,7 @@ class SupportPrecision(Measure[SupportParams]):
 
     name = "SupportPrecision"
     reads = "answers"
+    judged_only_applies = False
     description = "mean support of the answer's citations (full 1, partial 0.5, none 0)"
     Params = SupportParams
     aggregator = "exact_mean"
@@ -81,6 +82,7 @@ class SupportRecall(Measure[RecallParams]):
 
     name = "SupportRecall"
     reads = "answers"
+    judged_only_applies = False
     description = "mean support of the answer's sentences (uncited 0; reduce: max or mean)"
     Params = RecallParams
     aggregator = "exact_mean"
@@ -108,6 +110,7 @@ class CitedSentences(Measure[MeasureParams]):
 
     name = "CitedSentences"
     reads = "answers"
+    judged_only_applies = False
     description = "sentences with a citation / sentences"
     aggregator = "exact_mean"
 
@@ -121,6 +124,7 @@ class Citations(Measure[MeasureParams]):
 
     name = "Citations"
     reads = "answers"
+    judged_only_applies = False
     description = "(sentence, cited document) pairs of the answer"
     better = None
 
@@ -133,6 +137,7 @@ class AnswerWords(Measure[MeasureParams]):
 
     name = "AnswerWords"
     reads = "answers"
+    judged_only_applies = False
     description = "words of the answer (whitespace-separated)"
     better = None
 
