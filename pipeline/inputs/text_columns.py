@@ -41,6 +41,7 @@ def over_columns(sql: str, count: int) -> str:
     """SQL over a line's fields `f` rewritten over the columns of `count` fields: `f[i]` is the
     column `fi` (NULL past the last, as a list index past the end is), `len(f)` the count. A
     use of `f` beyond these reads the list, which the reading also gives."""
+
     def column(match: re.Match) -> str:
         i = int(match.group(1))
         return f"f{i}" if 1 <= i <= count else "NULL::VARCHAR"
@@ -48,8 +49,9 @@ def over_columns(sql: str, count: int) -> str:
     return _FIELD.sub(column, sql).replace("len(f)", str(count))
 
 
-def insert_columns(fmt: Format, count: int, source: str, names: list[str],
-                   delimiters: list[str]) -> Statement:
+def insert_columns(
+    fmt: Format, count: int, source: str, names: list[str], delimiters: list[str]
+) -> Statement:
     """Insert the lines of the relation `source` (columns f1 .. fN of `count` fields and
     `file_index`, the index of its file in `names` and `delimiters`) into `fmt`'s table, each
     row under its file's name, as `text_lines.insert_lines` inserts the same files."""

@@ -60,7 +60,9 @@ def insert_by_columns(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> list
     layouts = {load: _layout(load) for load in loads}
     exact = {load for load, layout in layouts.items() if layout is None}
     for count in sorted({layout.fields for layout in layouts.values() if layout}):
-        same = {load: layout for load, layout in layouts.items() if layout and layout.fields == count}
+        same = {
+            load: layout for load, layout in layouts.items() if layout and layout.fields == count
+        }
         exact.update(_insert_proven(con, same))
     return [load for load in loads if load in exact]
 
@@ -86,7 +88,9 @@ def _insert_proven(con: duckdb.DuckDBPyConnection, layouts: dict[Load, _Layout])
     return refused
 
 
-def _insert(con: duckdb.DuckDBPyConnection, layouts: dict[Load, _Layout], failed: list[Load]) -> None:
+def _insert(
+    con: duckdb.DuckDBPyConnection, layouts: dict[Load, _Layout], failed: list[Load]
+) -> None:
     """One statement inserting every file of `layouts`, read as one Arrow stream."""
     import pyarrow as pa
 
@@ -101,13 +105,17 @@ def _insert(con: duckdb.DuckDBPyConnection, layouts: dict[Load, _Layout], failed
     try:
         fmt: Format = loads[0].format
         names = [load.name for load in loads]
-        statement = insert_columns(fmt, count, name, names, [layouts[l].delimiter for l in loads])
+        statement = insert_columns(
+            fmt, count, name, names, [layouts[load].delimiter for load in loads]
+        )
         run_all(con, [statement])
     finally:
         con.unregister(name)
 
 
-def _batches(loads: list[Load], layouts: dict[Load, _Layout], schema, failed: list[Load]) -> Iterator:
+def _batches(
+    loads: list[Load], layouts: dict[Load, _Layout], schema, failed: list[Load]
+) -> Iterator:
     """The record batches of every file in turn, each proven before it is handed on, with its
     file's index; a file that fails is named in `failed` and ends the stream with an error."""
     import pyarrow as pa
