@@ -45,6 +45,13 @@ def _beir_lines() -> list[list[str]]:
     return [["query-id", "corpus-id", "score"], *([q, d, g] for q, _, d, g in _qrels_lines())]
 
 
+@pytest.fixture(autouse=True)
+def small_files_read_by_arrow(monkeypatch):
+    """The Arrow step reads these small files too (a batch below `_WORTH` keeps the exact
+    reading, which would leave these tests nothing to compare)."""
+    monkeypatch.setattr(arrow_text, "_WORTH", 0)
+
+
 #: format -> (how it is read, its lines)
 FORMATS = {
     "run": (run_format(), _run_lines),
@@ -102,8 +109,11 @@ def test_gzip_files_are_read_the_same(tmp_path, layout):
     assert arrow == (exact if layout in PER_FILE else [])
 
 
-def test_a_batch_keeps_its_proven_files_and_leaves_the_others(tmp_path):
-    """One statement per field count; a file failing past its head is set aside, the others kept."""
+@pytest.mark.parametrize("piece", [32 << 20, 4096], ids=["one piece", "pieces of 4 KiB"])
+def test_a_batch_keeps_its_proven_files_and_leaves_the_others(tmp_path, monkeypatch, piece):
+    """A file failing past its head is set aside, the others kept; in small pieces, the rows of
+    its pieces inserted before the one that fails are taken out again."""
+    monkeypatch.setattr(arrow_text, "_PIECE", piece)
     fmt, lines = FORMATS["run"]
     layouts = ["tabs", "late: a tab among spaces", "spaces", "mixed"]
     loads = [
@@ -147,3 +157,11 @@ def test_bad_inputs_give_the_same_message_either_way(good, tmp_path, monkeypatch
         )
     )
     assert Path(d).exists()
+
+
+def test_a_batch_of_little_text_keeps_the_exact_reading(tmp_path, monkeypatch):
+    """Below `_WORTH` of text, importing pyarrow would cost more than it saves."""
+    monkeypatch.setattr(arrow_text, "_WORTH", 1 << 20)
+    fmt, lines = FORMATS["run"]
+    load = Load(write_layout(lines(), "tabs", tmp_path / "run.txt"), "x", fmt)
+    assert insert_by_columns(_connection(fmt), [load]) == [load]

@@ -23,10 +23,11 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline import interrupts
 from pipeline.engines.duckdb.steps import run_all
-from pipeline.inputs.format import Format, Load
+from pipeline.inputs.format import Load
 from pipeline.inputs.text_columns import field_names, insert_columns, read_by_columns
+from pipeline.plan.batches import GZIP_RATIO
+from pipeline.sql import Statement, quote_identifier
 
 __all__ = ["insert_by_columns"]
 
@@ -40,6 +41,15 @@ _NEVER = (*_CONTROLS, b"\r", b"\n")
 _BLOCK = 1 << 20
 #: the head of a file looked at before reading it: most unprovable files show it there
 _HEAD = 1 << 16
+#: the text read, proven and inserted at a time (memory holds about one piece and its table)
+_PIECE = 8 << 20
+#: a batch's proven text below which the exact reading is kept: importing pyarrow (0.15-0.2 s)
+#: costs more than it saves on fewer lines
+_WORTH = 8 << 20
+#: the name the pending pieces are registered under for their statement
+_VIEW = "irpipe_arrow_lines"
+_UNORDERED = Statement("SET preserve_insertion_order = false")
+_ORDERED = Statement("RESET preserve_insertion_order")
 #: names DuckDB or pyarrow would decompress other than gzip: read the exact way
 _COMPRESSED = (".zst", ".zstd", ".bz2", ".xz", ".lz4", ".br", ".zip", ".snappy", ".gzip")
 
@@ -53,96 +63,136 @@ class _Layout:
 
 
 def insert_by_columns(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> list[Load]:
-    """Insert the files of `loads` (one format) that Arrow reads exactly, in one statement per
-    field count; return the others, in order, for the exact reading."""
+    """Insert the files of `loads` (one format) that Arrow reads exactly; return the others, in
+    order, for the exact reading."""
     if not loads or not read_by_columns(loads[0].format) or not _has_pyarrow():
         return loads
     layouts = {load: _layout(load) for load in loads}
-    exact = {load for load, layout in layouts.items() if layout is None}
-    for count in sorted({layout.fields for layout in layouts.values() if layout}):
-        same = {
-            load: layout for load, layout in layouts.items() if layout and layout.fields == count
-        }
-        exact.update(_insert_proven(con, same))
-    return [load for load in loads if load in exact]
+    proven = [load for load in loads if layouts[load] is not None]
+    if sum(_text_size(load.path) for load in proven) < _WORTH:
+        return loads
+    pending = _Pending(con, proven, layouts)
+    refused = {load for load in proven if not pending.read(load)}
+    pending.insert()
+    return [load for load in loads if layouts[load] is None or load in refused]
 
 
 def _has_pyarrow() -> bool:
     return importlib.util.find_spec("pyarrow") is not None
 
 
-def _insert_proven(con: duckdb.DuckDBPyConnection, layouts: dict[Load, _Layout]) -> list[Load]:
-    """Insert the files of `layouts` (one field count) in one statement; a file whose proof
-    fails is set aside and the statement run again without it. Returns the files set aside."""
-    refused: list[Load] = []
-    while layouts:
-        failed: list[Load] = []  # the file whose block failed its proof, told by the stream
-        try:
-            _insert(con, layouts, failed)
-            return refused
-        except duckdb.Error:
-            if interrupts.received() is not None or not failed:
-                raise
-        refused.append(failed[0])
-        layouts = {load: layout for load, layout in layouts.items() if load != failed[0]}
-    return refused
-
-
-def _insert(
-    con: duckdb.DuckDBPyConnection, layouts: dict[Load, _Layout], failed: list[Load]
-) -> None:
-    """One statement inserting every file of `layouts`, read as one Arrow stream."""
-    import pyarrow as pa
-
-    loads = list(layouts)
-    count = layouts[loads[0]].fields
-    fields = [(name, pa.string()) for name in field_names(count)]
-    schema = pa.schema([*fields, ("file_index", pa.int32())])
-    batches = _batches(loads, layouts, schema, failed)
-    name = "irpipe_arrow_lines"
-    con.complete()  # a result left unread (a check's first row) would refuse the registration
-    con.register(name, pa.RecordBatchReader.from_batches(schema, batches))
+def _text_size(path: Path) -> int:
     try:
-        fmt: Format = loads[0].format
-        names = [load.name for load in loads]
-        statement = insert_columns(
-            fmt, count, name, names, [layouts[load].delimiter for load in loads]
-        )
-        run_all(con, [statement])
-    finally:
-        con.unregister(name)
+        return path.stat().st_size * (GZIP_RATIO if path.name.endswith(".gz") else 1)
+    except OSError:
+        return 0
 
 
-def _batches(
-    loads: list[Load], layouts: dict[Load, _Layout], schema, failed: list[Load]
-) -> Iterator:
-    """The record batches of every file in turn, each proven before it is handed on, with its
-    file's index; a file that fails is named in `failed` and ends the stream with an error."""
-    import pyarrow as pa
+class _Pending:
+    """The proven pieces of a batch's files not yet inserted: inserted together, one statement
+    per field count, once they hold a piece's worth of text (and at the end), so that memory
+    holds about one piece, and many small files cost one statement."""
 
-    for index, load in enumerate(loads):
-        layout = layouts[load]
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, loads: list[Load], layouts: dict[Load, _Layout]
+    ) -> None:
+        self.con, self.loads, self.layouts = con, loads, layouts
+        self.tables: list[tuple[Load, object]] = []  # (file, Arrow table with its file_index)
+        self.size = 0
+        self.inserted: set[Load] = set()
+
+    def read(self, load: Load) -> bool:
+        """Read `load` piece by piece, each proven before it is kept; False (and nothing of it
+        kept) if a piece fails."""
+        import pyarrow as pa
+
+        layout, index = self.layouts[load], self.loads.index(load)
         try:
-            for batch in _read(load.path, layout):
-                if not _proven(batch, layout.delimiter):
-                    raise ValueError("not a single-delimiter file")
-                column = pa.repeat(pa.scalar(index, pa.int32()), batch.num_rows)
-                yield pa.record_batch([*batch.columns, column], schema=schema)
-        except Exception:
-            failed.append(load)
-            raise
+            for first, piece in _pieces(load.path):
+                table = _parsed(piece, layout, first)
+                if table is None:
+                    return self._drop(load)
+                column = pa.repeat(pa.scalar(index, pa.int32()), table.num_rows)
+                self.tables.append((load, table.append_column("file_index", column)))
+                self.size += len(piece)
+                if self.size >= _PIECE:
+                    self.insert()
+        except (OSError, EOFError, ValueError):  # pyarrow's errors are ValueError's and OSError's
+            return self._drop(load)
+        return True
+
+    def _drop(self, load: Load) -> bool:
+        """Forget what was read of `load`: its pending pieces, and its rows if any were
+        inserted (its name is its own in the table). Returns False."""
+        self.tables = [(other, table) for other, table in self.tables if other != load]
+        if load in self.inserted:
+            fmt = load.format
+            sql = f"DELETE FROM {quote_identifier(fmt.table)} WHERE {quote_identifier(fmt.key)} = ?"
+            run_all(self.con, [Statement(sql, [load.name])])
+        return False
+
+    def insert(self) -> None:
+        """Insert the pending pieces, one statement per field count."""
+        import pyarrow as pa
+
+        counts = sorted({self.layouts[load].fields for load, _ in self.tables})
+        for count in counts:
+            tables = [t for load, t in self.tables if self.layouts[load].fields == count]
+            self._insert(count, pa.concat_tables(tables))
+        self.inserted.update(load for load, _ in self.tables)
+        self.tables, self.size = [], 0
+
+    def _insert(self, count: int, table) -> None:
+        fmt = self.loads[0].format
+        names = [load.name for load in self.loads]
+        delimiters = [self.layouts[load].delimiter for load in self.loads]
+        self.con.complete()  # a result left unread (a check's first row) would refuse it
+        self.con.register(_VIEW, table)
+        statement = insert_columns(fmt, count, _VIEW, names, delimiters)
+        try:  # unordered, as table inputs are (`table_loads.insert_tables`): a third less CPU
+            run_all(self.con, [_UNORDERED, statement])
+        finally:
+            run_all(self.con, [_ORDERED])
+            self.con.unregister(_VIEW)
 
 
-def _read(path: Path, layout: _Layout) -> Iterator:
-    """pyarrow's CSV reader over the file, every field a string, no quoting, blank lines
-    dropped (as the exact reading skips them)."""
+def _pieces(path: Path) -> Iterator[tuple[bool, memoryview]]:
+    """The file's text (decompressed) in pieces of about `_PIECE` bytes cut after a line end,
+    each with whether it is the first: views of one buffer, read into again for each piece (so
+    that reading allocates once; a piece is parsed before the next is read). A line longer
+    than a block is refused (ValueError)."""
+    buffer = bytearray(_PIECE + _BLOCK)
+    view = memoryview(buffer)
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rb") as handle:
+        kept, first = 0, True  # the bytes of an unfinished line, moved to the front
+        while got := handle.readinto(view[kept : kept + _PIECE]):
+            end = kept + got
+            cut = buffer.rfind(b"\n", 0, end) + 1
+            if end - cut > _BLOCK:
+                raise ValueError("a line longer than a block")
+            if cut:
+                yield first, view[:cut]
+                first = False
+            buffer[: end - cut] = view[cut:end]
+            kept = end - cut
+        if kept:
+            yield first, view[:kept]
+
+
+def _parsed(piece: memoryview, layout: _Layout, first: bool):
+    """The piece's lines split by pyarrow into string columns, or None where the split is not
+    provably trec_eval's. pyarrow drops a byte-order mark at the start of what it reads, as the
+    exact reading does only at the start of a file: a later piece starting with one is not
+    proven."""
     import pyarrow as pa
     from pyarrow import csv
 
+    if not first and piece[:3] == b"\xef\xbb\xbf":
+        return None
     names = field_names(layout.fields)
-    compression = "gzip" if path.name.endswith(".gz") else None
-    return csv.open_csv(
-        pa.input_stream(str(path), compression=compression),
+    table = csv.read_csv(
+        pa.py_buffer(piece),
         csv.ReadOptions(column_names=names, block_size=_BLOCK),
         csv.ParseOptions(
             delimiter=layout.delimiter, quote_char=False, double_quote=False,
@@ -153,6 +203,7 @@ def _read(path: Path, layout: _Layout) -> Iterator:
             quoted_strings_can_be_null=False, check_utf8=True,
         ),
     )  # fmt: skip
+    return table if all(_proven(batch, layout.delimiter) for batch in table.to_batches()) else None
 
 
 def _proven(batch, delimiter: str) -> bool:
