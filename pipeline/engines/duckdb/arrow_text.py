@@ -1,15 +1,16 @@
 """The Arrow read step of the whitespace text formats on DuckDB: where pyarrow is installed, a
 file whose separators are single tabs or single spaces is split by pyarrow's CSV reader (every
-field a string, read in blocks beside DuckDB's own threads) and handed to DuckDB as an Arrow
-stream, which the format's SQL types and checks (`inputs.text_columns`) as it inserts it.
+field a string, on its own threads), in pieces of `_PIECE` bytes, and each piece is handed to
+DuckDB as an Arrow table (registered, not copied), which the format's SQL types and checks
+(`inputs.text_columns`) as it inserts it.
 
 trec_eval splits a line at any run of C whitespace; one delimiter splits it the same way only
-where no field holds another separator and none is empty. That is proven for each file from
-what Arrow read, block by block and before DuckDB keeps a row of it (`_proven`): a block that
-fails stops the statement, which then inserts nothing, and the file is read the exact way
-(`text_lines`), as is a file whose first lines already show it, a compressed file other than
-gzip, and every file where pyarrow is missing. A file with a bad line or a duplicate is
-numbered and reported by that exact reading, so every message is the same either way.
+where no field holds another separator and none is empty. That is proven for each piece from
+what Arrow read, before DuckDB keeps a row of it (`_proven`); a file whose piece fails is taken
+out again and read the exact way (`text_lines`), as is a file whose head already shows it, a
+compressed file other than gzip, a batch of little text (`_WORTH`), and every file where
+pyarrow is missing. A file with a bad line or a duplicate is numbered and reported by that
+exact reading, so every message is the same either way.
 """
 
 from __future__ import annotations
