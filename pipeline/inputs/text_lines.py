@@ -21,7 +21,6 @@ from pipeline.sql import Statement, quote_identifier
 
 __all__ = [
     "INPUT_MODES",
-    "LINE_RULES",
     "field_count",
     "insert_lines",
     "literal_path",
@@ -140,10 +139,6 @@ _UNIT_SEPARATOR = Rule(
 )
 
 
-#: the rules every text file obeys, over the whole line (text, no 0x1F)
-LINE_RULES = (_NUL, _UNIT_SEPARATOR)
-
-
 def text_rules(*rules: Rule) -> tuple[Rule, ...]:
-    """A text format's rules: `rules` after the ones every text file obeys (`LINE_RULES`)."""
-    return (*LINE_RULES, *rules)
+    """A text format's rules: `rules` after the ones every text file obeys (text, no 0x1F)."""
+    return (_NUL, _UNIT_SEPARATOR, *rules)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import duckdb
 
 from pipeline import interrupts
-from pipeline.engines.duckdb.arrow_text import insert_by_columns
 from pipeline.engines.duckdb.read_errors import reading
 from pipeline.engines.duckdb.steps import fetch_all, one, run_all
 from pipeline.engines.duckdb.table_loads import insert_tables, report_bad_rows, report_duplicates
@@ -76,16 +75,14 @@ def check_duplicates(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
 
 
 def insert_inputs(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
-    """A batch's table inputs in one statement, then its text files: those Arrow reads exactly
-    in one statement per format and field count (`arrow_text`), the others in one per format."""
+    """A batch's table inputs in one statement, then its text files in one per format."""
     tables = [load for load in loads if is_table_input(load.path)]
     if tables:
         _naming_the_input(con, tables, insert_tables)
     texts = [load for load in loads if not is_table_input(load.path)]
     for fmt in dict.fromkeys(load.format for load in texts):
-        exact = insert_by_columns(con, [load for load in texts if load.format == fmt])
-        if exact:
-            _naming_the_input(con, exact, lambda con, loads: run_all(con, [insert_lines(loads)]))
+        same = [load for load in texts if load.format == fmt]
+        _naming_the_input(con, same, lambda con, loads: run_all(con, [insert_lines(loads)]))
 
 
 def _naming_the_input(con: duckdb.DuckDBPyConnection, loads: list[Load], insert) -> None:
