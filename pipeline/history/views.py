@@ -156,6 +156,11 @@ class RecordedMetric:
     def better(self) -> str | None:
         return self.measure.better
 
+    @property
+    def aggregator(self) -> str:
+        """How its per-query values combined, as recorded (a resolved metric's `aggregator`)."""
+        return self.measure.aggregator
+
 
 def recorded_metrics(
     metrics: list[dict[str, Any]], registry
