@@ -31,7 +31,9 @@ if TYPE_CHECKING:
 __all__ = ["discrimination_tables"]
 
 
-def discrimination_tables(con: duckdb.DuckDBPyConnection, plan: DiscriminationPlan, where: str) -> None:
+def discrimination_tables(
+    con: duckdb.DuckDBPyConnection, plan: DiscriminationPlan, where: str
+) -> None:
     """Create `discrimination_pairs` and `discrimination`; `where` names the spec's section."""
     parts = [compare_block(block, plan.pairs, where) for block in fetch_blocks(con, plan.pairs)]
     rows = {name: _joined([part[name] for part in parts]) for name in
