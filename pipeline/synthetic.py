@@ -323,7 +323,7 @@ def write_sample(directory: str | Path, seed: int = 2026) -> None:
 
 
 #: a suite's collections and runs as `write_suite` names them (the guide's BEIR-style table)
-SUITE_COLLECTIONS = ("arguana", "fiqa", "scifact")
+SUITE_COLLECTIONS = ("news", "finance", "science")
 SUITE_RUNS = ("bm25", "dense", "hybrid")
 
 
@@ -333,12 +333,12 @@ def write_suite(
     queries: int = 30,
     collections: tuple[str, ...] = SUITE_COLLECTIONS,
     runs: tuple[str, ...] = SUITE_RUNS,
+    skill: tuple[float, ...] = (1.0, 6.0, 30.0),
 ) -> None:
     """A suite of collections, BEIR's layout: `<collection>/qrels.txt` and one file per run,
     `<collection>/<run>.trec`, each collection drawn with its own seed (query ids repeat across
-    collections, as BEIR's numeric ids do), runs of growing skill."""
+    collections, as BEIR's numeric ids do), runs of growing `skill` (`generate`'s)."""
     directory = Path(directory)
-    skill = tuple(3.0 + 2.0 * i for i in range(len(runs)))
     for i, name in enumerate(collections):
         folder = directory / name
         folder.mkdir(parents=True, exist_ok=True)

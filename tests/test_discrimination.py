@@ -56,7 +56,7 @@ def _hand_counts(per_query: list[tuple], correction: str, alpha: float) -> dict:
     """(pairs, significant) by (collection, metric, test): every pair of runs in spec order,
     scipy's paired test, statsmodels' correction over the collection's pairs, by plain loops."""
     values: dict = {}
-    for run, collection, qid, metric, value in sorted(per_query, key=lambda row: row[2]):
+    for run, collection, _, metric, value in sorted(per_query, key=lambda row: row[2]):
         values.setdefault((collection, metric), {}).setdefault(run, []).append(value)
     found = {}
     for (collection, metric), runs in values.items():
@@ -120,7 +120,7 @@ def test_the_pairs_table_holds_each_family_s_p_values_sorted(data):
     evaluation = evaluate(yaml_file(data / "pairs.yaml", spec), write=False)
     rows = evaluation.rows("discrimination_pairs")
     families: dict = {}
-    for collection, metric, test, run, baseline, p, adjusted, _, significant, position in rows:
+    for collection, metric, test, _, _, p, adjusted, _, significant, position in rows:
         families.setdefault((collection, metric, test), []).append((position, p, adjusted))
         assert p == adjusted and significant == (p <= 0.05)
     for points in families.values():

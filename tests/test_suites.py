@@ -123,8 +123,8 @@ def test_the_console_prints_a_suite_s_table_after_its_collections(suite_dir):
     spec = _spec(metrics=["AP"])
     outcome = irpipe_inprocess("run", yaml_file(suite_dir / "console.yaml", spec), cwd=suite_dir)
     assert outcome.returncode == 0, outcome.stderr
-    title = "suite mini, the mean of 3 collections (arguana, fiqa, scifact)"
-    assert outcome.stdout.index("collection scifact") < outcome.stdout.index(title)
+    title = "suite mini, the mean of 3 collections (news, finance, science)"
+    assert outcome.stdout.index("collection science") < outcome.stdout.index(title)
     evaluation = evaluate(suite_dir / "console.yaml", write=False)
     means = {run: f"{macro:.4f}" for run, _, _, macro, _ in evaluation.suite_means()}
     table = outcome.stdout[outcome.stdout.index(title) :].splitlines()
@@ -182,12 +182,12 @@ def test_comparisons_over_a_suite_pair_the_runs_by_collection_as_scipy_does(suit
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"runs": {**_runs(), "extra": {"path": {"fiqa": "fiqa/bm25.trec"}}}},
-         "run 'extra' is evaluated under collections of suite 'mini' but not under 'arguana'"),
-        ({"suites": {"fiqa": ["arguana"]}}, "'fiqa' names a collection too"),
-        ({"suites": {"mini": ["arguana", "nfcorpus"]}}, "suites.mini.1: unknown collection"),
-        ({"runs": {"bm25": {"path": {"fiqa": "fiqa/bm25.trec"}, "collection": "arguana"}}},
-         r"path names the file of each collection \(fiqa\) and collection names others"),
+        ({"runs": {**_runs(), "extra": {"path": {"finance": "finance/bm25.trec"}}}},
+         "run 'extra' is evaluated under collections of suite 'mini' but not under 'news'"),
+        ({"suites": {"finance": ["news"]}}, "'finance' names a collection too"),
+        ({"suites": {"mini": ["news", "nfcorpus"]}}, "suites.mini.1: unknown collection"),
+        ({"runs": {"bm25": {"path": {"finance": "finance/bm25.trec"}, "collection": "news"}}},
+         r"path names the file of each collection \(finance\) and collection names others"),
         ({"runs": {"bm25": {"path": "{collection}/bm25.trec"}}},
          r"a path holding \{collection\} is filled with each of the run's collections"),
         ({"history": {"path": "h.duckdb"}},
