@@ -98,6 +98,19 @@ def _also_spelt(**descriptions: str):
     return extra
 
 
+def _collections_or_files(extra):
+    """A JSON schema hook: `extra`'s, then `collection` required unless `path` is a mapping of
+    each collection's file (`per_collection` reads its keys as the collections)."""
+
+    def hook(schema: dict[str, Any]) -> None:
+        extra(schema)
+        schema["required"] = [key for key in schema.get("required", []) if key != "collection"]
+        files = {"properties": {"path": {"type": "object"}}, "required": ["path"]}
+        schema["anyOf"] = [{"required": ["collection"]}, files]
+
+    return hook
+
+
 class Collection(StrictModel):
     """A test collection: its qrels (a file, or built from other collections' qrels) and,
     optionally, its size (for fallout)."""
@@ -165,11 +178,13 @@ class Run(StrictModel):
 
     model_config = ConfigDict(
         **StrictModel.model_config,
-        json_schema_extra=_also_spelt(
-            assignments="nuggetizer's assignments JSONL of one run's answers: the same as path: "
-            "PATH with format: assignments",
-            answers="TREC RAG's answers JSONL (2024 or 2025), one topic's answer a line: the "
-            "same as path: PATH with format: answers",
+        json_schema_extra=_collections_or_files(
+            _also_spelt(
+                assignments="nuggetizer's assignments JSONL of one run's answers: the same as "
+                "path: PATH with format: assignments",
+                answers="TREC RAG's answers JSONL (2024 or 2025), one topic's answer a line: the "
+                "same as path: PATH with format: answers",
+            )
         ),
     )
 

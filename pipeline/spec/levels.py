@@ -171,7 +171,7 @@ LEVELS: tuple[Level, ...] = (
           table="discrimination_pairs", needs=("discrimination",), stage="compare"),
     Level("report", "report",
           "the table for a paper (.md, .tex, .html): runs by metrics, best in bold, significance "
-          "marks",
+          "marks; with suites, BEIR's table per suite and metric",
           table="report", columns=_columns("collection run metric value n_queries best mark baseline"),
           stage="write"),
     Level("run", "run file", "the fused run `run` as a TREC run file (.trec, .txt, .run)",
