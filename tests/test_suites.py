@@ -192,6 +192,14 @@ def test_comparisons_over_a_suite_pair_the_runs_by_collection_as_scipy_does(suit
          r"a path holding \{collection\} is filled with each of the run's collections"),
         ({"history": {"path": "h.duckdb"}},
          "run 'bm25' has one file per collection, which a history does not keep yet"),
+        ({"settings": {"engine": "spark"}}, "which the duckdb engine evaluates"),
+        ({"runs": {**_runs(), "rrf": {"fuse": ["bm25", "dense"]}}},
+         "run 'bm25' has one file per collection, which a fused run does not read yet"),
+        ({"pools": {"p": {"collection": "news", "method": {"depth": 5}}}},
+         "run 'bm25' has one file per collection, which pools do not read yet"),
+        ({"runs": {**_runs(), "bm25@news": {"path": "news/bm25.trec",
+                                            "collection": list(SUITE_COLLECTIONS)}}},
+         "run 'bm25@news' has the name that run 'bm25''s file for collection 'news' is"),
     ],
 )  # fmt: skip
 def test_what_a_suite_and_a_file_per_collection_refuse_is_a_spec_error_at_its_key(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pipeline.compare.plan import ComparePlan, _metrics, check_extra
+from pipeline.compare.plan import ComparePlan, check_extra, compared_metrics
 from pipeline.errors import SpecError
 from pipeline.spec.compare import Compare
 from pipeline.spec.levels import level_of
@@ -73,7 +73,7 @@ _DRAWN = ("bootstrap", "randomised_tukey_hsd")
 def _chosen(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> tuple[tuple[str, str], ...]:
     """The compare section's metrics (every metric with per-query numbers without one)."""
     if loaded.spec.compare is not None:
-        return _metrics(loaded, metrics)
+        return compared_metrics(loaded, metrics)
     return tuple((m.label, m.measure.aggregator) for m in metrics if m.averaged)
 
 

@@ -24,7 +24,14 @@ if TYPE_CHECKING:
     from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.spec import LoadedSpec
 
-__all__ = ["ComparePlan", "all_pairs", "check_compare", "check_extra", "compare_plan"]
+__all__ = [
+    "ComparePlan",
+    "all_pairs",
+    "check_compare",
+    "check_extra",
+    "compare_plan",
+    "compared_metrics",
+]
 
 #: fewer samples than this make a p-value too coarse to correct for many comparisons
 FEW_SAMPLES = 1000
@@ -112,7 +119,7 @@ def compare_plan(
     if section is None:
         return None
     _check_baseline(loaded, data)
-    chosen = _metrics(loaded, metrics)
+    chosen = compared_metrics(loaded, metrics)
     drawn = [test for test in _DRAWN if test in section.tests]
     if section.samples == "exact" and drawn:
         raise SpecError(
@@ -214,7 +221,9 @@ def _pattern(run) -> bool:
     return any(c in str(getattr(run, "path", "")) for c in "*?[")
 
 
-def _metrics(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> tuple[tuple[str, str], ...]:
+def compared_metrics(
+    loaded: LoadedSpec, metrics: list[ResolvedMeasure]
+) -> tuple[tuple[str, str], ...]:
     """(label, aggregator) of each metric compared."""
     by_label = {m.label: m for m in metrics}
     named = loaded.spec.compare.metrics

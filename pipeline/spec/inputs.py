@@ -78,6 +78,30 @@ InputPath = Annotated[
 ]
 
 
+def _run_path(value: Any, info: ValidationInfo) -> Path | str | dict[str, Path | str]:
+    """A run's path (`resolve_input`), or one per collection: a mapping of names to paths."""
+    if not isinstance(value, dict):
+        if not isinstance(value, str | Path):
+            raise PydanticCustomError("input_path", "expected a file path (a string), or one "
+                                      "per collection ({COLLECTION: PATH})")  # fmt: skip
+        return resolve_input(value, info)
+    if not value or not all(isinstance(k, str) and isinstance(v, str | Path)
+                            for k, v in value.items()):  # fmt: skip
+        raise PydanticCustomError("input_path", "expected one file path (a string) per "
+                                  "collection: {COLLECTION: PATH, ...}")  # fmt: skip
+    return {name: resolve_input(path, info) for name, path in value.items()}
+
+
+#: A run's path: an input path, or one per collection
+RunPath = Annotated[
+    Path | str | dict[str, Path | str],
+    PlainValidator(_run_path),
+    WithJsonSchema({"anyOf": [{"type": "string", "format": "path"},
+                              {"type": "object", "minProperties": 1,
+                               "additionalProperties": {"type": "string", "format": "path"}}]}),
+]  # fmt: skip
+
+
 def _also_spelt(**descriptions: str):
     """A JSON schema hook: the model's schema also allows each key of `descriptions` (a path),
     which `_spelt_as` reads as the key it spells (`SPELLINGS`) with a format (no field of its
@@ -188,7 +212,7 @@ class Run(StrictModel):
         ),
     )
 
-    path: InputPath | dict[str, InputPath] = Field(
+    path: RunPath = Field(
         description="TREC run file: qid Q0 docno rank score tag (plain or .gz); with engine "
         "spark also a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://); "
         "or one file per collection: a mapping {COLLECTION: PATH} (its keys are the run's "

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from pipeline.spec.base import StrictModel, at_key, did_you_mean
-from pipeline.spec.compare import CORRECTIONS, TESTS, _invalid, _one_of
+from pipeline.spec.compare import CORRECTIONS, TESTS, checked_correction, checked_tests
 
 __all__ = ["Discrimination", "check_per_collection", "check_suites"]
 
@@ -42,19 +42,12 @@ class Discrimination(StrictModel):
     @field_validator("tests", mode="before")
     @classmethod
     def _tests(cls, value: Any) -> Any:
-        if isinstance(value, list):
-            for test in value:
-                _one_of("test", test, TESTS)
-            if len(set(map(str, value))) < len(value):
-                raise _invalid("a test is listed twice; list each once")
-        return value
+        return checked_tests(value)
 
     @field_validator("correction", mode="before")
     @classmethod
     def _correction(cls, value: Any) -> Any:
-        if value is not None:
-            _one_of("correction", value, CORRECTIONS)
-        return value
+        return checked_correction(value)
 
 
 def check_suites(suites: dict[str, list[str]], collections: dict, runs: dict) -> None:
@@ -99,25 +92,36 @@ def check_per_collection(spec: Any) -> None:
     split = {n: r for n, r in spec.file_runs().items() if r.per_collection}
     if not split:
         return
-    name, run = next(iter(split.items()))
-    loaded = {file.loaded_as for n, r in split.items() for file in r.files(n)}
-    for other in spec.runs:
-        if other in loaded:
-            raise at_key(("runs", other), f"run '{other}' is named as a file of a run with one "
-                                          "file per collection is evaluated; rename it")  # fmt: skip
-    why = f"run '{name}' has one file per collection, which"
+    _check_names(spec, split)
+    why = f"run '{next(iter(split))}' has one file per collection, which"
     if spec.settings.engine == "spark":
         raise at_key(("settings", "engine"), f"{why} the duckdb engine evaluates (not spark)")
     if spec.history is not None:
         raise at_key(("history",), f"{why} a history does not keep yet; leave history out, or "
                                    "give the run one file for its collections")  # fmt: skip
+    _check_readers(spec, split)
+
+
+def _check_names(spec: Any, split: dict) -> None:
+    loaded = {f.loaded_as: f for n, r in split.items() for f in r.files(n)}
+    for other in spec.runs:
+        if other in loaded:
+            file = loaded[other]
+            raise at_key(("runs", other), f"run '{other}' has the name that run '{file.run}''s "
+                                          f"file for collection '{file.collections[0]}' is "
+                                          "evaluated under; rename it")  # fmt: skip
+
+
+def _check_readers(spec: Any, split: dict) -> None:
+    """No fused run nor pool reads a run with one file per collection."""
     for fused, inputs in spec.fused_inputs().items():
         inside = [r for r, _ in inputs if r in split]
         if inside:
             raise at_key(("runs", fused), f"run '{inside[0]}' has one file per collection, "
                                           "which a fused run does not read yet")  # fmt: skip
-    for pool_name, pool in spec.pools.items():
-        pooled = split if pool.runs == "all" else [r for r in pool.runs if r in split]
+    for name, pool in spec.pools.items():
+        named = [r for r, run in split.items() if pool.collection in run.collections]
+        pooled = named if pool.runs == "all" else [r for r in pool.runs if r in split]
         if pooled:
-            raise at_key(("pools", pool_name), f"run '{next(iter(pooled))}' has one file per "
-                                               "collection, which pools do not read yet")  # fmt: skip
+            raise at_key(("pools", name), f"run '{pooled[0]}' has one file per collection, "
+                                          "which pools do not read yet")  # fmt: skip
