@@ -100,7 +100,7 @@ def test_the_significant_pairs_equal_a_plain_loop_over_scipy_and_statsmodels_in_
         runs={r: {"path": {c: data / f"{c}-{r}.trec" for c in COLLECTIONS}} for r in RUNS},
         metrics=METRICS, discrimination={"tests": ["t", "wilcoxon"]},
     )  # fmt: skip
-    found = python.evaluation.con.execute("SELECT * FROM discrimination").fetchall()
+    found = python.discrimination(to="rows")
     assert [tuple(map(str, row)) for row in found] == [tuple(r.values()) for r in rows]
 
 

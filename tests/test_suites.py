@@ -89,7 +89,7 @@ def test_suite_means_equal_plain_loops_over_the_per_query_values_through_both_do
                              runs={r: {"path": {c: suite_dir / c / f"{r}.trec"
                                                 for c in SUITE_COLLECTIONS}} for r in SUITE_RUNS},
                              metrics=METRICS, suites={"mini": list(SUITE_COLLECTIONS)})  # fmt: skip
-    table = python.evaluation.con.execute("SELECT * FROM suite").fetchall()
+    table = python.suites(to="rows")
     assert [(s, r, m, *map(str, v)) for s, r, m, *v in table] == [
         (row["suite"], row["run"], row["metric"], row["macro"], row["micro"],
          row["n_collections"], row["n_queries"]) for row in rows
