@@ -192,15 +192,11 @@ class Spec(StrictModel):
         return {} if value is None else value
 
     @model_validator(mode="after")
-    def _suites(self) -> Spec:
-        check_suites(self.suites, self.collections, self.runs)
-        return self
-
-    @model_validator(mode="after")
     def _fusions(self) -> Spec:
         judgment_sets.overlay_order(self.collections)  # every overlay's sets known, no cycle
         self._fused_inputs = resolved_fusions(self.runs)
         check_per_collection(self)
+        check_suites(self.suites, self.collections, self.runs)  # fused runs' collections known
         return self
 
     def overlays(self) -> list[str]:
