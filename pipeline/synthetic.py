@@ -18,6 +18,8 @@ from pathlib import Path
 
 __all__ = [
     "EXTREMES",
+    "SUITE_COLLECTIONS",
+    "SUITE_RUNS",
     "Collection",
     "SubtopicCollection",
     "generate",
@@ -28,6 +30,7 @@ __all__ = [
     "write_qrels",
     "write_run",
     "write_subtopic_qrels",
+    "write_suite",
 ]
 
 #: The queries `generate(..., extremes=True)` adds: qid -> what makes it hard.
@@ -317,3 +320,29 @@ def write_sample(directory: str | Path, seed: int = 2026) -> None:
     write_qrels(collection.qrels, directory / "qrels.txt")
     for name, run in zip(("bm25", "dense"), collection.runs.values(), strict=True):
         write_run(run, directory / f"{name}.trec", tag=name)
+
+
+#: a suite's collections and runs as `write_suite` names them (the guide's BEIR-style table)
+SUITE_COLLECTIONS = ("news", "finance", "science")
+SUITE_RUNS = ("bm25", "dense", "hybrid")
+
+
+def write_suite(
+    directory: str | Path,
+    seed: int = 2026,
+    queries: int = 30,
+    collections: tuple[str, ...] = SUITE_COLLECTIONS,
+    runs: tuple[str, ...] = SUITE_RUNS,
+    skill: tuple[float, ...] = (1.0, 6.0, 30.0),
+) -> None:
+    """A suite of collections, BEIR's layout: `<collection>/qrels.txt` and one file per run,
+    `<collection>/<run>.trec`, each collection drawn with its own seed (query ids repeat across
+    collections, as BEIR's numeric ids do), runs of growing `skill` (`generate`'s)."""
+    directory = Path(directory)
+    for i, name in enumerate(collections):
+        folder = directory / name
+        folder.mkdir(parents=True, exist_ok=True)
+        drawn = generate(seed + i, queries=queries, runs=len(runs), float32_ties=False, skill=skill)
+        write_qrels(drawn.qrels, folder / "qrels.txt")
+        for run, ranking in zip(runs, drawn.runs.values(), strict=True):
+            write_run(ranking, folder / f"{run}.trec", tag=run)

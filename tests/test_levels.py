@@ -43,6 +43,8 @@ def _spec_of_every_table_level() -> dict:
         "runs": {name: {"path": f"{name}.trec", "collection": "human"} for name in ("a", "b")},
         "metrics": ["AP", "P@10"],
         "compare": {"samples": 1000},
+        "suites": {"judged": ["human"]},
+        "discrimination": {"tests": ["t"]},
         "agreement": [{"reference": "human", "other": "llm"}],
         "outputs": [o for o in outputs if not level_of(o["level"]).is_pool],
         "pools": {

@@ -60,10 +60,11 @@ def _print_summary(evaluation) -> None:
 
     outputs = [job.path for job in evaluation.plan.outputs]  # a per-run output's every file
     notes = [note] if (note := evaluation.history_note()) else []
-    rows, metrics = evaluation.aggregate(), evaluation.plan.metrics
+    rows, metrics = evaluation.aggregate() + evaluation.suite_means(), evaluation.plan.metrics
     if evaluation.plan.agreement is not None:
         _print_judgments(evaluation)
-    print_results(rows, metrics, outputs, None, evaluation.significance(), notes)
+    suites = evaluation.loaded.spec.suites
+    print_results(rows, metrics, outputs, None, evaluation.significance(), notes, suites)
 
 
 def _print_judgments(evaluation) -> None:

@@ -86,7 +86,7 @@ class Significance:
 
 def significance(con: duckdb.DuckDBPyConnection, plan: ComparePlan) -> Significance:
     """The marks of the `comparison` table's first test against each collection's references."""
-    references = {c: plan.references(runs) for c, runs in plan.collections}
+    references = {c: plan.references(runs) for c, runs in (*plan.collections, *plan.suites)}
     letters = baseline_letters(plan.manifest())
     rows = con.execute(
         "SELECT collection, run, baseline, metric, difference FROM comparison "
@@ -178,11 +178,18 @@ def _against(references: dict[str, tuple[str, ...]]) -> str:
 
 
 def report_table(
-    con: duckdb.DuckDBPyConnection, metrics: list[Any], plan: ComparePlan | None
+    con: duckdb.DuckDBPyConnection,
+    metrics: list[Any],
+    plan: ComparePlan | None,
+    suites: bool = False,
 ) -> None:
     """Create the `report` table from `aggregate` (and `comparison`, when the spec compares):
-    collections in order of their first run, then runs and metrics in spec order."""
+    collections in order of their first run, then runs and metrics in spec order; with
+    `suites`, each suite's means after them (its `n_queries`: the collections averaged)."""
     rows = con.execute("SELECT run, collection, metric, value, n_queries FROM aggregate").fetchall()
+    if suites:
+        sql = "SELECT run, suite, metric, macro, n_collections FROM suite"
+        rows += con.execute(sql).fetchall()
     found = significance(con, plan) if plan is not None else Significance({}, {}, ())
     best = _best(rows, metrics)
     order = list(dict.fromkeys(row[1] for row in rows))

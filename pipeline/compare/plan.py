@@ -24,7 +24,14 @@ if TYPE_CHECKING:
     from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.spec import LoadedSpec
 
-__all__ = ["ComparePlan", "all_pairs", "check_compare", "check_extra", "compare_plan"]
+__all__ = [
+    "ComparePlan",
+    "all_pairs",
+    "check_compare",
+    "check_extra",
+    "compare_plan",
+    "compared_metrics",
+]
 
 #: fewer samples than this make a p-value too coarse to correct for many comparisons
 FEW_SAMPLES = 1000
@@ -49,6 +56,9 @@ class ComparePlan:
     collections: tuple[tuple[str, tuple[str, ...]], ...]
     #: which way each compared metric improves (label -> higher, lower, or None: neither)
     directions: tuple[tuple[str, str | None], ...] = ()
+    #: each compared suite and its runs: compared on their means per collection, paired by
+    #: collection (`table.fetch_blocks`)
+    suites: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def baselines(self) -> tuple[str, ...]:
@@ -78,13 +88,20 @@ class ComparePlan:
             "baseline": list(baseline) if isinstance(baseline, tuple) else baseline,
             "tests": list(self.tests),
             "correction": self.correction,
-            "family": "every comparison of one metric and one test in the spec",
+            "family": _FAMILY_OF_SUITES if self.suites else _FAMILY,
             "alpha": self.alpha,
             "samples": self.samples,
             "seed": self.seed,
             "metrics": [label for label, _ in self.metrics],
             "min_difference": self.min_difference,
         }
+
+
+_FAMILY = "every comparison of one metric and one test in the spec"
+_FAMILY_OF_SUITES = (
+    "every comparison of one metric and one test on the spec's collections; on each suite, "
+    "every comparison of one metric and one test of its means"
+)
 
 
 def all_pairs(runs: tuple[str, ...]) -> list[tuple[str, str]]:
@@ -102,7 +119,7 @@ def compare_plan(
     if section is None:
         return None
     _check_baseline(loaded, data)
-    chosen = _metrics(loaded, metrics)
+    chosen = compared_metrics(loaded, metrics)
     drawn = [test for test in _DRAWN if test in section.tests]
     if section.samples == "exact" and drawn:
         raise SpecError(
@@ -121,6 +138,7 @@ def compare_plan(
         chosen,
         _collections(loaded, data),
         tuple((m.label, m.better) for m in metrics if m.label in dict(chosen)),
+        _suites(loaded),
     )
 
 
@@ -203,7 +221,9 @@ def _pattern(run) -> bool:
     return any(c in str(getattr(run, "path", "")) for c in "*?[")
 
 
-def _metrics(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> tuple[tuple[str, str], ...]:
+def compared_metrics(
+    loaded: LoadedSpec, metrics: list[ResolvedMeasure]
+) -> tuple[tuple[str, str], ...]:
     """(label, aggregator) of each metric compared."""
     by_label = {m.label: m for m in metrics}
     named = loaded.spec.compare.metrics
@@ -257,6 +277,21 @@ def _collections(loaded: LoadedSpec, data: bool) -> tuple[tuple[str, tuple[str, 
             f"('{names[0]}'): there is nothing to compare it with; add a run or remove compare"
         )
     return tuple((c, tuple(names)) for c, names in compared.items())
+
+
+def _suites(loaded: LoadedSpec) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each suite of two collections or more and its runs (those of its first collection: every
+    run of a suite is under all its collections), when a pair of them is compared."""
+    runs = _runs_by_collection(loaded)
+    baselines = loaded.spec.compare.baseline
+    found = []
+    for suite, members in loaded.spec.suites.items():
+        names = tuple(runs.get(members[0], ()))
+        listed = [baselines] if isinstance(baselines, str) else baselines
+        compared = listed is None or any(base in names for base in listed)
+        if len(members) > 1 and len(names) > 1 and compared:
+            found.append((suite, names))
+    return tuple(found)
 
 
 def _runs_by_collection(loaded: LoadedSpec) -> dict[str, list[str]]:

@@ -44,7 +44,7 @@ def compare_runs(con: duckdb.DuckDBPyConnection, plan: ComparePlan, where: str) 
     columns["correction"] = [
         "none" if test in ALL_PAIRS else plan.correction for test in columns["test"]
     ]
-    columns["p_adjusted"] = _corrected(columns)
+    columns["p_adjusted"] = _corrected(columns, {suite for suite, _ in plan.suites})
     columns["significant"] = columns["p_adjusted"] <= plan.alpha
     columns["seed"] = np.full(len(columns["p_value"]), plan.seed)
     _write(con, columns)
@@ -74,18 +74,48 @@ def fetch_blocks(con: duckdb.DuckDBPyConnection, plan: ComparePlan) -> list[Bloc
             mine = rows & (data["metric"] == m)
             values[local[data["run"][mine]], data["query"][mine]] = data["value"][mine]
             blocks.append(Block(collection, label, aggregator, runs, values))
+    return blocks + suite_blocks(con, plan)
+
+
+# A suite's values: each run's aggregate under each of the suite's collections, in its order.
+_SUITE_VALUES = """
+SELECT s.suite, a.run, a.metric, s.position, coalesce(a.value, 'NaN'::DOUBLE) AS value
+FROM aggregate a JOIN suite_collections s USING (collection)
+WHERE list_contains($labels, a.metric)"""
+
+
+def suite_blocks(con: duckdb.DuckDBPyConnection, plan: ComparePlan) -> list[Block]:
+    """One block per (suite, metric): runs by the suite's collections, each cell the run's
+    aggregate value there, compared as a mean over collections (BEIR's mean)."""
+    if not plan.suites:
+        return []
+    labels = [label for label, _ in plan.metrics]
+    found = {}
+    for suite, run, metric, position, value in con.execute(
+        _SUITE_VALUES, {"labels": labels}
+    ).fetchall():
+        found[suite, run, metric, position] = value
+    blocks = []
+    for suite, runs in plan.suites:
+        width = 1 + max(p for s, _, _, p in found if s == suite)
+        for label, _ in plan.metrics:
+            values = np.array([[found.get((suite, run, label, p), np.nan) for p in range(width)]
+                               for run in runs])  # fmt: skip
+            blocks.append(Block(suite, label, "mean", runs, values))
     return blocks
 
 
-def _corrected(columns: dict) -> np.ndarray:
-    """p-values adjusted within each family: every comparison of one metric and one test, by
-    the row's correction (none for the Tukey tests, which control the family-wise error)."""
-    families: dict[tuple[str, str, str], list[int]] = {}
-    keys = zip(columns["metric"], columns["test"], columns["correction"], strict=True)
+def _corrected(columns: dict, suites: set[str]) -> np.ndarray:
+    """p-values adjusted within each family: every comparison of one metric and one test on
+    the collections, and on each suite apart (its means over collections), by the row's
+    correction (none for the Tukey tests, which control the family-wise error)."""
+    families: dict[tuple, list[int]] = {}
+    suite = [c if c in suites else None for c in columns["collection"]]
+    keys = zip(columns["metric"], columns["test"], columns["correction"], suite, strict=True)
     for i, key in enumerate(keys):
         families.setdefault(key, []).append(i)
     adjusted = np.empty(len(columns["p_value"]))
-    for (_, _, method), rows in families.items():
+    for (_, _, method, _), rows in families.items():
         adjusted[rows] = adjust(columns["p_value"][rows], method)
     return adjusted
 

@@ -55,17 +55,20 @@ def print_results(
     console: Console | None = None,
     significance: Any = None,
     notes: list[str] = (),
+    suites: dict[str, list[str]] | None = None,
 ) -> None:
     """The aggregate summary of `irpipe run`, laid out by `pipeline.console.layout` to fit the terminal,
     then which files were written. `metrics` are the plan's resolved metrics, in spec order;
     `significance` (a `pipeline.compare.marks.Significance`) adds its marks and legend; `notes` are
     printed last (what the history reused). With `outputs=None` nothing is said about files
-    (`irpipe show`)."""
+    (`irpipe show`). `suites`: each suite's collections, whose rows (run, suite, metric, macro,
+    n_collections) are among `rows`, each suite's table after its collections'."""
     from pipeline.console.layout import grids
 
     console = console or _console()
     marks = significance.marks if significance is not None else {}
-    tables = grids(rows, metrics, _plain(marks, console))
+    titles = {name: _suite_title(name, members) for name, members in (suites or {}).items()}
+    tables = grids(rows, metrics, _plain(marks, console), titles)
     for grid in tables:
         console.print(Text(grid.title, style="bold"))
         for table in _tables(grid, console):
@@ -80,6 +83,10 @@ def print_results(
         console.print(Text(line), soft_wrap=i > 0)  # a path is never folded
     for note in notes:
         console.print(Text(note), soft_wrap=False)
+
+
+def _suite_title(name: str, members: list[str]) -> str:
+    return f"suite {name}, the mean of {len(members)} collections ({', '.join(members)})"
 
 
 def _tables(grid, console: Console) -> list[Table]:

@@ -50,14 +50,18 @@ class _Collection:
 
 
 def grids(
-    rows: list[tuple], metrics: list[Any], marks: dict[tuple[str, str, str], str] | None = None
+    rows: list[tuple],
+    metrics: list[Any],
+    marks: dict[tuple[str, str, str], str] | None = None,
+    titles: dict[str, str] | None = None,
 ) -> list[Grid]:
     """One oriented Grid per collection from aggregate rows (run, collection, metric, value, n).
 
     `metrics` are the plan's resolved metrics (label, aggregator, better), in spec
-    order; `marks` the significance marks by (collection, run, metric), set after the best mark.
+    order; `marks` the significance marks by (collection, run, metric), set after the best mark;
+    `titles` the title of a grid that is not a collection's (a suite's means), by its name.
     """
-    return [_grid(c, metrics, marks or {}) for c in _collections(rows)]
+    return [_grid(c, metrics, marks or {}, (titles or {}).get(c.name)) for c in _collections(rows)]
 
 
 def _collections(rows: list[tuple]) -> list[_Collection]:
@@ -71,13 +75,16 @@ def _collections(rows: list[tuple]) -> list[_Collection]:
     return list(found.values())
 
 
-def _grid(c: _Collection, metrics: list[Any], marks: dict) -> Grid:
+def _grid(c: _Collection, metrics: list[Any], marks: dict, title: str | None = None) -> Grid:
     labels = [m.label for m in metrics]
     cells = {(r, m.label): _cell(c, r, m) for r in c.runs for m in metrics}
     best = {(r, m.label) for m in metrics for r in _best_runs(c, m)}
     notes = {(r, m): mark for (name, r, m), mark in marks.items() if name == c.name}
     counts = _queries(c)
-    title = f"collection {c.name}" + ("" if counts else f", {_only(c.counts.values())} queries")
+    if title is None:
+        title = f"collection {c.name}" + ("" if counts else f", {_only(c.counts.values())} queries")
+    else:
+        counts = {}  # a suite's row counts its collections, which its title names
     if len(c.runs) >= len(metrics):
         grid = _table(title, "run", c.runs, labels, lambda r, m: (r, m), cells, (best, notes))
         if counts:

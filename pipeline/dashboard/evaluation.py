@@ -11,6 +11,7 @@ from pipeline.dashboard import charts
 from pipeline.dashboard.data import HistoryData, Pair
 from pipeline.dashboard.judgments import agreement_section
 from pipeline.dashboard.page import Page, collections_of, href, rows, status
+from pipeline.dashboard.powers import powers_section
 from pipeline.dashboard.tables import link
 from pipeline.dashboard.views import (
     aggregate_changes,
@@ -39,6 +40,7 @@ def evaluation_page(data: HistoryData, evaluation: dict, better: dict, detail: i
         page.add(f"<section data-collection='{escape(collection)}'><h2>{escape(collection)}</h2>")
         page.add(results_table(evaluation, rows_, collection, better))
         page.add("</section>")
+    powers_section(page, evaluation, rows_)
     agreement_section(page, data, evaluation, better)
     page.add(legend(evaluation) + "<h2>Checks</h2>" + checks_section(evaluation))
     if evaluation["previous"] is not None:

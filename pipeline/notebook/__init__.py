@@ -47,6 +47,8 @@ def evaluate(
     columns: Mapping[str, str] | None = None,
     agreement: Sequence[Mapping[str, Any]] | None = None,
     correlation: Sequence[Mapping[str, Any]] | None = None,
+    suites: Mapping[str, Sequence[str]] | None = None,
+    discrimination: Mapping[str, Any] | None = None,
     **options: Any,
 ):
     """Evaluate a spec file (`evaluate("spec.yaml")`: every stage `irpipe run` runs, its checks,
@@ -63,10 +65,12 @@ def evaluate(
     names to inputs (a fused run is given as in a spec: `{"fuse": [names]}`; an answer run's
     assignments: `{"assignments": "gpt4o.jsonl"}`, its answers: `{"answers": "gpt4o.jsonl"}`). With several collections, each run is
     evaluated under each of them (its rows read once), unless it says which: `{"run": input,
-    "collection": name}` (or a list of names). An input is a path or a table
+    "collection": name}` (or a list of names), or gives a file per collection: `{"path":
+    {"nfcorpus": input, "scifact": input}}`. An input is a path or a table
     (`pipeline.frames.convert`);
     `columns` maps irpipe's column names (qid, docno, rel, score, rank) to a table's. `metrics`,
-    `settings`, `compare`, `agreement` and `correlation` are the spec's keys, with the spec's
+    `settings`, `compare`, `agreement`, `correlation`, `suites` and `discrimination` are the
+    spec's keys, with the spec's
     defaults (with `agreement`, runs and metrics may be left out: the judgment sets given as
     `qrels={"human": ..., "umbrela": ...}` are compared alone). The other keywords of
     the spec door (`history`, `refresh`, `engine`, `write`) go to the evaluation as they are.
@@ -76,7 +80,8 @@ def evaluate(
             raise SpecError("evaluate(): give a spec, or qrels=, runs= and metrics=, not both")
         evaluation, data = evaluate_spec(spec, **options), None
     else:
-        sections = {"compare": compare, "agreement": agreement, "correlation": correlation}
+        sections = {"compare": compare, "agreement": agreement, "correlation": correlation,
+                    "suites": suites, "discrimination": discrimination}  # fmt: skip
         loaded, data = _loaded(qrels, runs, metrics, settings, sections, columns)
         evaluation = evaluate_spec(loaded, write=False, **options)
     evaluation.warn()
@@ -131,6 +136,15 @@ class Evaluator:
         return replace(plan, loaded=replace(plan.loaded, tables=tables)), data
 
 
+def _section(key: str, value: Any) -> Any:
+    """A section given by keyword, as the spec's YAML would hold it."""
+    if key == "suites":
+        return {name: list(members) for name, members in dict(value).items()}
+    if key in ("compare", "discrimination"):
+        return dict(value)
+    return [dict(entry) for entry in value]
+
+
 def _check_arguments(metrics: Any, settings: Any, sections: Mapping, columns: Any) -> None:
     """Each keyword has the shape the spec gives its key (SpecError saying which to give): a
     string where a list or a mapping belongs would otherwise be read letter by letter, or fail
@@ -142,7 +156,9 @@ def _check_arguments(metrics: Any, settings: Any, sections: Mapping, columns: An
     compare = sections.get("compare")
     baseline = compare if isinstance(compare, str) else "bm25"
     examples = {"settings": {"compatibility": "trec_eval-9"}, "compare": {"baseline": baseline}}
-    for keyword, value in (("settings", settings), ("compare", compare)):
+    examples |= {"suites": {"beir": ["nfcorpus", "scifact"]}, "discrimination": {"tests": ["t"]}}
+    given = [(k, sections.get(k)) for k in ("compare", "suites", "discrimination")]
+    for keyword, value in (("settings", settings), *given):
         if value is not None and not isinstance(value, Mapping):
             raise SpecError(
                 f"{keyword}={value!r}: give a mapping, as a spec's {keyword} section is, e.g. "
@@ -204,6 +220,6 @@ def _loaded(qrels, runs, metrics, settings, sections, columns) -> tuple[LoadedSp
         data["settings"] = dict(settings)
     for key, value in sections.items():
         if value is not None:
-            data[key] = dict(value) if key == "compare" else [dict(entry) for entry in value]
+            data[key] = _section(key, value)
     digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
     return spec_from_mapping(data, Path.cwd() / ORIGIN, digest, tables=tables), data

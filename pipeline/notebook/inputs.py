@@ -16,6 +16,7 @@ from pipeline.frames.convert import by_query, is_path, table_of
 from pipeline.frames.irds import is_irds
 from pipeline.frames.latency import has_latency, latency_table
 from pipeline.inputs.table_rows import MEMORY, memory_view
+from pipeline.spec.inputs import file_name
 from pipeline.spec.settings import Settings
 
 __all__ = ["collection_entry", "input_path", "reader", "run_entries"]
@@ -84,10 +85,19 @@ def run_entries(runs, collections: list[str], tables: dict, read) -> dict[str, A
         if isinstance(value, Mapping) and "fuse" in value:  # a fused run, as in a spec
             found[name] = dict(value)
             continue
+        if isinstance(value, Mapping) and isinstance(value.get("path"), Mapping):
+            found[name] = _per_collection(name, value["path"], tables, read)
+            continue
         if isinstance(value, Mapping) and "collection" in value:
             collection, value = value["collection"], value.get("run")
         found[name] = {**_runinput_path(value, name, tables, read), "collection": collection}
     return found
+
+
+def _per_collection(name: str, files: Mapping, tables: dict, read) -> dict[str, Any]:
+    """A run given one input per collection (`{"path": {COLLECTION: input}}`), as in a spec."""
+    paths = {c: input_path(v, "runs", file_name(name, c), tables, read) for c, v in files.items()}
+    return {"path": paths}
 
 
 def _runinput_path(value: Any, name: str, tables: dict, read) -> dict[str, Any]:

@@ -80,6 +80,20 @@ class Results:
             raise SpecError("comparisons(): nothing was compared; pass compare={} to evaluate()")
         return self._table("SELECT * FROM comparison", to)
 
+    def suites(self, to: str = "pandas"):
+        """Each suite's means (`suites=`): suite, run, metric, macro (the mean of its
+        collections' means), micro (over every query of them), n_collections, n_queries."""
+        if not self.evaluation.loaded.spec.suites:
+            raise SpecError("suites(): the evaluation has no suites; pass suites={NAME: [...]}")
+        return self._table("SELECT * FROM suite", to)
+
+    def discrimination(self, to: str = "pandas"):
+        """Discriminative power (`discrimination=`): per collection, metric and test, the pairs
+        of runs, those found significant and their share."""
+        if self.evaluation.plan.discriminating is None:
+            raise SpecError("discrimination(): pass discrimination={} to evaluate()")
+        return self._table("SELECT * FROM discrimination", to)
+
     def agreement(self, to: str = "pandas"):
         """Each agreement entry's statistics (`agreement=`): reference, other, collection (empty:
         two judgment sets), statistic, value."""

@@ -1,5 +1,6 @@
-"""Plots as writers, `.png` and `.svg`: precision-recall curves (`level: pr_plot`) and per-query
-differences against a baseline run (`level: diff_plot`), drawn by matplotlib, the optional extra
+"""Plots as writers, `.png` and `.svg`: precision-recall curves (`level: pr_plot`), per-query
+differences against a baseline run (`level: diff_plot`) and the achieved significance level
+curves of discriminative power (`level: asl_plot`, `asl_plot.py`), drawn by matplotlib, the optional extra
 `irpipe[plot]`. matplotlib is imported only to check that it is there (when a spec with a plot is
 validated) and to draw.
 
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 from pipeline.contract.writer import Writer
 from pipeline.errors import SpecError
 from pipeline.hookspecs import hookimpl
+from pipeline.outputs.asl_plot import ASL_COLUMNS, asl_figure
 from pipeline.plan.output_tables import is_curve_table
 from pipeline.plan.tradeoff import is_tradeoff_table
 from pipeline.spec.levels import PLOT_LEVELS
@@ -66,6 +68,9 @@ class PlotWriter(Writer):
             else (_TRADEOFF, tradeoff_figure) if is_tradeoff_table(table)
             else (_DIFF, diff_figure)
         )  # fmt: skip
+        if table == DISCRIMINATION_PAIRS:
+            alpha = manifest["discrimination"]["alpha"]
+            columns, draw = ASL_COLUMNS, lambda rows: asl_figure(rows, alpha, _figure)
         rows = con.execute(f"SELECT {columns} FROM {quote_identifier(table)}").fetchall()
         with matplotlib.style.context(["default", _STYLE]):
             figure = draw(rows)
@@ -75,6 +80,8 @@ class PlotWriter(Writer):
 
 
 _CURVE = "collection, run, recall, precision, n_queries"
+#: the table of every pair's p-value, which the ASL curves draw (`compare.discrimination`)
+DISCRIMINATION_PAIRS = "discrimination_pairs"
 _DIFF = "collection, run, baseline, metric, qid, difference, outcome"
 _TRADEOFF = "collection, run, metric, value, latency, latency_value, pareto"
 

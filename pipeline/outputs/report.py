@@ -40,9 +40,14 @@ class Grid:
     metrics: list[str] = field(default_factory=list)
     cells: dict[tuple[str, str], tuple[str, bool, str]] = field(default_factory=dict)
     queries: set[int] = field(default_factory=set)
+    #: what the rows are (runs; a suite's table: its collections), and a title of its own
+    key: str = "run"
+    heading: str | None = None
 
     @property
     def title(self) -> str:
+        if self.heading is not None:
+            return self.heading
         low, high = min(self.queries), max(self.queries)
         counted = f"{low}" if low == high else f"{low}-{high}"
         return f"collection {self.collection}, {counted} queries"
@@ -76,12 +81,45 @@ def load(con, table: str, manifest: dict) -> tuple[list[Grid], list[str]]:
         grid.queries.add(n)
         if baseline is not None:
             references[collection] = tuple(baseline.split(JOIN))
+    suites = manifest.get("suites", {})
+    found = [grid for name, grid in grids.items() if name not in suites]
+    found += [beir for name in suites if name in grids for beir in suite_grids(grids, name, suites)]
     lines = [BOLD_LEGEND]
+    if suites:
+        lines.append(SUITE_LEGEND)
     if "compare" in manifest and references:
         from pipeline.compare.marks import legend  # only a report of comparisons has marks
 
         lines += legend(manifest["compare"], references)
-    return list(grids.values()), lines
+    return found, lines
+
+
+SUITE_LEGEND = (
+    "A suite's table (BEIR's): its collections as rows, runs as columns, and last the mean of "
+    "the collections' means; its marks compare the means, paired by collection."
+)
+
+
+def suite_grids(grids: dict[str, Grid], suite: str, suites: dict[str, list[str]]) -> list[Grid]:
+    """A suite's tables, one per metric: the suite's collections as rows, then its mean; the
+    suite's runs as columns (BEIR's table)."""
+    means, members = grids[suite], suites[suite]
+    found = []
+    for metric in means.metrics:
+        rows = [*members, MEAN_ROW]
+        grid = Grid(suite, rows, list(means.runs), key="collection",
+                    heading=f"suite {suite}, {metric}: {len(members)} collections and their mean")  # fmt: skip
+        for row in rows:
+            source = means if row == MEAN_ROW else grids.get(row)
+            for run in means.runs:
+                cell = source.cells.get((run, metric)) if source is not None else None
+                if cell is not None:
+                    grid.cells[row, run] = cell
+        found.append(grid)
+    return found
+
+
+MEAN_ROW = "mean"
 
 
 class MarkdownReport(ReportWriter):
@@ -92,7 +130,7 @@ class MarkdownReport(ReportWriter):
     def render(self, grids, lines):
         out = []
         for grid in grids:
-            out += [f"### {_md(grid.title)}", "", _md_row(["run", *grid.metrics])]
+            out += [f"### {_md(grid.title)}", "", _md_row([grid.key, *grid.metrics])]
             out.append("|---|" + "---:|" * len(grid.metrics))
             for run in grid.runs:
                 cells = [_md_cell(grid.cells.get((run, m))) for m in grid.metrics]
@@ -132,7 +170,7 @@ class LatexReport(ReportWriter):
             out += ["\\begin{table}", "  \\centering",
                     f"  \\caption{{{_tex(grid.title[0].upper() + grid.title[1:])}. {caption}}}",
                     f"  \\begin{{tabular}}{{l{'r' * len(grid.metrics)}}}", "    \\toprule",
-                    "    " + " & ".join(_tex(h) for h in ["Run", *grid.metrics]) + " \\\\",
+                    "    " + " & ".join(_tex(h) for h in [grid.key.title(), *grid.metrics]) + " \\\\",
                     "    \\midrule"]  # fmt: skip
             for run in grid.runs:
                 cells = [_tex_cell(grid.cells.get((run, m))) for m in grid.metrics]
@@ -174,7 +212,7 @@ class HtmlReport(ReportWriter):
     def render(self, grids, lines):
         out = [_HTML_HEAD]
         for grid in grids:
-            heads = "".join(f"<th>{html.escape(h)}</th>" for h in ["run", *grid.metrics])
+            heads = "".join(f"<th>{html.escape(h)}</th>" for h in [grid.key, *grid.metrics])
             out += [f"<table>\n<caption>{html.escape(grid.title)}</caption>",
                     f"<thead><tr>{heads}</tr></thead>", "<tbody>"]  # fmt: skip
             for run in grid.runs:

@@ -44,15 +44,18 @@ from pipeline.plan.sql_plan import (
     SqlPlan,
 )
 from pipeline.plan.statistics import STATISTICS
+from pipeline.plan.suite_tables import suite_tables
 from pipeline.plan.tables import (
     name_tables,
     probes,
+    renamed_runs,
     run_names,
     run_setup_tables,
     setup_tables,
     wide_sql,
 )
 from pipeline.spec import LoadedSpec, Settings
+from pipeline.spec.inputs import run_inputs
 from pipeline.spec.levels import level_of
 from pipeline.sql import Statement
 
@@ -121,9 +124,9 @@ def compile_plan(
             metrics=metrics,
             curves=tuple(curves),
             python=_python(everything, settings),
-            finish=result_tables(options, len(metrics)),
+            finish=[*result_tables(options, len(metrics)), *renamed_runs(loaded, bool(curves))],
             finish_reusing=tuple(result_tables(replace(options, cached=True), len(metrics))),
-            outputs=tuple(output_tables(loaded, diffs or {}, metrics)),
+            outputs=(*output_tables(loaded, diffs or {}, metrics), *suite_tables(loaded.spec)),
             probes=tuple(
                 Probe(m, s) for m, s in zip(everything, probes(compiled, full), strict=True)
             ),
@@ -146,10 +149,12 @@ def _runs(loaded: LoadedSpec) -> list[Load]:
     """The run files, in spec order (fused runs are computed from them)."""
     spec, settings = loaded.spec, loaded.spec.settings
     ranked = settings.ordering == "rank"
+    runs = spec.file_runs()
     return [
-        Load(r.path, n, run_format(settings.input, ranked, r.format), r.collections)
-        for n, r in spec.file_runs().items()
-    ]
+        Load(f.path, f.loaded_as, run_format(settings.input, ranked, runs[f.run].format),
+             f.collections)
+        for f in run_inputs(runs)
+    ]  # fmt: skip
 
 
 def _ranking(

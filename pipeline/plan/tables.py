@@ -18,6 +18,7 @@ from pipeline.plan.in_order import aggregates_in_order
 from pipeline.plan.measure_sql import typed
 from pipeline.plan.missing_rankings import MISSING_RANKINGS_TABLE, POSITIVE_JUDGMENTS
 from pipeline.plan.ranking import select_list
+from pipeline.spec.inputs import file_name
 from pipeline.sql import Statement
 
 if TYPE_CHECKING:
@@ -89,9 +90,36 @@ def name_tables(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Stat
 def run_names(loaded: LoadedSpec) -> list[Statement]:
     """The table `runs`: a row per run and collection it is evaluated under, its ordinal the
     order of the result tables (runs in spec order, a run's collections in its list's order)."""
-    pairs = [(name, c) for name, r in loaded.spec.runs.items() for c in r.collections]
+    pairs = [(_loaded_as(name, r, c), c) for name, r in loaded.spec.runs.items()
+             for c in r.collections]  # fmt: skip
     rows = [(i, name, collection) for i, (name, collection) in enumerate(pairs)]
     return values_table("runs", "ordinal INTEGER, run VARCHAR, collection VARCHAR", rows)
+
+
+def _loaded_as(name: str, run, collection: str) -> str:
+    """The name a run's rows are loaded under for `collection` (`inputs.file_name` for a run
+    with a file per collection), which `renamed_runs` renames `name` once evaluated."""
+    return file_name(name, collection) if getattr(run, "per_collection", False) else name
+
+
+#: the result tables holding run names, renamed once every run is evaluated
+RESULT_TABLES = ("runs", "per_query", "aggregate", "curve_per_query", "curve_aggregate")
+
+
+def renamed_runs(loaded: LoadedSpec, curves: bool) -> list[Statement]:
+    """A run with one file per collection is evaluated as one run per file (its rows loaded
+    under `inputs.file_name`, each under its collection); these statements give the result
+    tables the run's own name (nothing for a spec without such a run)."""
+    pairs = [(file_name(name, c), name) for name, r in loaded.spec.runs.items()
+             if getattr(r, "per_collection", False) for c in r.collections]  # fmt: skip
+    if not pairs:
+        return []
+    tables = RESULT_TABLES if curves else RESULT_TABLES[:3]
+    statements = values_table("run_files", "loaded_as VARCHAR, run VARCHAR", pairs)
+    return statements + [
+        Statement(f"UPDATE {t} SET run = f.run FROM run_files f WHERE {t}.run = f.loaded_as")
+        for t in tables
+    ]
 
 
 def values_table(name: str, columns: str, rows: list[tuple]) -> list[Statement]:

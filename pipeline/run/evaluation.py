@@ -73,6 +73,14 @@ class Evaluation:
         """Rows (run, collection, metric, value, n_queries) in spec order."""
         return self.con.execute("SELECT * FROM aggregate").fetchall()
 
+    def suite_means(self) -> list[tuple]:
+        """Rows (run, suite, metric, macro, n_collections) of the suites' means, as `aggregate`'s
+        (none without suites)."""
+        if not self.loaded.spec.suites:
+            return []
+        sql = "SELECT run, suite, metric, macro, n_collections FROM suite"
+        return self.con.execute(sql).fetchall()
+
     def significance(self) -> Significance | None:
         """The marks of the console summary (and its legend), or None without comparisons."""
         if self.plan.comparing is None:
@@ -215,9 +223,16 @@ def _pool(state: _State) -> None:
 
 
 def _compare(state: _State) -> None:
-    from pipeline.compare.table import compare_runs  # numpy and scipy: only to compare
+    plan = state.plan
+    if plan.comparing is not None:
+        from pipeline.compare.table import compare_runs  # numpy and scipy: only to compare
 
-    compare_runs(state.con, state.plan.comparing, state.plan.loaded.where("compare"))
+        compare_runs(state.con, plan.comparing, plan.loaded.where("compare"))
+    if plan.discriminating is not None:
+        from pipeline.compare.discrimination import discrimination_tables
+
+        where = plan.loaded.where("discrimination")
+        discrimination_tables(state.con, plan.discriminating, where)
 
 
 def _agree(state: _State) -> None:
@@ -254,7 +269,7 @@ def _write(state: _State) -> None:
     if any(level_of(job.level).is_report for job in plan.outputs):
         from pipeline.compare.marks import report_table
 
-        report_table(con, plan.metrics, plan.comparing)
+        report_table(con, plan.metrics, plan.comparing, bool(plan.loaded.spec.suites))
     write_outputs(con, list(plan.outputs), state.recorded)
 
 

@@ -20,6 +20,7 @@ from pipeline.run.stages import stages
 if TYPE_CHECKING:
     from pipeline.agreement.plan import AgreementPlan
     from pipeline.checks.plan import CheckPlan
+    from pipeline.compare.discrimination_plan import DiscriminationPlan
     from pipeline.compare.plan import ComparePlan
     from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.plan.sql_plan import SqlPlan
@@ -37,8 +38,9 @@ class EvaluationPlan:
     executes), the resolved comparisons (None without a compare section), expected values and
     gates, pools, the files to write (the spec's outputs, then its pools'), the spec's
     history (None without one), and the trials that choose each tuned fused run's weights
-    (`tunings`, executed before `sql`), and the judgment sets and orderings of the runs to
-    compare (`agreement`, None without agreement or correlation entries)."""
+    (`tunings`, executed before `sql`), the judgment sets and orderings of the runs to
+    compare (`agreement`, None without agreement or correlation entries), and the pairs of
+    runs whose discriminative power is counted (`discriminating`)."""
 
     loaded: LoadedSpec
     sql: SqlPlan
@@ -49,6 +51,8 @@ class EvaluationPlan:
     history: History | None
     tunings: tuple[TuningPlan, ...] = ()
     agreement: AgreementPlan | None = None  # the agreement and correlation entries, resolved
+    #: discriminative power: every pair of runs of each collection (None without the section)
+    discriminating: DiscriminationPlan | None = None
 
     @property
     def metrics(self) -> list[ResolvedMeasure]:
@@ -82,6 +86,8 @@ class EvaluationPlan:
         return [
             f"engine: {self.engine}",
             f"compare: {_shown(self.comparing.manifest() if self.comparing else None)}",
+            *([f"discrimination: {_shown(self.discriminating.manifest())}"]
+              if self.discriminating else []),
             *(self._checks_text() if self.checks else []),
             *(f"pool {_shown(pool.manifest())}" for pool in self.pools),
             *(self.agreement.text() if self.agreement else []),

@@ -15,6 +15,7 @@ from pipeline.inputs.recognise import recognised
 from pipeline.inputs.table_rows import MEMORY, memory_view
 from pipeline.inputs.trec_qrels import NAME as TREC
 from pipeline.spec import LoadedSpec
+from pipeline.spec.inputs import run_inputs
 from pipeline.spec.models import is_uri
 
 __all__ = ["check_input_files", "with_datasets", "with_qrels_formats"]
@@ -28,7 +29,7 @@ def check_input_files(loaded: LoadedSpec) -> dict[Path, int]:
     inputs = [(("collections", n, "qrels"), c.qrels_file) for n, c in spec.collections.items()]
     inputs += [(("pools", n, "exclude"), p.exclude) for n, p in spec.pools.items()]
     inputs = [(key, path) for key, path in inputs if path is not None]
-    inputs += [(("runs", n, "path"), r.path) for n, r in spec.file_runs().items()]
+    inputs += [(("runs", f.run, *f.key), f.path) for f in run_inputs(spec.file_runs())]
     inputs += [(("runs", n, "latency"), r.latency) for n, r in spec.file_runs().items()
                if r.latency is not None]  # fmt: skip
     for key, path in inputs:
@@ -88,7 +89,8 @@ def _inputs(spec) -> list[tuple[tuple, object, str]]:
     found = [
         (("collections", n, "qrels"), c.qrels_file, "qrels") for n, c in spec.collections.items()
     ]
-    return found + [(("runs", n, "path"), r.path, "run") for n, r in spec.file_runs().items()]
+    files = run_inputs(spec.file_runs())
+    return found + [(("runs", f.run, *f.key), f.path, "run") for f in files]
 
 
 def _check_table(loaded: LoadedSpec, key: tuple, path: str) -> None:

@@ -84,12 +84,24 @@ def _covered_qrels(plan: EvaluationPlan, keeper: Keeper) -> set[str]:
 
 def notes(plan: EvaluationPlan, con: duckdb.DuckDBPyConnection, checks: list) -> dict:
     """What the history keeps beside the provenance: the significance marks, when comparing
-    (a dashboard shows them without the comparison table), and the checks' outcomes."""
+    (a dashboard shows them without the comparison table), the suites' means and the
+    discriminative power (likewise), and the checks' outcomes."""
     found = {}
     if plan.comparing is not None:
         from pipeline.compare.marks import significance
 
         found["significance"] = significance(con, plan.comparing).as_record()
+    if plan.loaded.spec.suites:
+        found["suite_means"] = _records(con, "suite")
+    if plan.discriminating is not None:
+        found["discriminative_power"] = _records(con, "discrimination")
     if checks:
         found["checks"] = [result.as_record() for result in checks]
     return found
+
+
+def _records(con: duckdb.DuckDBPyConnection, table: str) -> list[dict]:
+    """A result table's rows as records (JSON), in its order."""
+    cursor = con.execute(f"SELECT * FROM {table}")
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]

@@ -24,6 +24,7 @@ from pipeline.digest import digest_file, digest_table, digest_text
 from pipeline.formatting import finite
 from pipeline.inputs.table_rows import memory_view
 from pipeline.spec import ir_metadata
+from pipeline.spec.inputs import run_inputs
 
 if TYPE_CHECKING:
     from pipeline.measures.resolved import ResolvedMeasure
@@ -72,7 +73,7 @@ def inputs_of(
     described by their definitions and their inputs' digests."""
     spec = loaded.spec
     files = [("qrels", n, c.qrels_file) for n, c in spec.collections.items() if c.qrels_file]
-    files += [("run", name, r.path) for name, r in spec.file_runs().items()]
+    files += [("run", f.loaded_as, f.path) for f in run_inputs(spec.file_runs())]
     files += [("exclude", name, p.exclude) for name, p in spec.pools.items() if p.exclude]
     files += [("latency", n, r.latency) for n, r in spec.file_runs().items() if r.latency]
     described = [
@@ -112,7 +113,10 @@ def _with_fused(spec, found: list[Input]) -> list[Input]:
         digest = digest_text({"definition": definition, "inputs": [digests[r] for r, _ in inputs]})
         fused[name] = Input("run", name, text, 0, digest)
     runs = {i.name: i for i in found if i.role == "run"}
-    ordered = [runs.get(name) or fused[name] for name in spec.runs]
+    files: dict[str, list[Input]] = {}  # a run's inputs: its file, or one per collection
+    for file in run_inputs(spec.file_runs()):
+        files.setdefault(file.run, []).append(runs[file.loaded_as])
+    ordered = [i for name in spec.runs for i in files.get(name) or [fused[name]]]
     return [
         *(i for i in found if i.role == "qrels"),
         *ordered,
@@ -194,6 +198,10 @@ def record(
         recorded["compare"] = plan.comparing.manifest()
     if plan.agreement is not None:
         recorded["judgments"] = plan.agreement.manifest()
+    if plan.discriminating is not None:
+        recorded["discrimination"] = plan.discriminating.manifest()
+    if plan.loaded.spec.suites:
+        recorded["suites"] = {name: list(c) for name, c in plan.loaded.spec.suites.items()}
     # Each output writes it as JSON, which has no NaN: a parameter given as .nan is null there.
     return finite(recorded)
 

@@ -16,6 +16,7 @@ from pipeline.spec.levels import Level, level_of
 if TYPE_CHECKING:
     from pipeline.agreement.plan import AgreementPlan
     from pipeline.checks.plan import CheckPlan
+    from pipeline.compare.discrimination_plan import DiscriminationPlan
     from pipeline.compare.plan import ComparePlan
     from pipeline.measures.resolved import ResolvedMeasure
     from pipeline.plan.output_jobs import OutputJob
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "checks_plan",
     "compare_section",
+    "discrimination_section",
     "agreement_section",
     "pool_jobs",
     "pools_of",
@@ -48,6 +50,33 @@ def compare_section(
     from pipeline.compare.plan import check_compare
 
     return check_compare(loaded, metrics, data)
+
+
+def discrimination_section(
+    loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool
+) -> DiscriminationPlan | None:
+    """The discrimination section, checked and resolved; None without one (nor an output that
+    needs one). An output that needs suites in a spec without them is refused here too."""
+    _check_suite_levels(loaded)
+    wanted = any("discrimination" in r.needs for r in _levels(loaded))
+    if loaded.spec.discrimination is None and not wanted:
+        return None
+    from pipeline.compare.discrimination_plan import check_discrimination
+
+    return check_discrimination(loaded, metrics, data)
+
+
+def _check_suite_levels(loaded: LoadedSpec) -> None:
+    if loaded.spec.suites:
+        return
+    for i, output in enumerate(loaded.spec.outputs):
+        if "suites" in level_of(output.level).needs:
+            from pipeline.errors import SpecError
+
+            raise SpecError(
+                f"{loaded.where('outputs', i, 'level')}: level {output.level} needs suites in "
+                "the spec (suites: {NAME: [COLLECTION, ...]})"
+            )
 
 
 def agreement_section(

@@ -81,7 +81,7 @@ def stages(plan: EvaluationPlan, keeping: bool | None = None, writing: bool = Tr
             "read, rank and measure every run" + (", and pool" if plan.pools else ""),
         ),
         *_when(bool(plan.pools), StageName.POOL, "finish the pools' tables"),
-        *_when(plan.comparing is not None, StageName.COMPARE, "compare the runs"),
+        *_when(_comparing(plan), StageName.COMPARE, _compares(plan)),
         *_when(
             plan.agreement is not None,
             StageName.AGREE,
@@ -99,6 +99,18 @@ def stages(plan: EvaluationPlan, keeping: bool | None = None, writing: bool = Tr
 
 def _when(present: bool, name: StageName, does: str) -> list[Stage]:
     return [Stage(name, does)] if present else []
+
+
+def _comparing(plan: EvaluationPlan) -> bool:
+    return plan.comparing is not None or plan.discriminating is not None
+
+
+def _compares(plan: EvaluationPlan) -> str:
+    both = [
+        *(["compare the runs"] if plan.comparing is not None else []),
+        *(["count the pairs of runs each test tells apart"] if plan.discriminating else []),
+    ]
+    return ", and ".join(both)
 
 
 def _checks(plan: EvaluationPlan) -> bool:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pipeline.outputs.targets import Kept, Written, check_written
 from pipeline.spec import LoadedSpec
+from pipeline.spec.inputs import run_inputs
 from pipeline.spec.outputs import PER_RUN_LEVELS, run_files
 
 __all__ = ["check_report", "check_writes", "kept_paths", "written_paths"]
@@ -38,7 +39,7 @@ def kept_paths(loaded: LoadedSpec) -> list[Kept]:
     """The spec, its directory (files may be written inside it), and every input file."""
     spec = loaded.spec
     inputs = [(("collections", n, "qrels"), c.qrels_file) for n, c in spec.collections.items()]
-    inputs += [(("runs", n, "path"), r.path) for n, r in spec.file_runs().items()]
+    inputs += [(("runs", f.run, *f.key), f.path) for f in run_inputs(spec.file_runs())]
     inputs += [(("pools", n, "exclude"), p.exclude) for n, p in spec.pools.items()]
     kept = [
         Kept(loaded.path, "the spec"),

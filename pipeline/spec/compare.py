@@ -13,7 +13,7 @@ from pydantic_core import PydanticCustomError
 
 from pipeline.spec.base import StrictModel, did_you_mean
 
-__all__ = ["CORRECTIONS", "TESTS", "Compare"]
+__all__ = ["CORRECTIONS", "TESTS", "Compare", "checked_correction", "checked_tests"]
 
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey_hsd", "randomised_tukey_hsd")
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
@@ -83,12 +83,7 @@ class Compare(StrictModel):
     @field_validator("tests", mode="before")
     @classmethod
     def _tests(cls, value: Any) -> Any:
-        if isinstance(value, list):
-            for test in value:
-                _one_of("test", test, TESTS)
-            if len(set(map(str, value))) < len(value):
-                raise _invalid("a test is listed twice; list each once")
-        return value
+        return checked_tests(value)
 
     @field_validator("correction", mode="before")
     @classmethod
@@ -104,6 +99,23 @@ class Compare(StrictModel):
         if value == "exact" or (number and value >= 1):
             return value
         raise _invalid(f"expected a number of samples (at least 1) or 'exact', found {value!r}")
+
+
+def checked_tests(value: Any) -> Any:
+    """A list of tests (`compare.tests`, `discrimination.tests`): known names, each once."""
+    if isinstance(value, list):
+        for test in value:
+            _one_of("test", test, TESTS)
+        if len(set(map(str, value))) < len(value):
+            raise _invalid("a test is listed twice; list each once")
+    return value
+
+
+def checked_correction(value: Any) -> Any:
+    """A correction's name, known (None passes: a section's default)."""
+    if value is not None:
+        _one_of("correction", value, CORRECTIONS)
+    return value
 
 
 def _invalid(message: str) -> PydanticCustomError:

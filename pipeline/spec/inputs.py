@@ -5,6 +5,7 @@ the Spark engine reads, or a table given in Python."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -24,7 +25,17 @@ from pipeline.spec import judgment_sets
 from pipeline.spec.base import StrictModel, resolve_path
 from pipeline.spec.judgment_sets import CollectionNames, Overlay, collection_names
 
-__all__ = ["SPELLINGS", "Collection", "InputPath", "Run", "is_uri", "resolve_input"]
+__all__ = [
+    "SPELLINGS",
+    "Collection",
+    "InputPath",
+    "Run",
+    "RunFile",
+    "file_name",
+    "is_uri",
+    "resolve_input",
+    "run_inputs",
+]
 
 #: the keys a spec may write instead of another, with a format: `nuggets: PATH` is `qrels: PATH`
 #: with `format: nuggets`, `assignments: PATH` is `path: PATH` with `format: assignments`; and so
@@ -67,6 +78,30 @@ InputPath = Annotated[
 ]
 
 
+def _run_path(value: Any, info: ValidationInfo) -> Path | str | dict[str, Path | str]:
+    """A run's path (`resolve_input`), or one per collection: a mapping of names to paths."""
+    if not isinstance(value, dict):
+        if not isinstance(value, str | Path):
+            raise PydanticCustomError("input_path", "expected a file path (a string), or one "
+                                      "per collection ({COLLECTION: PATH})")  # fmt: skip
+        return resolve_input(value, info)
+    if not value or not all(isinstance(k, str) and isinstance(v, str | Path)
+                            for k, v in value.items()):  # fmt: skip
+        raise PydanticCustomError("input_path", "expected one file path (a string) per "
+                                  "collection: {COLLECTION: PATH, ...}")  # fmt: skip
+    return {name: resolve_input(path, info) for name, path in value.items()}
+
+
+#: A run's path: an input path, or one per collection
+RunPath = Annotated[
+    Path | str | dict[str, Path | str],
+    PlainValidator(_run_path),
+    WithJsonSchema({"anyOf": [{"type": "string", "format": "path"},
+                              {"type": "object", "minProperties": 1,
+                               "additionalProperties": {"type": "string", "format": "path"}}]}),
+]  # fmt: skip
+
+
 def _also_spelt(**descriptions: str):
     """A JSON schema hook: the model's schema also allows each key of `descriptions` (a path),
     which `_spelt_as` reads as the key it spells (`SPELLINGS`) with a format (no field of its
@@ -85,6 +120,19 @@ def _also_spelt(**descriptions: str):
             schema["oneOf"] = [{"required": [key]} for key in (path_key, *descriptions)]
 
     return extra
+
+
+def _collections_or_files(extra):
+    """A JSON schema hook: `extra`'s, then `collection` required unless `path` is a mapping of
+    each collection's file (`per_collection` reads its keys as the collections)."""
+
+    def hook(schema: dict[str, Any]) -> None:
+        extra(schema)
+        schema["required"] = [key for key in schema.get("required", []) if key != "collection"]
+        files = {"properties": {"path": {"type": "object"}}, "required": ["path"]}
+        schema["anyOf"] = [{"required": ["collection"]}, files]
+
+    return hook
 
 
 class Collection(StrictModel):
@@ -154,21 +202,26 @@ class Run(StrictModel):
 
     model_config = ConfigDict(
         **StrictModel.model_config,
-        json_schema_extra=_also_spelt(
-            assignments="nuggetizer's assignments JSONL of one run's answers: the same as path: "
-            "PATH with format: assignments",
-            answers="TREC RAG's answers JSONL (2024 or 2025), one topic's answer a line: the "
-            "same as path: PATH with format: answers",
+        json_schema_extra=_collections_or_files(
+            _also_spelt(
+                assignments="nuggetizer's assignments JSONL of one run's answers: the same as "
+                "path: PATH with format: assignments",
+                answers="TREC RAG's answers JSONL (2024 or 2025), one topic's answer a line: the "
+                "same as path: PATH with format: answers",
+            )
         ),
     )
 
-    path: InputPath = Field(
+    path: RunPath = Field(
         description="TREC run file: qid Q0 docno rank score tag (plain or .gz); with engine "
-        "spark also a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://)"
+        "spark also a directory of part files, Parquet, or a URI (hdfs://, s3a://, file://); "
+        "or one file per collection: a mapping {COLLECTION: PATH} (its keys are the run's "
+        "collections), or a path holding {collection}, filled with each of `collection`'s"
     )
     collection: CollectionNames = Field(
         description="name of a collection in `collections`, or a list of them: the run is "
-        "evaluated under each (its file read once)"
+        "evaluated under each (its file read once); may be left out where `path` maps each "
+        "collection to its file"
     )
     format: Literal[RUN_FORMATS] | None = Field(  # type: ignore[valid-type]
         None,
@@ -196,11 +249,25 @@ class Run(StrictModel):
     @classmethod
     def _assignments(cls, data: Any) -> Any:
         """`assignments: PATH` is `path: PATH` with `format: assignments`; and so `answers:`."""
-        return _spelt_as(_spelt_as(data, "assignments"), "answers")
+        return per_collection(_spelt_as(_spelt_as(data, "assignments"), "answers"))
+
+    @property
+    def per_collection(self) -> bool:
+        """Whether the run has one file per collection (`path` a mapping)."""
+        return isinstance(self.path, dict)
+
+    def files(self, name: str) -> list[RunFile]:
+        """The run's files: one, read once for all its collections; or one per collection,
+        each loaded under a name of its own (`file_name`) and renamed `name` once evaluated."""
+        if isinstance(self.path, dict):
+            return [RunFile(name, file_name(name, c), p, (c,), ("path", c))
+                    for c, p in self.path.items()]  # fmt: skip
+        return [RunFile(name, name, self.path, self.collections, ("path",))]
 
     @model_validator(mode="after")
     def _text_format(self) -> Run:
-        if not reads_tables(self.format, run=True) and _is_table(self.path):
+        paths = self.path.values() if isinstance(self.path, dict) else [self.path]
+        if not reads_tables(self.format, run=True) and any(_is_table(p) for p in paths):
             raise PydanticCustomError(
                 "run_format",
                 f"format: {self.format} reads a text file; this run is a table (Parquet or "
@@ -212,6 +279,64 @@ class Run(StrictModel):
     def collections(self) -> tuple[str, ...]:
         """The collections the run is evaluated under, in the spec's order."""
         return collection_names(self.collection)
+
+
+#: what `path: PATH` holding it is filled with: each of the run's collections
+COLLECTION_FIELD = "{collection}"
+
+
+def per_collection(data: Any) -> Any:
+    """A run's mapping with `path` one file per collection: `{COLLECTION: PATH}` gives the run's
+    collections when `collection` is left out (and must name the same ones when it is given);
+    a path holding `{collection}` becomes that mapping, one file per collection of `collection`."""
+    if not isinstance(data, dict):
+        return data
+    path, given = data.get("path"), data.get("collection")
+    if isinstance(path, str) and COLLECTION_FIELD in path:
+        if given is None:
+            raise PydanticCustomError("run_collections", f"a path holding {COLLECTION_FIELD} "
+                                      "is filled with each of the run's collections: give "
+                                      "collection: [NAME, ...]")  # fmt: skip
+        names = [given] if isinstance(given, str) else given
+        if isinstance(names, list) and all(isinstance(n, str) for n in names):
+            return {**data, "path": {n: path.replace(COLLECTION_FIELD, n) for n in names}}
+        return data
+    if not isinstance(path, dict):
+        return data
+    if given is None:
+        return {**data, "collection": list(path)}
+    names = [given] if isinstance(given, str) else given
+    if isinstance(names, list) and set(map(str, names)) != set(map(str, path)):
+        raise PydanticCustomError(
+            "run_collections",
+            "path names the file of each collection ({files}) and collection names others "
+            "({names}); leave collection out, or name the same collections",
+            {"files": ", ".join(map(str, path)), "names": ", ".join(map(str, names))},
+        )
+    return data
+
+
+def file_name(run: str, collection: str) -> str:
+    """The name a run's file for one collection is loaded under (its rows', until renamed)."""
+    return f"{run}@{collection}"
+
+
+@dataclass(frozen=True)
+class RunFile:
+    """One file of a run: the run's name, the name its rows are loaded under (the run's, or
+    `file_name`'s for one of several files), its path, the collections it is evaluated under
+    and its key under `runs.NAME`."""
+
+    run: str
+    loaded_as: str
+    path: Path | str
+    collections: tuple[str, ...]
+    key: tuple[str, ...]
+
+
+def run_inputs(runs: dict[str, Run]) -> list[RunFile]:
+    """Every file of the runs read from files, in spec order."""
+    return [file for name, run in runs.items() for file in run.files(name)]
 
 
 # A metric entry is a string (`nDCG@10`) or a mapping.

@@ -136,6 +136,8 @@ def _columns(names: str) -> tuple[str, ...]:
 _POOL = {"needs": ("pools",), "declared_in": "pools", "stage": "pool"}
 _COMPARISON = """collection run baseline metric test n_queries mean baseline_mean difference ci_low
     ci_high p_value p_adjusted correction significant effect_size wins ties losses seed samples"""
+_SUITE = "suite run metric macro micro n_collections n_queries"
+_DISCRIMINATION = "collection metric test correction alpha runs pairs significant share"
 _LEAVE_ONE_OUT = """pool collection group run metric full reduced delta full_rank reduced_rank
     rank_change kendall_tau removed_judgments removed_relevant judged_full judged_reduced"""
 _POOL_STATS = (
@@ -164,9 +166,22 @@ LEVELS: tuple[Level, ...] = (
           keys=("metric", "latency"), reads_per_query=False),
     Level("comparison", "table", "one row per paired test (needs compare)",
           table="comparison", columns=_columns(_COMPARISON), needs=("compare",), stage="compare"),
+    Level("suite", "table",
+          "per suite, run and metric: the mean of its collections' means (macro), the mean over "
+          "every query of them (micro), n_collections (needs suites)",
+          table="suite", columns=_columns(_SUITE), needs=("suites",)),
+    Level("discrimination", "table",
+          "discriminative power: per collection, metric and test, the pairs of runs, those "
+          "found significant and their share (needs discrimination)",
+          table="discrimination", columns=_columns(_DISCRIMINATION), needs=("discrimination",),
+          stage="compare"),
+    Level("asl_plot", "plot",
+          "the achieved significance level curves: each pair's p-value, sorted (needs "
+          "discrimination)",
+          table="discrimination_pairs", needs=("discrimination",), stage="compare"),
     Level("report", "report",
           "the table for a paper (.md, .tex, .html): runs by metrics, best in bold, significance "
-          "marks",
+          "marks; with suites, BEIR's table per suite and metric",
           table="report", columns=_columns("collection run metric value n_queries best mark baseline"),
           stage="write"),
     Level("run", "run file", "the fused run `run` as a TREC run file (.trec, .txt, .run)",

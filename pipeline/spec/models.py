@@ -27,6 +27,7 @@ from pipeline.spec.judgments import Agreement, Correlation
 from pipeline.spec.outputs import Output
 from pipeline.spec.pools import Pool
 from pipeline.spec.settings import Settings
+from pipeline.spec.suites import Discrimination, check_per_collection, check_suites
 
 __all__ = [
     "is_uri",
@@ -34,6 +35,7 @@ __all__ = [
     "Collection",
     "Compare",
     "Correlation",
+    "Discrimination",
     "Expect",
     "FusedRun",
     "Gate",
@@ -156,6 +158,17 @@ class Spec(StrictModel):
     correlation: list[Correlation] = Field(
         [], description="two metrics compared by how they order the runs of a judgment set"
     )
+    suites: dict[str, list[str]] = Field(
+        {},
+        description="suites of collections by name (BEIR's): per suite, run and metric the mean "
+        "of the collections' means (macro), the mean over every query of every collection "
+        "(micro) and n_collections; every run of a suite is evaluated under all its collections",
+    )
+    discrimination: Discrimination | None = Field(
+        None,
+        description="discriminative power: per collection, metric and test, the pairs of runs "
+        "and the share a test finds significant (discrimination: {} for the defaults)",
+    )
     _fused_inputs: dict[str, list[tuple[str, float]]] = PrivateAttr(default_factory=dict)
 
     @field_validator("compare", mode="before")
@@ -173,10 +186,17 @@ class Spec(StrictModel):
                                      "sets alone (agreement:) may leave it out")  # fmt: skip
         return self
 
+    @field_validator("discrimination", mode="before")
+    @classmethod
+    def _bare_discrimination(cls, value: Any) -> Any:
+        return {} if value is None else value
+
     @model_validator(mode="after")
     def _fusions(self) -> Spec:
         judgment_sets.overlay_order(self.collections)  # every overlay's sets known, no cycle
         self._fused_inputs = resolved_fusions(self.runs)
+        check_per_collection(self)
+        check_suites(self.suites, self.collections, self.runs)  # fused runs' collections known
         return self
 
     def overlays(self) -> list[str]:

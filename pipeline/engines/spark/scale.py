@@ -41,7 +41,9 @@ def needs_per_query(loaded: LoadedSpec) -> bool:
     spec = loaded.spec
     levels = {o.level for o in spec.outputs if level_of(o.level).reads_per_query}
     drawn = any(entry.bootstrap for entry in (*spec.agreement, *spec.correlation))
-    return bool(levels or spec.compare or spec.history or spec.expect or spec.gates or drawn)
+    powers = spec.suites or spec.discrimination  # a suite's micro mean reads every query
+    return bool(levels or spec.compare or spec.history or spec.expect or spec.gates or drawn
+                or powers)  # fmt: skip
 
 
 def per_query_at_scale(
