@@ -283,7 +283,7 @@ def _diff(**keys) -> dict:
         ({"path": "p.png", "level": "pr_plot", "metric": "AP"}, r"outputs.0.metric: metric is for level diff_plot or tradeoff, not pr_plot"),
         ({"path": "a.csv", "recall_levels": 101}, r"outputs.0.recall_levels: recall_levels is for level pr_curve or pr_plot, not aggregate"),
         ({"path": "p.csv", "level": "pr_curve", "recall_levels": 12}, r"outputs.0.recall_levels: Input should be 11 or 101"),
-        ({"path": "a.png", "level": "aggregate"}, r"outputs.0.level: a .png output cannot be level 'aggregate' \(.png writes: pr_plot, diff_plot, tradeoff\); level aggregate is written to: .csv, .db, .duckdb"),
+        ({"path": "a.png", "level": "aggregate"}, r"outputs.0.level: a .png output cannot be level 'aggregate' \(.png writes: pr_plot, diff_plot, tradeoff, asl_plot\); level aggregate is written to: .csv, .db, .duckdb"),
         ({"path": "p.csv", "level": "pr_plot"}, r"outputs.0.level: a .csv output cannot be level 'pr_plot' .*; level pr_plot is written to: .png, .svg$"),
         ({"path": "p.trec_eval", "level": "pr_curve"}, r"outputs.0.level: a .trec_eval output cannot be level 'pr_curve' \(.trec_eval writes: query, aggregate\)"),
     ],
