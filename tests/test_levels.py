@@ -44,6 +44,7 @@ def _spec_of_every_table_level() -> dict:
         "metrics": ["AP", "P@10"],
         "compare": {"samples": 1000},
         "agreement": [{"reference": "human", "other": "llm"}],
+        "reproduction": [{"original": ["a"], "reproduced": ["b"]}],
         "outputs": [o for o in outputs if not level_of(o["level"]).is_pool],
         "pools": {
             "round1": {

@@ -26,6 +26,7 @@ from pipeline.spec.judgment_sets import Overlay
 from pipeline.spec.judgments import Agreement, Correlation
 from pipeline.spec.outputs import Output
 from pipeline.spec.pools import Pool
+from pipeline.spec.reproduction import Reproduction
 from pipeline.spec.settings import Settings
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "StatisticGate",
     "MetricItem",
     "Overlay",
+    "Reproduction",
     "SparkSection",
     "Run",
     "Settings",
@@ -156,6 +158,10 @@ class Spec(StrictModel):
     correlation: list[Correlation] = Field(
         [], description="two metrics compared by how they order the runs of a judgment set"
     )
+    reproduction: list[Reproduction] = Field(
+        [], description="original runs and their reproductions: how far the reproduction "
+        "reproduces them (repro_eval's measures)",
+    )  # fmt: skip
     _fused_inputs: dict[str, list[tuple[str, float]]] = PrivateAttr(default_factory=dict)
 
     @field_validator("compare", mode="before")
