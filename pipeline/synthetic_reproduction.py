@@ -45,8 +45,8 @@ def write_reproduction_sample(directory: str | Path, seed: int = 44) -> None:
     same two systems replicated on it, `bm25_other.trec` and `bm25_rm3_other.trec`."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    original = generate(seed, queries=50, runs=2, float32_ties=False, skill=(4.0, 6.0))
-    other = generate(seed + 1, queries=40, runs=2, float32_ties=False, skill=(4.0, 5.0))
+    original = generate(seed, queries=50, runs=2, float32_ties=False, skill=(1.0, 6.0))
+    other = generate(seed + 1, queries=40, runs=2, float32_ties=False, skill=(1.0, 5.0))
     write_qrels(original.qrels, directory / "qrels.txt")
     write_qrels(other.qrels, directory / "other_qrels.txt")
     for i, name in enumerate(("bm25", "bm25_rm3")):
