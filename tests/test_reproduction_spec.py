@@ -103,9 +103,10 @@ def test_both_doors_give_the_same_table(files, monkeypatch):
 
 
 def test_a_run_reproduced_exactly(files, write_spec):
-    """A reproduction that is the original file: τ Union 1 on every topic, RMSE 0, p = 1, ER 1."""
+    """A reproduction that is the original file: τ Union 1 on every topic, RMSE 0, p = 1, ER 1,
+    and RBO 1 where the rankings are as deep as `depth` (not a rounding above)."""
     spec = _spec(reproduction=[{"original": ["b", "a"], "reproduced": ["o_b", "o_a"],
-                                "reproduced_collection": "c"}])  # fmt: skip
+                                "reproduced_collection": "c", "depth": 20}])  # fmt: skip
     spec["runs"]["o_b"]["collection"] = spec["runs"]["o_a"]["collection"] = ["c", "o"]
     rows = evaluate(write_spec(spec), write=False).rows("reproduction")
     values = {}
@@ -114,6 +115,17 @@ def test_a_run_reproduced_exactly(files, write_spec):
     assert rows[0][1] == "reproducibility"
     assert values["ktu"] == {1.0} and values["rmse"] == {0.0} and values["nrmse"] == {0.0}
     assert values["p_value"] == {1.0} and values["er"] == {1.0} and values["delta_ri"] == {0.0}
+    deep = {q for q, n in _lengths(files, "b").items() if n >= 20}
+    rbo = {row[9]: row[10] for row in rows if row[3] == "b" and row[7] == "rbo"}
+    assert deep and {rbo[q] for q in deep} == {1.0} and max(rbo.values()) == 1.0
+
+
+def _lengths(files, name: str) -> dict[str, int]:
+    """Each topic's number of documents in a run file."""
+    found: dict[str, int] = {}
+    for line in (files / f"{name}.trec").read_text().splitlines():
+        found[line.split()[0]] = found.get(line.split()[0], 0) + 1
+    return found
 
 
 def _topics(evaluation, measure: str = "ktu") -> dict[str, set[str]]:

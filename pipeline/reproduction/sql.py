@@ -76,7 +76,8 @@ ORDER BY {_QUERY_ORDER}"""
 def rbo_sql() -> str:
     """Per topic both rank: repro_eval's rank-biased overlap (`plan.RBO_VARIANT`), as a sum over
     the documents both rankings hold: one at ranks i and j is in both top-d lists from
-    d = max(i, j) on, and so adds sum_{d >= max(i, j)} p^(d-1)/d (bound: p)."""
+    d = max(i, j) on, and so adds sum_{d >= max(i, j)} p^(d-1)/d (bound: p). Identical rankings
+    as deep as `depth` score 1, not a rounding above it."""
     return f"""
 WITH {_RANKINGS},
 weights AS (
@@ -84,7 +85,7 @@ weights AS (
     FROM range(1, $depth + 1) s(d)),
 shared AS (SELECT qid, greatest(o.rank, r.rank) AS d FROM o JOIN r USING (qid, docno)),
 overlap AS (SELECT qid, sum(tail) AS s FROM shared JOIN weights USING (d) GROUP BY qid)
-SELECT t.qid, coalesce(v.s, 0) / (SELECT sum(w) FROM weights) AS value
+SELECT t.qid, least(coalesce(v.s, 0) / (SELECT sum(w) FROM weights), 1.0) AS value
 FROM topics t LEFT JOIN overlap v USING (qid)
 ORDER BY {_QUERY_ORDER}"""
 

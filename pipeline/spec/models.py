@@ -96,7 +96,7 @@ def _settings_default(schema: dict[str, Any]) -> None:
 
 class Spec(StrictModel):
     """The whole spec: collections, runs, settings, metrics, outputs, comparisons, checks,
-    pools, and judgment sets compared."""
+    pools, judgment sets compared, and reproductions measured."""
 
     model_config = ConfigDict(**StrictModel.model_config, json_schema_extra=_EVALUATED_SCHEMA)
 
