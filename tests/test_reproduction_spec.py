@@ -5,6 +5,7 @@ tests/test_reproduction.py."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -80,6 +81,19 @@ def test_compile_shows_each_entry_and_the_stage(files):
     assert done.returncode == 0, done.stderr
     assert '-- reproduction {"collection": "c", "depth": 1000, "entry": 0' in done.stdout
     assert "reproduce: measure how far the reproductions reproduce the original runs" in done.stdout
+
+
+def test_every_output_s_manifest_names_the_entries_and_the_variants(files, write_spec):
+    outputs = [{"path": "out/r.csv", "level": "reproduction"}]
+    evaluate(write_spec(_spec(outputs=outputs)))
+    manifest = json.loads((files / "out" / "r.csv.manifest.json").read_text())
+    recorded = manifest["reproduction"]
+    assert recorded["entries"][0]["original"] == ["b", "a"] and recorded["metrics"] == [
+        "AP",
+        "nDCG@10",
+    ]
+    assert recorded["rbo"].startswith("repro_eval 0.5.0's (Clarke et al.'s Compatibility code)")
+    assert recorded["ktu"].startswith("repro_eval 0.5.0's: Kendall's tau between the documents")
 
 
 def _rows(table) -> list[tuple]:

@@ -194,6 +194,8 @@ def record(
         recorded["compare"] = plan.comparing.manifest()
     if plan.agreement is not None:
         recorded["judgments"] = plan.agreement.manifest()
+    if plan.reproduction is not None:  # the entries, and the variants of ktu and rbo
+        recorded["reproduction"] = plan.reproduction.manifest()
     # Each output writes it as JSON, which has no NaN: a parameter given as .nan is null there.
     return finite(recorded)
 
