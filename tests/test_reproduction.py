@@ -111,18 +111,17 @@ def _scores(tmp_path, qrels: str, name: str, topics: set[str] | None = None) -> 
 
 
 def _p_values(orig: dict, rep: dict, paired: bool) -> dict:
-    """repro_eval's t-test p-values, but 1 for a metric whose values do not differ at all
-    (irpipe's rule, per metric; repro_eval sets 1 only when every metric's are equal)."""
+    """repro_eval's t-test p-values, but 1 where scipy's NaN means that the samples do not
+    differ at all: every difference 0 (paired), one value throughout both (unpaired). That is
+    irpipe's rule, per metric; repro_eval sets 1 only when every metric's scores are equal."""
     found = ttest(orig, rep, rpd=paired)
     for metric, p in found.items():
-        values = [sorted(s[q][metric] for q in s) for s in (orig, rep)]
-        if math.isnan(p) and (paired and orig.keys() == rep.keys() or not paired):
-            same = (
-                all(orig[q][metric] == rep[q][metric] for q in orig)
-                if paired
-                else (values[0] == values[1])
-            )
-            found[metric] = 1.0 if same else p
+        if paired:
+            alike = all(orig[q][metric] == rep[q][metric] for q in orig)
+        else:
+            alike = len({s[q][metric] for s in (orig, rep) for q in s}) == 1
+        if math.isnan(p) and alike:
+            found[metric] = 1.0
     return found
 
 
