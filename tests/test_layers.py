@@ -18,6 +18,7 @@ PACKAGE = Path(pipeline.__file__).parent
 FOUNDATION = {
     "__init__", "_version", "api", "digest", "entry_points", "errors", "formatting", "hookspecs",
     "interrupts", "progress", "sql", "synthetic", "synthetic_answers", "synthetic_latency",
+    "synthetic_reproduction",
 }  # fmt: skip
 #: the packages that ask for the process-wide measure registry (`get_registry()`): the front
 #: doors, and the measures that define it. Every layer below is handed the registry or what it

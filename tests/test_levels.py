@@ -46,6 +46,7 @@ def _spec_of_every_table_level() -> dict:
         "suites": {"judged": ["human"]},
         "discrimination": {"tests": ["t"]},
         "agreement": [{"reference": "human", "other": "llm"}],
+        "reproduction": [{"original": ["a"], "reproduced": ["b"]}],
         "outputs": [o for o in outputs if not level_of(o["level"]).is_pool],
         "pools": {
             "round1": {

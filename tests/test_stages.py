@@ -19,7 +19,7 @@ CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 @pytest.fixture
 def every_stage(tmp_path: Path) -> Path:
     """The quickstart's data with every part a stage is for: a tuned fused run, a pool,
-    comparisons, two judgment sets compared, checks, outputs, and a history with a dashboard."""
+    comparisons, two judgment sets compared, a reproduction, checks, outputs, and a history with a dashboard."""
     pytest.importorskip("numpy")  # the tuned run's weights are chosen with numpy
     shutil.copytree(CONFIGS / "data", tmp_path / "data")
     spec = yaml.safe_load((CONFIGS / "compare.yaml").read_text())
@@ -29,6 +29,8 @@ def every_stage(tmp_path: Path) -> Path:
     spec["outputs"] = [{"path": "out/summary.csv", "level": "aggregate"}]
     spec["expect"] = [{"run": "bm25", "metric": "AP", "value": 0.2179}]
     spec["pools"] = {"round1": {"collection": "sample", "runs": ["dense"]}}
+    spec["runs"]["dense_rep"] = {"path": "data/dense.trec", "collection": "sample"}
+    spec["reproduction"] = [{"original": ["dense"], "reproduced": ["dense_rep"]}]
     spec["history"] = {"path": "out/history.duckdb", "dashboard": "out/dashboard"}
     path = tmp_path / "spec.yaml"
     path.write_text(yaml.safe_dump(spec))

@@ -49,6 +49,7 @@ def evaluate(
     correlation: Sequence[Mapping[str, Any]] | None = None,
     suites: Mapping[str, Sequence[str]] | None = None,
     discrimination: Mapping[str, Any] | None = None,
+    reproduction: Sequence[Mapping[str, Any]] | None = None,
     **options: Any,
 ):
     """Evaluate a spec file (`evaluate("spec.yaml")`: every stage `irpipe run` runs, its checks,
@@ -69,8 +70,8 @@ def evaluate(
     {"nfcorpus": input, "scifact": input}}`. An input is a path or a table
     (`pipeline.frames.convert`);
     `columns` maps irpipe's column names (qid, docno, rel, score, rank) to a table's. `metrics`,
-    `settings`, `compare`, `agreement`, `correlation`, `suites` and `discrimination` are the
-    spec's keys, with the spec's
+    `settings`, `compare`, `agreement`, `correlation`, `suites`, `discrimination` and
+    `reproduction` are the spec's keys, with the spec's
     defaults (with `agreement`, runs and metrics may be left out: the judgment sets given as
     `qrels={"human": ..., "umbrela": ...}` are compared alone). The other keywords of
     the spec door (`history`, `refresh`, `engine`, `write`) go to the evaluation as they are.
@@ -81,7 +82,8 @@ def evaluate(
         evaluation, data = evaluate_spec(spec, **options), None
     else:
         sections = {"compare": compare, "agreement": agreement, "correlation": correlation,
-                    "suites": suites, "discrimination": discrimination}  # fmt: skip
+                    "suites": suites, "discrimination": discrimination,
+                    "reproduction": reproduction}  # fmt: skip
         loaded, data = _loaded(qrels, runs, metrics, settings, sections, columns)
         evaluation = evaluate_spec(loaded, write=False, **options)
     evaluation.warn()
@@ -149,7 +151,7 @@ def _check_arguments(metrics: Any, settings: Any, sections: Mapping, columns: An
     """Each keyword has the shape the spec gives its key (SpecError saying which to give): a
     string where a list or a mapping belongs would otherwise be read letter by letter, or fail
     deep inside. One metric is a list of one, as in a spec and in ir_measures; `sections`: the
-    other sections given (compare, agreement, correlation), by keyword."""
+    other sections given (compare, agreement, correlation, reproduction), by keyword."""
     if not isinstance(metrics, list | tuple):
         example = [metrics] if isinstance(metrics, str | Mapping) else ["AP", "nDCG@10"]
         raise SpecError(f"metrics={metrics!r}: give a list of metrics, e.g. metrics={example!r}")
@@ -164,7 +166,7 @@ def _check_arguments(metrics: Any, settings: Any, sections: Mapping, columns: An
                 f"{keyword}={value!r}: give a mapping, as a spec's {keyword} section is, e.g. "
                 f"{keyword}={examples[keyword]!r}"
             )
-    for keyword in ("agreement", "correlation"):
+    for keyword in ("agreement", "correlation", "reproduction"):
         value = sections.get(keyword)
         if value is not None and (not isinstance(value, list | tuple) or
                                   not all(isinstance(entry, Mapping) for entry in value)):  # fmt: skip
@@ -179,6 +181,9 @@ def _check_arguments(metrics: Any, settings: Any, sections: Mapping, columns: An
 _ENTRIES = {
     "agreement": [{"reference": "human", "other": "umbrela"}],
     "correlation": [{"reference": "AP", "other": "P@10"}],
+    "reproduction": [
+        {"original": ["bm25", "bm25_rm3"], "reproduced": ["bm25_rep", "bm25_rm3_rep"]}
+    ],
 }
 
 
@@ -199,7 +204,8 @@ def _check_metrics(metrics: list) -> None:
 
 def _loaded(qrels, runs, metrics, settings, sections, columns) -> tuple[LoadedSpec, dict]:
     """The spec the keywords make, validated, with the tables it names; and the spec itself.
-    `sections`: compare, agreement and correlation, by keyword (None where not given)."""
+    `sections`: compare, agreement, correlation and reproduction, by keyword (None where not
+    given)."""
     judging = sections.get("agreement") is not None
     if qrels is None or (metrics is None and not judging):
         raise SpecError("evaluate(): give qrels= and metrics= (and runs=), or a spec's path")

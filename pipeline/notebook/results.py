@@ -110,6 +110,17 @@ class Results:
         that falls most (max_rank_drop)."""
         return self._judgments("correlation", to)
 
+    def reproduction(self, to: str = "pandas"):
+        """repro_eval's measures of each reproduction entry (`reproduction=`): entry, kind,
+        baseline, original, reproduced, the two collections, measure, metric, qid (ktu and rbo
+        per topic; empty for their means and the rest), value, n_original, n_reproduced."""
+        if self.evaluation.plan.reproduction is None:
+            raise SpecError(
+                "reproduction(): no reproductions were measured; pass reproduction=[{'original': "
+                "[...], 'reproduced': [...]}] to evaluate()"
+            )
+        return self._table("SELECT * FROM reproduction", to)
+
     def _judgments(self, table: str, to: str):
         if self.evaluation.plan.agreement is None:
             raise SpecError(

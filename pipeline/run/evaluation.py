@@ -212,6 +212,10 @@ def _execute(state: _State) -> None:
         from pipeline.pools import with_pools
 
         sql = with_pools(sql, plan.loaded, list(plan.pools))
+    if plan.reproduction is not None and plan.reproduction.ranked_runs:
+        from pipeline.reproduction.rankings import with_rankings
+
+        sql = with_rankings(sql, plan.loaded, plan.reproduction)
     state.runner.execute(sql, plan.loaded, state.con)
 
 
@@ -240,6 +244,12 @@ def _agree(state: _State) -> None:
 
     counted = state.runner.counts_judgment_cells  # Spark counts where the labels are
     compare_judgment_sets(state.con, state.plan.agreement, state.plan.loaded.where, counted)
+
+
+def _reproduce(state: _State) -> None:
+    from pipeline.reproduction.tables import measure_reproductions  # numpy: only to measure
+
+    measure_reproductions(state.con, state.plan.reproduction)
 
 
 def _check(state: _State) -> None:
@@ -294,6 +304,7 @@ _STEPS = by_stage(
         StageName.POOL: _pool,
         StageName.COMPARE: _compare,
         StageName.AGREE: _agree,
+        StageName.REPRODUCE: _reproduce,
         StageName.CHECK: _check,
         StageName.RECORD: _record,
         StageName.WRITE: _write,

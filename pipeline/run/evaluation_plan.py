@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from pipeline.plan.sql_plan import SqlPlan
     from pipeline.plan.tuning_trials import TuningPlan
     from pipeline.pools.plan import PoolPlan
+    from pipeline.reproduction.plan import ReproductionPlan
     from pipeline.spec import LoadedSpec
     from pipeline.spec.history import History
 
@@ -39,8 +40,9 @@ class EvaluationPlan:
     gates, pools, the files to write (the spec's outputs, then its pools'), the spec's
     history (None without one), and the trials that choose each tuned fused run's weights
     (`tunings`, executed before `sql`), the judgment sets and orderings of the runs to
-    compare (`agreement`, None without agreement or correlation entries), and the pairs of
-    runs whose discriminative power is counted (`discriminating`)."""
+    compare (`agreement`, None without agreement or correlation entries), the pairs of runs
+    whose discriminative power is counted (`discriminating`), and the original runs and their
+    reproductions to compare (`reproduction`, None without reproduction entries)."""
 
     loaded: LoadedSpec
     sql: SqlPlan
@@ -53,6 +55,7 @@ class EvaluationPlan:
     agreement: AgreementPlan | None = None  # the agreement and correlation entries, resolved
     #: discriminative power: every pair of runs of each collection (None without the section)
     discriminating: DiscriminationPlan | None = None
+    reproduction: ReproductionPlan | None = None  # the reproduction entries, resolved
 
     @property
     def metrics(self) -> list[ResolvedMeasure]:
@@ -91,6 +94,7 @@ class EvaluationPlan:
             *(self._checks_text() if self.checks else []),
             *(f"pool {_shown(pool.manifest())}" for pool in self.pools),
             *(self.agreement.text() if self.agreement else []),
+            *(self.reproduction.text() if self.reproduction else []),
             *(f"output {job.path} ({job.level}) <- table {job.table}" for job in self.outputs),
             f"history: {self.history.path if self.history else None}",
             *([f"dashboard: {self.history.dashboard}"] if self.history and self.history.dashboard

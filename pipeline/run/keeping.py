@@ -57,6 +57,8 @@ def reusing(plan: EvaluationPlan, con, keeper: Keeper, inputs, software) -> SqlP
     loaded = plan.loaded
     keys = run_keys(loaded, plan.sql, inputs, software)
     read = {run for pool in plan.pools for run in pool.runs}  # a pool needs their rows
+    if plan.reproduction is not None:  # so do the rankings a reproduction compares
+        read |= set(plan.reproduction.ranked_runs)
     read |= {f.name for f in plan.sql.runs.fusions if f.written}  # a `run` output needs its rows
     gates = plan.checks.gates if plan.checks is not None else ()
     spec, previous = spec_path(loaded.path), any(g.against is None for g in gates)

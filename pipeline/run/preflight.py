@@ -31,6 +31,7 @@ from pipeline.run.sections import (
     discrimination_section,
     pool_jobs,
     pools_of,
+    reproduction_section,
     tunings,
 )
 from pipeline.run.writes import check_writes
@@ -65,6 +66,7 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
     comparing = compare_section(spec, metrics, data)
     agreement = agreement_section(spec, metrics, data)
     discriminating = discrimination_section(spec, metrics, data)
+    reproduction = reproduction_section(spec, metrics, data)
     checks = checks_plan(spec, metrics, comparing, data, agreement)
     spec = with_latency_units(with_qrels_formats(with_datasets(spec))) if data else spec
     sizes = check_input_files(spec) if data else {}
@@ -77,7 +79,7 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
     sql = compile_plan(spec, metrics, sizes, curve_measures(spec, registry), diffs)
     return EvaluationPlan(spec, sql, comparing, checks, pools, _output_jobs(spec, pools),
                           spec.spec.history, tunings(spec, tuned, sizes), agreement,
-                          discriminating)  # fmt: skip
+                          discriminating, reproduction)  # fmt: skip
 
 
 def check_pool_inputs(loaded: LoadedSpec) -> dict[Path, int]:

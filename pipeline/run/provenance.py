@@ -202,6 +202,8 @@ def record(
         recorded["discrimination"] = plan.discriminating.manifest()
     if plan.loaded.spec.suites:
         recorded["suites"] = {name: list(c) for name, c in plan.loaded.spec.suites.items()}
+    if plan.reproduction is not None:  # the entries, and the variants of ktu and rbo
+        recorded["reproduction"] = plan.reproduction.manifest()
     # Each output writes it as JSON, which has no NaN: a parameter given as .nan is null there.
     return finite(recorded)
 

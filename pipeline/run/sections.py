@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from pipeline.plan.output_jobs import OutputJob
     from pipeline.plan.tuning_trials import TuningPlan
     from pipeline.pools.plan import PoolPlan
+    from pipeline.reproduction.plan import ReproductionPlan
     from pipeline.spec import LoadedSpec
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "agreement_section",
     "pool_jobs",
     "pools_of",
+    "reproduction_section",
     "tunings",
 ]
 
@@ -90,6 +92,17 @@ def agreement_section(
     from pipeline.agreement import agreement_plan
 
     return agreement_plan(loaded, metrics, data)
+
+
+def reproduction_section(
+    loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool
+) -> ReproductionPlan | None:
+    """The reproduction entries, resolved; None without any (nor an output of their level)."""
+    if not loaded.spec.reproduction and not any("reproduction" in r.needs for r in _levels(loaded)):
+        return None
+    from pipeline.reproduction import reproduction_plan
+
+    return reproduction_plan(loaded, metrics, data)
 
 
 def checks_plan(

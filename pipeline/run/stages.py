@@ -34,6 +34,7 @@ class StageName(StrEnum):
     POOL = "pool"
     COMPARE = "compare"
     AGREE = "agree"
+    REPRODUCE = "reproduce"
     CHECK = "check"
     RECORD = "record"
     WRITE = "write"
@@ -87,6 +88,11 @@ def stages(plan: EvaluationPlan, keeping: bool | None = None, writing: bool = Tr
             StageName.AGREE,
             "compare the judgment sets' labels, and the orderings of the runs",
         ),  # fmt: skip
+        *_when(
+            plan.reproduction is not None,
+            StageName.REPRODUCE,
+            "measure how far the reproductions reproduce the original runs",
+        ),
         *_when(_checks(plan), StageName.CHECK, "decide the expected values and gates"),
         *_when(
             keeping, StageName.RECORD, "append the evaluation and its checks in one transaction"

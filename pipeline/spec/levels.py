@@ -138,6 +138,8 @@ _COMPARISON = """collection run baseline metric test n_queries mean baseline_mea
     ci_high p_value p_adjusted correction significant effect_size wins ties losses seed samples"""
 _SUITE = "suite run metric macro micro n_collections n_queries"
 _DISCRIMINATION = "collection metric test correction alpha runs pairs significant share"
+_REPRODUCTION = """entry kind baseline original reproduced collection reproduced_collection measure
+    metric qid value n_original n_reproduced"""
 _LEAVE_ONE_OUT = """pool collection group run metric full reduced delta full_rank reduced_rank
     rank_change kendall_tau removed_judgments removed_relevant judged_full judged_reduced"""
 _POOL_STATS = (
@@ -196,6 +198,11 @@ LEVELS: tuple[Level, ...] = (
           table="correlation",
           columns=_columns("reference other collection metric statistic value ci_low ci_high run"),
           needs=_JUDGMENT_SECTIONS, stage="agree"),
+    Level("reproduction", "table",
+          "repro_eval's measures of each reproduction entry: ktu and rbo per topic and their "
+          "means, rmse, nrmse, the t-test's p_value, er and delta_ri per metric",
+          table="reproduction", columns=_columns(_REPRODUCTION), needs=("reproduction",),
+          stage="reproduce"),
     Level("ir_metadata", "per-run file",
           "one YAML file per run (.yaml, .yml; the path holds {run}, and {collection} where a run "
           "is evaluated under several): its ir_metadata block merged with what the evaluation "

@@ -26,6 +26,7 @@ from pipeline.spec.judgment_sets import Overlay
 from pipeline.spec.judgments import Agreement, Correlation
 from pipeline.spec.outputs import Output
 from pipeline.spec.pools import Pool
+from pipeline.spec.reproduction import Reproduction
 from pipeline.spec.settings import Settings
 from pipeline.spec.suites import Discrimination, check_per_collection, check_suites
 
@@ -43,6 +44,7 @@ __all__ = [
     "StatisticGate",
     "MetricItem",
     "Overlay",
+    "Reproduction",
     "SparkSection",
     "Run",
     "Settings",
@@ -96,7 +98,7 @@ def _settings_default(schema: dict[str, Any]) -> None:
 
 class Spec(StrictModel):
     """The whole spec: collections, runs, settings, metrics, outputs, comparisons, checks,
-    pools, and judgment sets compared."""
+    pools, judgment sets compared, and reproductions measured."""
 
     model_config = ConfigDict(**StrictModel.model_config, json_schema_extra=_EVALUATED_SCHEMA)
 
@@ -169,6 +171,10 @@ class Spec(StrictModel):
         description="discriminative power: per collection, metric and test, the pairs of runs "
         "and the share a test finds significant (discrimination: {} for the defaults)",
     )
+    reproduction: list[Reproduction] = Field(
+        [], description="original runs and their reproductions: how far the reproduction "
+        "reproduces them (repro_eval's measures)",
+    )  # fmt: skip
     _fused_inputs: dict[str, list[tuple[str, float]]] = PrivateAttr(default_factory=dict)
 
     @field_validator("compare", mode="before")
