@@ -77,15 +77,16 @@ def rbo_sql() -> str:
     """Per topic both rank: repro_eval's rank-biased overlap (`plan.RBO_VARIANT`), as a sum over
     the documents both rankings hold: one at ranks i and j is in both top-d lists from
     d = max(i, j) on, and so adds sum_{d >= max(i, j)} p^(d-1)/d (bound: p). Identical rankings
-    as deep as `depth` score 1, not a rounding above it."""
+    as deep as `depth` score 1, not a rounding above it. Sums are ordered by rank: a grouping's
+    order of addition follows DuckDB's threads, and so would the last bit."""
     return f"""
 WITH {_RANKINGS},
 weights AS (
     SELECT d, sum(pow($p, d - 1) / d) OVER (ORDER BY d DESC) AS tail, pow($p, d - 1) AS w
     FROM range(1, $depth + 1) s(d)),
 shared AS (SELECT qid, greatest(o.rank, r.rank) AS d FROM o JOIN r USING (qid, docno)),
-overlap AS (SELECT qid, sum(tail) AS s FROM shared JOIN weights USING (d) GROUP BY qid)
-SELECT t.qid, least(coalesce(v.s, 0) / (SELECT sum(w) FROM weights), 1.0) AS value
+overlap AS (SELECT qid, sum(tail ORDER BY d) AS s FROM shared JOIN weights USING (d) GROUP BY qid)
+SELECT t.qid, least(coalesce(v.s, 0) / (SELECT sum(w ORDER BY d) FROM weights), 1.0) AS value
 FROM topics t LEFT JOIN overlap v USING (qid)
 ORDER BY {_QUERY_ORDER}"""
 
