@@ -62,12 +62,18 @@ def _cited(c: Columns, grades: str, sentences: bool = False) -> str:
     return f"count({counted}) FILTER (WHERE {_is_citation(c)} AND {c.relv} IN ({grades}))"
 
 
-class SupportPrecision(Measure[SupportParams]):
+class _ReadsAnswers:
+    """What every measure of an answer's citations is: it reads answers (`Measure.reads`), and
+    judged_only means nothing to it (an uncited sentence is no unjudged document)."""
+
+    reads = "answers"
+    judged_only_applies = False
+
+
+class SupportPrecision(_ReadsAnswers, Measure[SupportParams]):
     """The mean support of the answer's (sentence, cited document) pairs."""
 
     name = "SupportPrecision"
-    reads = "answers"
-    judged_only_applies = False
     description = "mean support of the answer's citations (full 1, partial 0.5, none 0)"
     Params = SupportParams
     aggregator = "exact_mean"
@@ -77,12 +83,10 @@ class SupportPrecision(Measure[SupportParams]):
         return _share(supported, f"count(*) FILTER (WHERE {_is_citation(c)})")
 
 
-class SupportRecall(Measure[RecallParams]):
+class SupportRecall(_ReadsAnswers, Measure[RecallParams]):
     """The mean support over all the answer's sentences, an uncited sentence 0."""
 
     name = "SupportRecall"
-    reads = "answers"
-    judged_only_applies = False
     description = "mean support of the answer's sentences (uncited 0; reduce: max or mean)"
     Params = RecallParams
     aggregator = "exact_mean"
@@ -105,12 +109,10 @@ def _mean_supports(p: RecallParams, c: Columns) -> str:
     return f"coalesce({summed}, 0.0)"  # no citation: no list
 
 
-class CitedSentences(Measure[MeasureParams]):
+class CitedSentences(_ReadsAnswers, Measure[MeasureParams]):
     """The share of the answer's sentences that cite a document."""
 
     name = "CitedSentences"
-    reads = "answers"
-    judged_only_applies = False
     description = "sentences with a citation / sentences"
     aggregator = "exact_mean"
 
@@ -119,12 +121,10 @@ class CitedSentences(Measure[MeasureParams]):
         return _share(cited, _sentences(c))
 
 
-class Citations(Measure[MeasureParams]):
+class Citations(_ReadsAnswers, Measure[MeasureParams]):
     """How many (sentence, cited document) pairs the answer has."""
 
     name = "Citations"
-    reads = "answers"
-    judged_only_applies = False
     description = "(sentence, cited document) pairs of the answer"
     better = None
 
@@ -132,12 +132,10 @@ class Citations(Measure[MeasureParams]):
         return f"CAST(count(*) FILTER (WHERE {_is_citation(c)}) AS DOUBLE)"
 
 
-class AnswerWords(Measure[MeasureParams]):
+class AnswerWords(_ReadsAnswers, Measure[MeasureParams]):
     """How many words the answer has (whitespace-separated, as Python's `str.split` counts)."""
 
     name = "AnswerWords"
-    reads = "answers"
-    judged_only_applies = False
     description = "words of the answer (whitespace-separated)"
     better = None
 
