@@ -6,8 +6,11 @@ citations without a judgment; and what `input: strict` refuses."""
 
 from __future__ import annotations
 
+import csv
 import json
+import shutil
 import statistics
+from pathlib import Path
 
 import pytest
 import yaml
@@ -157,3 +160,28 @@ def test_judged_only_is_refused_where_nothing_is_ranked(tmp_path, metric, settin
     result = irpipe_inprocess("validate", "--no-data", "spec.yaml", cwd=tmp_path)
     assert result.returncode == 2
     assert said in result.stderr
+
+
+def test_counts_are_compared_but_not_marked(tmp_path):
+    """Citations and AnswerWords have no better direction: their comparisons are in the
+    comparison table (generous cites significantly more than careful in configs/citations.yaml),
+    and no mark calls one run better, where SupportRecall's mark does (a count is no score)."""
+    configs = shutil.copytree(Path(__file__).parents[1] / "configs", tmp_path / "configs")
+    spec = configs / "citations.yaml"
+    data = yaml.safe_load(spec.read_text())
+    data["outputs"] = [{"path": "out/c.csv", "level": "comparison"},
+                       {"path": "out/r.csv", "level": "report"}]  # fmt: skip
+    spec.write_text(yaml.safe_dump(data))
+    assert irpipe_inprocess("run", "--quiet", str(spec)).returncode == 0
+    significant = {row["metric"]: row["significant"] for row in _rows(configs / "out/c.csv")}
+    assert significant["Citations"] == significant["SupportRecall"] == "true"
+    marks = {
+        row["metric"]: row["mark"]
+        for row in _rows(configs / "out/r.csv")
+        if row["run"] == "generous"
+    }
+    assert marks["Citations"] == "" and marks["SupportRecall"] == "▲"
+
+
+def _rows(path: Path) -> list[dict]:
+    return list(csv.DictReader(path.open()))

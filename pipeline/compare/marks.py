@@ -3,8 +3,9 @@
 A run's value carries ▲ when it is significantly better than a reference run after correction, by
 the first test of `compare.tests`, and ▼ when it is significantly worse; △ and ▽ instead when the
 difference is significant but smaller than `compare.min_difference` (real, but too small for a user
-to notice). Better is the metric's direction: higher, or lower for a metric where lower is better
-(and higher for a metric with neither). The references are the baselines of `compare.baseline` that
+to notice). Better is the metric's direction: higher, or lower for a metric where lower is better;
+a metric by which runs are neither better nor worse (a count: Citations, AnswerWords) gets no
+mark, its comparisons being in the comparison table all the same. The references are the baselines of `compare.baseline` that
 are runs of the collection, or without one the first run of the collection (in the spec's order).
 With several baselines each has a letter (a, b, ... in the order listed) and a mark is followed by
 its baseline's letter, once per baseline the run differs from: `▲a▼b`. Best values follow the
@@ -94,7 +95,10 @@ def significance(con: duckdb.DuckDBPyConnection, plan: ComparePlan) -> Significa
         [plan.tests[0]],
     ).fetchall()
     found: dict[tuple[str, str, str], dict[str, str]] = {}
+    directions = dict(plan.directions)
     for collection, run, baseline, metric, difference in rows:
+        if metric in directions and directions[metric] is None:
+            continue  # neither better nor worse: "better" would say what the metric does not
         for marked, against, sign in ((run, baseline, 1), (baseline, run, -1)):
             if against in references[collection]:
                 symbol = _symbol(plan, metric, sign * difference) + letters.get(against, "")
