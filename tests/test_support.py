@@ -185,3 +185,26 @@ def test_counts_are_compared_but_not_marked(tmp_path):
 
 def _rows(path: Path) -> list[dict]:
     return list(csv.DictReader(path.open()))
+
+
+def test_the_nuggets_collection_overlaid_adds_its_topics(tmp_path):
+    """Overlaid with a nuggets file, the support judgments' collection has every topic of both:
+    a topic no citation is judged in is scored (0, nothing supported), and the others keep
+    their values."""
+    spec, expected = collection(tmp_path, 7, runs=2)
+    judged = {qid for _, qid in expected}
+    extra = "999"  # a topic of the nuggets alone
+    nuggets = [{"qid": q, "nuggets": [{"text": f"fact {q}", "importance": "vital"}]}
+               for q in [*sorted(judged), extra]]  # fmt: skip
+    (tmp_path / "nuggets.jsonl").write_text("".join(json.dumps(n) + "\n" for n in nuggets))
+    data = yaml.safe_load(spec.read_text())
+    data["collections"] = {"sup": {"support": "support.txt"}, "nug": {"nuggets": "nuggets.jsonl"},
+                           "rag": {"qrels": {"overlay": ["sup", "nug"]}}}  # fmt: skip
+    spec.write_text(yaml.safe_dump(data))
+    assert irpipe_inprocess("run", "--quiet", str(spec)).returncode == 0
+    found = {(r["run"], r["qid"], r["metric"]): r["value"] for r in _read(tmp_path / "out/q.jsonl")}
+    missing = {(run, extra, m): 0.0 for run in ("run0", "run1") for m in METRICS}
+    assert found == {
+        **{(run, q, m): v for (run, q), values in expected.items() for m, v in values.items()},
+        **missing,
+    }
