@@ -10,8 +10,9 @@ Whatever the interruption becomes on its way up (RuntimeError, duckdb.InterruptE
 OutputError around it), the CLI asks `received()` and exits with the signal's code.
 
 A signal that comes while Python is importing a module (irpipe imports DuckDB and the writers
-only when it needs them) is recorded but not raised there: importlib would print the exception as
-"ignored" and go on. The next `checkpoint()` raises it instead: before every statement the executor
+only when it needs them), or while pydantic runs one of the spec's discriminators (`deferring`),
+is recorded but not raised there: importlib, and pydantic-core at times, would print the
+exception as "ignored" and go on. The next `checkpoint()` raises it instead: before every statement the executor
 runs, and before any output is written.
 
 Short critical sections (the outputs' final renames, removing temporary files) run under `held()`:
@@ -31,6 +32,8 @@ __all__ = [
     "armed",
     "checkpoint",
     "committed",
+    "deferring",
+    "defers",
     "handling",
     "held",
     "received",
@@ -120,7 +123,7 @@ def _stop(signum: int, frame: object) -> None:
     for con, closed in list(_state.connections.items()):
         with suppress(*closed):
             con.interrupt()
-    if _state.armed and not _importing(frame):
+    if _state.armed and not _deferred(frame):
         raise KeyboardInterrupt  # exactly this class: DuckDB stops its query for no other
 
 
@@ -130,10 +133,28 @@ def checkpoint() -> None:
         raise KeyboardInterrupt
 
 
-def _importing(frame: Any) -> bool:
-    """Whether `frame` runs inside Python's import machinery."""
+#: the code of the functions `deferring` marks
+_DEFERRING: set[Any] = set()
+
+
+def deferring(function: Any) -> Any:
+    """`function`, marked as one that native code calls where an exception may be printed as
+    "ignored" instead of raised (pydantic-core's call of a discriminator): a signal that comes
+    while it runs is recorded and raised at the next `checkpoint()`, as during an import."""
+    _DEFERRING.add(function.__code__)
+    return function
+
+
+def defers(function: Any) -> bool:
+    """Whether a signal that comes while `function` runs waits for a checkpoint (`deferring`)."""
+    return getattr(function, "__code__", None) in _DEFERRING
+
+
+def _deferred(frame: Any) -> bool:
+    """Whether `frame` runs inside Python's import machinery, or a function `deferring` marks."""
     while frame is not None:
-        if frame.f_code.co_filename.startswith("<frozen importlib"):
+        code = frame.f_code
+        if code.co_filename.startswith("<frozen importlib") or code in _DEFERRING:
             return True
         frame = frame.f_back
     return False

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from pipeline import interrupts
 from pipeline.spec.base import StrictModel, unknown_key_error
 
 __all__ = [
@@ -172,6 +173,7 @@ class StatisticGate(StrictModel):
 GATE_KINDS = ("metric_gate", "statistic_gate")
 
 
+@interrupts.deferring  # pydantic-core calls it, as a discriminator
 def gate_kind(value: Any) -> str:
     """A gate bounds a statistic when it says `statistic:` (or gives a bound: `min`, `max`);
     else it is a metric's drop."""

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 from pydantic import Discriminator, Field, Tag, WithJsonSchema, field_validator
 from pydantic_core import PydanticCustomError
 
+from pipeline import interrupts
 from pipeline.spec.base import StrictModel, at_key, did_you_mean
 
 __all__ = [
@@ -67,8 +68,14 @@ def qrels_source(path_type: Any) -> Any:
     collections' qrels (`{overlay: [...]}`), told apart by their shape."""
     return Annotated[
         Annotated[path_type, Tag("file")] | Annotated[Overlay, Tag("overlay")],
-        Discriminator(lambda value: "overlay" if isinstance(value, Overlay | dict) else "file"),
+        Discriminator(_qrels_kind),
     ]
+
+
+@interrupts.deferring  # pydantic-core calls it, as a discriminator
+def _qrels_kind(value: Any) -> str:
+    """An overlay of other collections' qrels, or an input read."""
+    return "overlay" if isinstance(value, Overlay | dict) else "file"
 
 
 def check_format(format: str | None, qrels: Any) -> None:  # noqa: A002 -- the spec's key

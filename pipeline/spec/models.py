@@ -15,6 +15,7 @@ from pydantic import (
     model_validator,
 )
 
+from pipeline import interrupts
 from pipeline.spec import judgment_sets
 from pipeline.spec.base import StrictModel, at_key, string_or_mapping
 from pipeline.spec.checks import Expect, Gate, StatisticGate, gate_kind
@@ -76,6 +77,7 @@ class MetricItem(BaseModel):
         return dict(self.model_extra or {})
 
 
+@interrupts.deferring  # pydantic-core calls it: a KeyboardInterrupt there was printed as ignored
 def _run_kind(value: Any) -> str:
     """A run is fused when it says `fuse:`; else it is read from its `path`."""
     fused = isinstance(value, FusedRun) or (isinstance(value, dict) and "fuse" in value)
