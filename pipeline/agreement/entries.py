@@ -19,8 +19,6 @@ from pipeline.agreement.plan import (
 from pipeline.compare.plan import check_extra
 from pipeline.errors import SpecError
 from pipeline.spec.base import did_you_mean
-from pipeline.spec.levels import level_of
-from pipeline.spec.outputs import JUDGMENT_LEVELS
 
 if TYPE_CHECKING:
     from pipeline.measures.resolved import ResolvedMeasure
@@ -36,7 +34,6 @@ def agreement_plan(
     naming the key when a collection, a metric or the runs do not fit. `data=False`: run
     patterns were not expanded (their runs are not counted)."""
     spec = loaded.spec
-    _check_levels(loaded)
     if not spec.agreement and not spec.correlation:
         return None
     if data:
@@ -50,19 +47,6 @@ def agreement_plan(
 
 def _first_key(spec) -> str:
     return "agreement" if spec.agreement else "correlation"
-
-
-def _check_levels(loaded: LoadedSpec) -> None:
-    """An output of a judgments level needs entries that make its table."""
-    spec = loaded.spec
-    for i, output in enumerate(spec.outputs):
-        needs = level_of(output.level).needs
-        if output.level in JUDGMENT_LEVELS and not any(getattr(spec, s) for s in needs):
-            entries = " or ".join(f"a{'n' * (s[0] in 'aeiou')} {s}" for s in reversed(needs))
-            raise SpecError(
-                f"{loaded.where('outputs', i, 'level')}: level {output.level} needs {entries} "
-                "entry in the spec (agreement: [{reference: SET, other: SET}])"
-            )
 
 
 def agreement_entry(loaded: LoadedSpec, index: int) -> AgreementEntry:

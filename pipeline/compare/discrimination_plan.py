@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from pipeline.compare.plan import ComparePlan, check_extra, compared_metrics
 from pipeline.errors import SpecError
 from pipeline.spec.compare import Compare
-from pipeline.spec.levels import level_of
 
 if TYPE_CHECKING:
     from pipeline.measures.resolved import ResolvedMeasure
@@ -50,9 +49,6 @@ def check_discrimination(
     compare section's metrics, samples and seed (its defaults without one)."""
     spec, where = loaded.spec, loaded.where("discrimination")
     section = spec.discrimination
-    if section is None:
-        raise SpecError(f"{_needing(loaded)}: needs a discrimination section in the spec "
-                        "(discrimination: {} for the defaults)")  # fmt: skip
     compare = spec.compare or Compare()
     correction = section.correction or (spec.compare.correction if spec.compare
                                         else DEFAULT_CORRECTION)  # fmt: skip
@@ -88,10 +84,3 @@ def _collections(loaded: LoadedSpec, data: bool) -> tuple[tuple[str, tuple[str, 
         raise SpecError(f"{loaded.where('discrimination')}: no collection has two runs; "
                         "discriminative power counts the pairs of runs a test tells apart")  # fmt: skip
     return found
-
-
-def _needing(loaded: LoadedSpec) -> str:
-    for i, output in enumerate(loaded.spec.outputs):
-        if "discrimination" in level_of(output.level).needs:
-            return loaded.where("outputs", i, "level")
-    return loaded.where("discrimination")

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 
 from pipeline.errors import IrpipeWarning, SpecError
 from pipeline.spec.base import did_you_mean
-from pipeline.spec.levels import level_of
 
 if TYPE_CHECKING:
     from pipeline.measures.resolved import ResolvedMeasure
@@ -148,7 +147,6 @@ def check_compare(
     """The spec's `compare:` resolved (`compare_plan`), once everything about comparisons that
     can be checked before data is read is checked, with warnings for what is allowed but
     doubtful; with `data`, also that irpipe[compare] is installed."""
-    _check_levels(loaded)
     plan = compare_plan(loaded, metrics, data)
     if plan is None:
         return None
@@ -161,17 +159,6 @@ def check_compare(
         )
     _warn_uncompared(loaded, plan)
     return plan
-
-
-def _check_levels(loaded: LoadedSpec) -> None:
-    if loaded.spec.compare is not None:
-        return
-    for i, output in enumerate(loaded.spec.outputs):
-        if "compare" in level_of(output.level).needs:
-            raise SpecError(
-                f"{loaded.where('outputs', i, 'level')}: level {output.level} needs a compare "
-                "section in the spec (compare: {} for the defaults)"
-            )
 
 
 def check_extra(

@@ -12,7 +12,6 @@ from pipeline.compare.plan import check_extra
 from pipeline.errors import SpecError
 from pipeline.reproduction.plan import Pair, ReproductionEntry, ReproductionPlan
 from pipeline.spec.base import did_you_mean
-from pipeline.spec.levels import level_of
 
 if TYPE_CHECKING:
     from pipeline.measures.resolved import ResolvedMeasure
@@ -27,7 +26,6 @@ def reproduction_plan(
     """The spec's reproduction entries resolved, or None without any; SpecError naming the key
     when a run, a collection or the metrics do not fit."""
     spec = loaded.spec
-    _check_levels(loaded)
     if not spec.reproduction:
         return None
     if spec.settings.engine == "spark":
@@ -57,18 +55,6 @@ def _metrics(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> list[Resolve
             "such as AP or nDCG@10"
         )
     return found
-
-
-def _check_levels(loaded: LoadedSpec) -> None:
-    """An output of a level that needs reproduction entries has them."""
-    spec = loaded.spec
-    for i, output in enumerate(spec.outputs):
-        if "reproduction" in level_of(output.level).needs and not spec.reproduction:
-            raise SpecError(
-                f"{loaded.where('outputs', i, 'level')}: level {output.level} needs a "
-                "reproduction entry in the spec (reproduction: [{original: [BASELINE, "
-                "ADVANCED], reproduced: [BASELINE_REP, ADVANCED_REP]}])"
-            )
 
 
 def _entry(loaded: LoadedSpec, index: int) -> ReproductionEntry:

@@ -26,6 +26,7 @@ from pipeline.run.input_files import check_input_files, with_datasets, with_qrel
 from pipeline.run.latency_inputs import check_latency, with_latency_units
 from pipeline.run.sections import (
     agreement_section,
+    check_needed_sections,
     checks_plan,
     compare_section,
     discrimination_section,
@@ -63,6 +64,7 @@ def validate(spec: str | Path | LoadedSpec, data: bool = True) -> EvaluationPlan
     check_latency(spec, metrics)
     tuned = _check_tuning(spec, registry, data)
     _check_judged(spec)
+    check_needed_sections(spec)
     comparing = compare_section(spec, metrics, data)
     agreement = agreement_section(spec, metrics, data)
     discriminating = discrimination_section(spec, metrics, data)

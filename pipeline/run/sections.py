@@ -3,15 +3,16 @@
 Comparisons, checks, pools, judgment sets compared and tuned runs each have a package that
 resolves them. A spec without a section imports none of its package (a plain evaluation starts
 without them: `tests/test_startup.py` holds each command to it), and gets what that package would
-give for nothing: no plan. What a package checks even when its section is absent (an output of
-its level) is what brings it in.
+give for nothing: no plan. An output whose level needs a section the spec lacks is refused here,
+for every section alike (`check_needed_sections`), before any package is brought in.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.spec.levels import Level, level_of
+from pipeline.errors import SpecError
+from pipeline.spec.levels import level_of
 
 if TYPE_CHECKING:
     from pipeline.agreement.plan import AgreementPlan
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from pipeline.spec import LoadedSpec
 
 __all__ = [
+    "check_needed_sections",
     "checks_plan",
     "compare_section",
     "discrimination_section",
@@ -37,17 +39,39 @@ __all__ = [
 ]
 
 
-def _levels(loaded: LoadedSpec) -> list[Level]:
-    """The records of the levels of the spec's outputs."""
-    return [level_of(output.level) for output in loaded.spec.outputs]
+#: what an output says when the spec lacks every section its level needs, by those sections
+_NEEDED = {
+    ("compare",): "level {level} needs a compare section in the spec (compare: {{}} for the "
+    "defaults)",
+    ("suites",): "level {level} needs suites in the spec (suites: {{NAME: [COLLECTION, ...]}})",
+    ("discrimination",): "needs a discrimination section in the spec (discrimination: {{}} for "
+    "the defaults)",
+    ("agreement",): "level {level} needs an agreement entry in the spec (agreement: "
+    "[{{reference: SET, other: SET}}])",
+    ("agreement", "correlation"): "level {level} needs a correlation or an agreement entry in "
+    "the spec (agreement: [{{reference: SET, other: SET}}])",
+    ("reproduction",): "level {level} needs a reproduction entry in the spec (reproduction: "
+    "[{{original: [BASELINE, ADVANCED], reproduced: [BASELINE_REP, ADVANCED_REP]}}])",
+}
+
+
+def check_needed_sections(loaded: LoadedSpec) -> None:
+    """Each output's level has a section it needs (`Level.needs`: a comparison table needs
+    `compare:`, a suite table `suites:`, ...): else a SpecError at the output's level naming
+    the section to add."""
+    spec = loaded.spec
+    for i, output in enumerate(spec.outputs):
+        needs = level_of(output.level).needs
+        if needs and not any(getattr(spec, section) for section in needs):
+            said = _NEEDED[needs].format(level=output.level)
+            raise SpecError(f"{loaded.where('outputs', i, 'level')}: {said}")
 
 
 def compare_section(
     loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool
 ) -> ComparePlan | None:
-    """The compare section, checked and resolved; None without one (nor an output that needs
-    one)."""
-    if loaded.spec.compare is None and not any("compare" in r.needs for r in _levels(loaded)):
+    """The compare section, checked and resolved; None without one."""
+    if loaded.spec.compare is None:
         return None
     from pipeline.compare.plan import check_compare
 
@@ -57,37 +81,20 @@ def compare_section(
 def discrimination_section(
     loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool
 ) -> DiscriminationPlan | None:
-    """The discrimination section, checked and resolved; None without one (nor an output that
-    needs one). An output that needs suites in a spec without them is refused here too."""
-    _check_suite_levels(loaded)
-    wanted = any("discrimination" in r.needs for r in _levels(loaded))
-    if loaded.spec.discrimination is None and not wanted:
+    """The discrimination section, checked and resolved; None without one."""
+    if loaded.spec.discrimination is None:
         return None
     from pipeline.compare.discrimination_plan import check_discrimination
 
     return check_discrimination(loaded, metrics, data)
 
 
-def _check_suite_levels(loaded: LoadedSpec) -> None:
-    if loaded.spec.suites:
-        return
-    for i, output in enumerate(loaded.spec.outputs):
-        if "suites" in level_of(output.level).needs:
-            from pipeline.errors import SpecError
-
-            raise SpecError(
-                f"{loaded.where('outputs', i, 'level')}: level {output.level} needs suites in "
-                "the spec (suites: {NAME: [COLLECTION, ...]})"
-            )
-
-
 def agreement_section(
     loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool
 ) -> AgreementPlan | None:
-    """The agreement and correlation entries, resolved; None without any (nor an output of
-    their levels)."""
+    """The agreement and correlation entries, resolved; None without any."""
     spec = loaded.spec
-    if not (spec.agreement or spec.correlation or any(r.is_judgment for r in _levels(loaded))):
+    if not (spec.agreement or spec.correlation):
         return None
     from pipeline.agreement import agreement_plan
 
@@ -97,8 +104,8 @@ def agreement_section(
 def reproduction_section(
     loaded: LoadedSpec, metrics: list[ResolvedMeasure], data: bool
 ) -> ReproductionPlan | None:
-    """The reproduction entries, resolved; None without any (nor an output of their level)."""
-    if not loaded.spec.reproduction and not any("reproduction" in r.needs for r in _levels(loaded)):
+    """The reproduction entries, resolved; None without any."""
+    if not loaded.spec.reproduction:
         return None
     from pipeline.reproduction import reproduction_plan
 
