@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.engines.duckdb.steps import compute, fetch_all, run_all
+from pipeline.engines.duckdb.steps import compute, one, run_all
 from pipeline.inputs import checks as check
 from pipeline.inputs.table_rows import is_table_input, memory_view
 from pipeline.plan.ranking import RANKED_ROWS
@@ -48,8 +48,8 @@ def evaluate(plan: SqlPlan, loaded: LoadedSpec, con: duckdb.DuckDBPyConnection) 
         return False
     name = plan.runs.batches[0][0].name
     con.register(RANKED_ROWS, _named(rows, name))
-    run_all(con, [*plan.runs.names, plan.runs.ranking.given])
-    if not fetch_all(con, Statement("SELECT count(*) FROM wide"))[0][0]:  # nothing judged retrieved
+    run_all(con, plan.runs.names)
+    if not one(con, plan.runs.ranking.given)[0]:  # `wide`'s rows: nothing judged was retrieved
         run_all(con, [Statement(f"DROP TABLE {made}") for made in _MADE])
         con.unregister(RANKED_ROWS)
         return False
