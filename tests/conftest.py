@@ -296,3 +296,18 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium for a dashboard test file (Debian's, which .ci/run installs), driven by
+    Playwright; pages are opened with `dashboard_support.Opened`. Without it the tests that need
+    it fail (never skip)."""
+    from dashboard_support import CHROMIUM, FLAGS
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM.exists(), "Debian's chromium is needed (apt-get install chromium; .ci/run does)"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+        yield browser
+        browser.close()

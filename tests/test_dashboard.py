@@ -1,6 +1,6 @@
 """`irpipe dashboard`: the site of a real history (made by the CLI, run in the test's process,
 evaluation after evaluation), opened in headless Chromium (Debian's, which .ci/run installs)
-through Playwright. Each page must load from the file system with no console error and no request
+through Playwright (`dashboard_support.Opened`). Each page must load from the file system with no console error and no request
 beyond its own files, show the history's numbers, sort and filter, and draw charts that are not
 blank. Subprocesses only where another process is the point: one holding the history's lock, and
 one started without a module."""
@@ -20,15 +20,12 @@ import duckdb
 import pytest
 import yaml
 from conftest import collection_spec, irpipe_inprocess
+from dashboard_support import Opened
 
 from pipeline.formatting import format_value
 from pipeline.synthetic import generate, llm_judgments, write_qrels, write_run
 
-CHROMIUM = Path("/usr/bin/chromium")
 METRICS = ["AP", "nDCG@10", "P@10", "RR"]
-# As the probe of this kind of machine started it: no background connections to refuse.
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
-         "--disable-component-update", "--disable-sync", "--disable-quic"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -66,55 +63,6 @@ def site(history) -> Path:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == str(out / "index.html")
     return out
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright = pytest.importorskip("playwright.sync_api")
-    assert CHROMIUM.exists(), "Debian's chromium is needed (apt-get install chromium; .ci/run does)"
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        yield browser
-        browser.close()
-
-
-class Opened:
-    """A page opened in the browser, with what it logged and requested."""
-
-    def __init__(self, browser, path: Path, width: int = 1280) -> None:
-        self.page = browser.new_page(viewport={"width": width, "height": 900})
-        self.problems: list[str] = []
-        self.requests: list[str] = []
-        self.page.on("console", self._console)
-        self.page.on("pageerror", lambda error: self.problems.append(f"pageerror {error}"))
-        self.page.on("request", lambda request: self.requests.append(request.url))
-        self.page.goto(path.as_uri())
-        self.page.wait_for_selector("body[data-ready=true]", timeout=30_000)
-
-    def _console(self, message) -> None:
-        if message.type in ("error", "warning"):
-            self.problems.append(f"{message.type} {message.text}")
-
-    def draw_all(self) -> None:
-        """Scroll to each chart the filters leave, and wait until it is drawn (a chart is
-        drawn when it comes near the screen)."""
-        self.page.wait_for_selector("body[data-ready=true]")
-        for chart in self.page.locator(".chart:not(.filtered-out)").all():
-            chart.scroll_into_view_if_needed()
-            chart.locator("svg, canvas").first.wait_for(timeout=30_000)
-        self.page.wait_for_function(
-            "Array.from(document.querySelectorAll('.chart:not(.filtered-out)'))"
-            ".every(c => c.dataset.drawn === 'true')"
-        )
-
-    def cells(self, selector: str) -> list[list[str]]:
-        return self.page.eval_on_selector_all(
-            f"{selector} tbody tr:not(.filtered-out)",
-            "rows => rows.map(r => Array.from(r.children).map(c => c.textContent))",
-        )
-
-    def close(self) -> None:
-        self.page.close()
 
 
 def _pages(site: Path) -> list[Path]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["OKABE_ITO", "orderings", "pr_curve", "trend", "win_loss"]
+__all__ = ["OKABE_ITO", "orderings", "pr_curve", "tradeoff", "trend", "win_loss"]
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"  # read, never fetched
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000",
@@ -31,8 +31,11 @@ def _chart(title: str, layers: list[dict], height: int = 220) -> dict[str, Any]:
     }
 
 
-def trend(collection: str, metric: str, limits: bool, points: bool) -> dict[str, Any]:
-    """One metric over the history, a line per run. Every evaluation is a column of the chart
+def trend(
+    collection: str, metric: str, limits: bool, points: bool, better: str | None = None
+) -> dict[str, Any]:
+    """One metric over the history, a line per run; its title says so where a lower value is
+    better (`better`: "lower", a latency). Every evaluation is a column of the chart
     that links to its page (and says which it is on hover); with `points` (a short history) each
     value is a point too, which links to its evaluation. Data: `evaluations` (evaluation, time), `points` (evaluation, time,
     run, value) and, with `limits`,
@@ -98,25 +101,37 @@ def trend(collection: str, metric: str, limits: bool, points: bool) -> dict[str,
     # A long history's lines are many: the columns go above them, so that a click anywhere
     # opens an evaluation (a link on the lines' thousands of points costs the page seconds).
     drawn = [columns, lines] if points else [lines, columns]
-    return _chart(f"{metric} ({collection})", [*([band, rule] if limits else []), *drawn])
+    title = f"{metric} ({collection})" + (", lower is better" if better == "lower" else "")
+    return _chart(title, [*([band, rule] if limits else []), *drawn])
 
 
-def win_loss(collection: str, metric: str) -> dict[str, Any]:
+#: per direction of a metric's per-query values: what a rise and a fall are called, and the
+#: outcomes' colours (a metric without a direction rises and falls, neither better nor worse)
+_OUTCOMES = {
+    "higher": ("better", "worse", ["better", "worse"], [WIN, LOSS]),
+    "lower": ("worse", "better", ["better", "worse"], [WIN, LOSS]),
+    None: ("rose", "fell", ["rose", "fell"], ["#555555", "#AAAAAA"]),
+}
+
+
+def win_loss(collection: str, metric: str, better: str | None = "higher") -> dict[str, Any]:
     """One evaluation against another: each query's difference (new minus old; a query new to
-    the run counts from 0) as a bar, sorted, wins and losses in two colours. Data: `queries`
-    (run, qid, old, new)."""
+    the run counts from 0) as a bar, sorted, wins and losses in two colours; `better` is which
+    per-query value is better (a latency's rise is a loss). Data: `queries` (run, qid, old,
+    new)."""
+    rise, fall, domain, colours = _OUTCOMES[better]
     outcome = {
         "field": "outcome",
         "type": "nominal",
         "title": "",
-        "scale": {"domain": ["better", "worse"], "range": [WIN, LOSS]},
+        "scale": {"domain": domain, "range": colours},
     }
     bars = {
         "data": {"name": "queries"},
         "transform": [
             {"calculate": "datum.run + ' · ' + datum.qid", "as": "query"},
             {"calculate": "datum.new - (datum.old || 0)", "as": "difference"},
-            {"calculate": "datum.difference > 0 ? 'better' : 'worse'", "as": "outcome"},
+            {"calculate": f"datum.difference > 0 ? '{rise}' : '{fall}'", "as": "outcome"},
         ],
         "mark": {"type": "bar"},
         "encoding": {
@@ -193,3 +208,49 @@ def orderings(title: str) -> dict[str, Any]:
         },
     }  # fmt: skip
     return _chart(title, [line], height=240)
+
+
+def tradeoff(
+    collection: str, metric: str, latency: str, better: str, faster: str, log: bool = False
+) -> dict[str, Any]:
+    """One evaluation's runs, `metric` (up) against the latency statistic `latency` (across,
+    on a log scale with `log`), each axis saying which way is better (`better`, `faster`:
+    "higher" or "lower"): a point per run, named, filled where the run is on the Pareto front
+    and hollow where another run beats it (as the `tradeoff` output draws it), the front joined
+    by a step line, the edge of what its runs dominate. Data: `points` (run, value, statistic,
+    front)."""
+    scale = {"type": "log"} if log else {"zero": False}
+    x = {"field": "statistic", "type": "quantitative", "scale": scale,
+         "title": f"{latency} ({_better_word(faster)})"}  # fmt: skip
+    y = {"field": "value", "type": "quantitative", "scale": {"zero": False},
+         "title": f"{metric} ({_better_word(better)})"}  # fmt: skip
+    tooltip = [{"field": "run"}, {"field": "value", "format": ".4f", "title": metric},
+               {"field": "statistic", "format": ".4f", "title": latency},
+               {"field": "standing", "title": ""}]  # fmt: skip
+    # Across the front (by the statistic, ascending), the edge goes across then up where
+    # better values lie up and left (latency), down then across where up and right (QPS).
+    step = "step-after" if (better == "higher") == (faster == "lower") else "step-before"
+    front = {"name": "pareto_front", "data": {"name": "points"},
+             "transform": [{"filter": "datum.front"}],
+             "mark": {"type": "line", "interpolate": step, "color": "#555555", "opacity": 0.6},
+             "encoding": {"x": x, "y": y}}  # fmt: skip
+    names = {"name": "names", "data": {"name": "points"},
+             "mark": {"type": "text", "align": "left", "dx": 7, "dy": -7, "fontSize": 11},
+             "encoding": {"x": x, "y": y, "text": {"field": "run"}}}  # fmt: skip
+    runs = [_runs_of_tradeoff(on_front, x, y, tooltip) for on_front in (True, False)]
+    return _chart(f"{metric} against {latency} ({collection})", [front, *runs, names])
+
+
+def _runs_of_tradeoff(on_front: bool, x: dict, y: dict, tooltip: list) -> dict[str, Any]:
+    """The runs on the front (filled, layer `front`) or the others (hollow, `dominated`)."""
+    mark = {"type": "point", "filled": on_front, "size": 90, "strokeWidth": 2,
+            **({} if on_front else {"fill": "white"})}  # fmt: skip
+    standing = {"calculate": "datum.front ? 'Pareto front' : 'dominated'", "as": "standing"}
+    return {"name": "front" if on_front else "dominated", "data": {"name": "points"},
+            "transform": [{"filter": "datum.front" if on_front else "!datum.front"}, standing],
+            "mark": mark, "encoding": {"x": x, "y": y, "color": _RUNS, "tooltip": tooltip}}  # fmt: skip
+
+
+def _better_word(direction: str | None) -> str:
+    """How an axis says which way is better."""
+    return f"{direction} is better" if direction else "neither is better"

@@ -32,6 +32,8 @@ _EVALUATIONS = f"""
 SELECT e.id, e.provenance,
     (SELECT list(metric ORDER BY ordinal) FROM {H}.evaluation_metrics m
      WHERE m.evaluation_id = e.id) AS metrics,
+    (SELECT list(canonical ORDER BY ordinal) FROM {H}.evaluation_metrics m
+     WHERE m.evaluation_id = e.id) AS canonicals,
     (SELECT list(struct_pack(run, collection, cached) ORDER BY ordinal)
      FROM {H}.evaluation_runs r WHERE r.evaluation_id = e.id) AS runs
 FROM {H}.evaluations e ORDER BY e.id"""
@@ -88,6 +90,9 @@ class HistoryData:
     #: id -> the judgment tables' rows (agreement, confusion, correlation), as the evaluation
     #: made them
     judgments: dict[int, dict[str, list[tuple]]] = field(default_factory=dict)
+    #: id -> each run's effectiveness against latency (`tradeoff.read_tradeoffs`): (collection,
+    #: metric, latency, run, value, latency value, on the Pareto front)
+    tradeoffs: dict[int, list[tuple]] = field(default_factory=dict)
 
     def evaluation(self, evaluation_id: int) -> dict[str, Any]:
         """One evaluation's record."""
@@ -144,12 +149,14 @@ def _reasons(con: duckdb.DuckDBPyConnection, pair: tuple[int, int]) -> list[dict
 
 
 def _evaluations(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Every evaluation: the listing's columns, its provenance, metrics and runs."""
+    """Every evaluation: the listing's columns, its provenance, metrics (labels, and each
+    label's canonical form) and runs."""
     listed = queries.listing(con, None, None)
     details = {row[0]: row[1:] for row in con.execute(_EVALUATIONS).fetchall()}
     for e in listed:
-        provenance, metrics, runs = details[e["id"]]
-        e.update(provenance=json.loads(provenance), metrics=metrics or [], run_list=runs or [])
+        provenance, metrics, canonicals, runs = details[e["id"]]
+        e.update(provenance=json.loads(provenance), metrics=metrics or [], run_list=runs or [],
+                 canonical=dict(zip(metrics or [], canonicals or [], strict=True)))  # fmt: skip
     return listed
 
 

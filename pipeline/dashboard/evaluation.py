@@ -1,7 +1,8 @@
-"""An evaluation's page (`evaluations/N.html`): its results per collection, its judgment sets
-and orderings compared (`judgments`), its checks, what changed against the previous evaluation
-of its spec (per query too, for the latest ones), its precision-recall curves and its
-provenance; and a page of any two (`compare-A-B.html`)."""
+"""An evaluation's page (`evaluations/N.html`): its results per collection (and effectiveness
+against latency, `tradeoff`), its judgment sets and orderings compared (`judgments`), its
+checks, what changed against the previous evaluation of its spec (per query too, for the latest
+ones), its precision-recall curves and its provenance; and a page of any two
+(`compare-A-B.html`)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from html import escape
 from pipeline.dashboard import charts
 from pipeline.dashboard.data import HistoryData, Pair
 from pipeline.dashboard.judgments import agreement_section
+from pipeline.dashboard.metrics import Metrics
 from pipeline.dashboard.page import Page, collections_of, href, rows, status
 from pipeline.dashboard.powers import powers_section
 from pipeline.dashboard.tables import link
+from pipeline.dashboard.tradeoff import tradeoff_section
 from pipeline.dashboard.views import (
     aggregate_changes,
     aggregate_changes_table,
@@ -27,10 +30,10 @@ from pipeline.dashboard.views import (
 __all__ = ["comparison_page", "evaluation_page"]
 
 
-def evaluation_page(data: HistoryData, evaluation: dict, better: dict, detail: int) -> str:
-    """One evaluation: results per collection, judgment sets and orderings, checks, what
-    changed against the previous evaluation of its spec, its precision-recall curves and its
-    provenance."""
+def evaluation_page(data: HistoryData, evaluation: dict, metrics: Metrics, detail: int) -> str:
+    """One evaluation: results per collection (with effectiveness against latency where it
+    has both), judgment sets and orderings, checks, what changed against the previous
+    evaluation of its spec, its precision-recall curves and its provenance."""
     page = Page(depth=1)
     rows_ = data.aggregates.get(evaluation["id"], [])
     page.offer(collection=collections_of(rows_), run=(r[0] for r in rows_),
@@ -38,15 +41,17 @@ def evaluation_page(data: HistoryData, evaluation: dict, better: dict, detail: i
     page.add(_neighbours(data, evaluation) + f"<p class='lead'>{status(evaluation)}</p>")
     for collection in collections_of(rows_):
         page.add(f"<section data-collection='{escape(collection)}'><h2>{escape(collection)}</h2>")
-        page.add(results_table(evaluation, rows_, collection, better))
+        page.add(results_table(evaluation, rows_, collection, metrics.better))
+        tradeoff_section(page, data.tradeoffs.get(evaluation["id"], []), collection, metrics)
         page.add("</section>")
     powers_section(page, evaluation, rows_)
-    agreement_section(page, data, evaluation, better)
+    agreement_section(page, data, evaluation, metrics.better)
     page.add(legend(evaluation) + "<h2>Checks</h2>" + checks_section(evaluation))
     if evaluation["previous"] is not None:
         page.add(f"<h2 id='changes'>Against the previous evaluation, "
                  f"{link(href(evaluation['previous'], '../'), '#' + str(evaluation['previous']))}</h2>")  # fmt: skip
-        _against(page, data, data.pairs[evaluation["previous"], evaluation["id"]], detail)
+        pair = data.pairs[evaluation["previous"], evaluation["id"]]
+        _against(page, data, pair, metrics, detail)
     _curves(page, data, evaluation)
     page.add("<h2>Provenance</h2>" + provenance_section(evaluation))
     title = f"Evaluation #{evaluation['id']}"
@@ -68,25 +73,27 @@ def _neighbours(data: HistoryData, evaluation: dict) -> str:
     )
 
 
-def _against(page: Page, data: HistoryData, pair: Pair, detail: int) -> None:
+def _against(page: Page, data: HistoryData, pair: Pair, metrics: Metrics, detail: int) -> None:
     """What changed from `pair.old` to `pair.new`: the reasons, the aggregate values, and per
-    query (win/loss bars for the run and metric the filters choose, the largest changes)."""
+    query (win/loss bars for the run and metric the filters choose, the largest changes), each
+    change better or worse in its metric's direction."""
     page.add("<h3>What differs that can change numbers</h3>" + reasons_list(pair.reasons))
     changes = aggregate_changes(
         data.aggregates.get(pair.old, []), data.aggregates.get(pair.new, [])
     )
     page.add("<h3>Values that changed</h3>")
-    page.add(aggregate_changes_table(changes) if changes else "<p>No value changed.</p>")
     if not changes:
+        page.add("<p>No value changed.</p>")
         return
+    page.add(aggregate_changes_table(changes, metrics.better))
     if not pair.queries and pair.new not in {e["id"] for e in data.evaluations[-detail:]}:
         page.add(f"<p class='muted'>Per-query differences are kept for the latest {detail} "
                  "evaluations; <code>irpipe dashboard --detail N</code> keeps more.</p>")  # fmt: skip
         return
-    _win_loss(page, pair)
+    _win_loss(page, pair, metrics.per_query)
 
 
-def _win_loss(page: Page, pair: Pair) -> None:
+def _win_loss(page: Page, pair: Pair, better: dict[str, str | None]) -> None:
     if not pair.queries:
         return
     page.add("<h3>Per query</h3><p class='muted'>Each bar is one query's change, of the runs "
@@ -96,10 +103,11 @@ def _win_loss(page: Page, pair: Pair) -> None:
         records = [(r, qid, a, b) for c, r, m, qid, a, b in pair.queries
                    if c == collection and m == metric]  # fmt: skip
         fields = ["run", "qid", "old", "new"]
-        page.chart(charts.win_loss(collection, metric),
+        page.chart(charts.win_loss(collection, metric, better.get(metric)),
                    {"queries": rows(fields, records, coded=("run", "qid"))},
                    collection=collection, metric=metric)  # fmt: skip
-    page.add("</div><h3>The queries that changed most</h3>" + query_changes_table(pair.queries, 50))
+    page.add("</div><h3>The queries that changed most</h3>")
+    page.add(query_changes_table(pair.queries, better, 50))
 
 
 def _curves(page: Page, data: HistoryData, evaluation: dict) -> None:
@@ -118,7 +126,7 @@ def _curves(page: Page, data: HistoryData, evaluation: dict) -> None:
     page.add("</div>")
 
 
-def comparison_page(data: HistoryData, pair: Pair, better: dict) -> str:
+def comparison_page(data: HistoryData, pair: Pair, metrics: Metrics) -> str:
     """Any two evaluations (`irpipe dashboard --compare A B`): B against A, as an evaluation's
     page shows it against the previous one."""
     page = Page(depth=0)
@@ -129,6 +137,6 @@ def comparison_page(data: HistoryData, pair: Pair, better: dict) -> str:
     )
     page.add(f"<p class='lead'>{link(href(pair.new), '#' + str(pair.new))} against "
              f"{link(href(pair.old), '#' + str(pair.old))}</p>")  # fmt: skip
-    _against(page, data, pair, detail=len(data.evaluations))
+    _against(page, data, pair, metrics, detail=len(data.evaluations))
     title = f"Evaluation #{pair.new} against #{pair.old}"
     return page.render(title, data, escape(title))

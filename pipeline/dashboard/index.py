@@ -1,6 +1,6 @@
-"""The index page: what to look at first. Per collection, its latest evaluation's results and
-checks, what changed against the evaluation before it, and each metric's trend; then every
-evaluation of the history."""
+"""The index page: what to look at first. Per collection, its latest evaluation's results (and
+effectiveness against latency) and checks, what changed against the evaluation before it, and
+each metric's trend; then every evaluation of the history."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from html import escape
 
 from pipeline.dashboard import charts
 from pipeline.dashboard.data import HistoryData, Pair
+from pipeline.dashboard.metrics import Metrics
 from pipeline.dashboard.page import Page, collections_of, href, rows, series, status
 from pipeline.dashboard.tables import Cell, link, table, text
+from pipeline.dashboard.tradeoff import tradeoff_section
 from pipeline.dashboard.views import (
     checks_section,
     legend,
@@ -21,16 +23,17 @@ from pipeline.dashboard.views import (
 __all__ = ["index_page"]
 
 
-def index_page(data: HistoryData, better: dict, detail: int) -> str:
-    """The overview: per collection, its latest evaluation's results and checks, what changed
-    against the evaluation before it, and each metric's trend; then every evaluation."""
+def index_page(data: HistoryData, metrics: Metrics, detail: int) -> str:
+    """The overview: per collection, its latest evaluation's results (with effectiveness
+    against latency) and checks, what changed against the evaluation before it, and each
+    metric's trend; then every evaluation."""
     page = Page(depth=0)
     latest = data.evaluations[-1]
     page.add(f"<p class='lead'>Latest evaluation {link(href(latest['id']), '#' + str(latest['id']))}"
              f", started {escape(latest['started'])} on {escape(latest['host'])}, "
              f"<code>{escape(latest['spec'])}</code>: {status(latest)}</p>")  # fmt: skip
     for collection in _allcollections_of(data):
-        _collection_overview(page, data, collection, better)
+        _collection_overview(page, data, collection, metrics)
     page.add("<h2 id='evaluations'>Evaluations</h2>")
     page.add(_evaluations_table(data))
     return page.render("irpipe dashboard", data, "irpipe dashboard")
@@ -43,7 +46,7 @@ def _allcollections_of(data: HistoryData) -> list[str]:
     return list(found)
 
 
-def _collection_overview(page: Page, data: HistoryData, collection: str, better: dict) -> None:
+def _collection_overview(page: Page, data: HistoryData, collection: str, metrics: Metrics) -> None:
     latest = next(e for e in reversed(data.evaluations)
                   if collection in collections_of(data.aggregates.get(e["id"], [])))  # fmt: skip
     rows_ = data.aggregates[latest["id"]]
@@ -51,25 +54,26 @@ def _collection_overview(page: Page, data: HistoryData, collection: str, better:
                metric=(r[2] for r in rows_ if r[1] == collection))  # fmt: skip
     page.add(f"<section data-collection='{escape(collection)}'><h2>{escape(collection)}</h2>")
     page.add(f"<h3>Latest: evaluation {link(href(latest['id']), '#' + str(latest['id']))}</h3>")
-    page.add(results_table(latest, rows_, collection, better) + legend(latest))
+    page.add(results_table(latest, rows_, collection, metrics.better) + legend(latest))
+    tradeoff_section(page, data.tradeoffs.get(latest["id"], []), collection, metrics)
     page.add("<h3>Checks</h3>" + checks_section(latest))
     pair = data.pairs.get((latest["previous"], latest["id"])) if latest["previous"] else None
     if pair is not None:
-        _changed_overview(page, data, pair, collection)
+        _changed_overview(page, pair, collection, metrics.per_query)
     page.add("<h3>Trends</h3><div class='charts'>")
     for metric in dict.fromkeys(r[2] for r in rows_ if r[1] == collection):
-        _trend(page, data, latest, collection, metric, better.get(metric))
+        _trend(page, data, latest, collection, metric, metrics.better.get(metric))
     page.add("</div></section>")
 
 
-def _changed_overview(page: Page, data: HistoryData, pair: Pair, collection: str) -> None:
+def _changed_overview(page: Page, pair: Pair, collection: str, better: dict) -> None:
     page.add(f"<h3>What changed since {link(href(pair.old), '#' + str(pair.old))}</h3>")
     page.add(reasons_list(pair.reasons))
     mine = [q for q in pair.queries if q[0] == collection]
     if mine:
         page.add("<p>The queries that changed most (all on the "
                  f"{link(href(pair.new) + '#changes', 'evaluation page')}):</p>")  # fmt: skip
-        page.add(query_changes_table(mine, limit=10))
+        page.add(query_changes_table(mine, better, limit=10))
 
 
 def _trend(page: Page, data: HistoryData, latest: dict, collection: str, metric: str,
@@ -90,7 +94,7 @@ def _trend(page: Page, data: HistoryData, latest: dict, collection: str, metric:
     }
     if limits:
         datasets["limits"] = rows(["check", "run", "low", "high"], limits)
-    shown = charts.trend(collection, metric, bool(limits), points=len(data.evaluations) <= 60)
+    shown = charts.trend(collection, metric, bool(limits), len(data.evaluations) <= 60, better)
     page.chart(shown, datasets,
                collection=collection, metric=metric)  # fmt: skip
 

@@ -153,8 +153,8 @@ def _places(fallen: int) -> Cell:
     the other's; it sorts by the rise."""
     if fallen == 0:
         return Cell("0")
-    kind = "down" if fallen > 0 else "up"
-    return Cell(f"<span class={kind}>{abs(fallen)}</span>", -fallen)
+    kind = "down worse" if fallen > 0 else "up better"
+    return Cell(f"<span class='{kind}'>{abs(fallen)}</span>", -fallen)
 
 
 def _correlation_table(statistics: list[tuple]) -> str:

@@ -22,7 +22,11 @@ class Page:
         self.charts: list[dict[str, Any]] = []
         self.specs: list[dict[str, Any]] = []  # the charts' specifications, each once
         self.times: dict[str, str] = {}  # each evaluation's start, for the trends' time axis
-        self.choices: dict[str, set[str]] = {"collection": set(), "run": set(), "metric": set()}
+        self.choices: dict[str, set[str]] = {"collection": set(), "run": set(), "metric": set(),
+                                             "latency": set()}  # fmt: skip
+        #: a filter's choice when the page opens, where it is not "all" (the latency statistic
+        #: of the trade-off charts)
+        self.defaults: dict[str, str] = {}
 
     def add(self, html: str) -> None:
         self.sections.append(html)
@@ -40,7 +44,7 @@ class Page:
         self.add(f'<div class="chart" id="{chart_id}"{tagged}></div>')
 
     def offer(self, **values: Any) -> None:
-        """Values the filters offer (a collection, runs, metrics)."""
+        """Values the filters offer (a collection, runs, metrics, latency statistics)."""
         for key, found in values.items():
             self.choices[key] |= {found} if isinstance(found, str) else set(found)
 
@@ -48,6 +52,7 @@ class Page:
         payload = {
             "filters": {k: sorted(v) for k, v in self.choices.items()},
             "charts": self.charts,
+            "defaults": self.defaults,
             "specs": self.specs,
             "times": self.times,
         }

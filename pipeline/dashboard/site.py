@@ -14,7 +14,7 @@ from pathlib import Path
 from pipeline.dashboard.data import HistoryData
 from pipeline.dashboard.evaluation import comparison_page, evaluation_page
 from pipeline.dashboard.index import index_page
-from pipeline.dashboard.views import directions
+from pipeline.dashboard.metrics import Metrics
 from pipeline.errors import OutputError, SpecError
 from pipeline.outputs.targets import MARKER, MARKER_TEXT, marked_site
 
@@ -35,14 +35,15 @@ def vega_bundle() -> str:
     return vl_convert.javascript_bundle()
 
 
-def write_site(data: HistoryData, out: Path, detail: int, pair, registry) -> Path:
-    """Write the site for `data` into `out` (replacing the dashboard it held); `out/index.html`.
+def write_site(data: HistoryData, out: Path, detail: int, pair, metrics: Metrics) -> Path:
+    """Write the site for `data` into `out` (replacing the dashboard it held), its metrics
+    read as `metrics` says; `out/index.html`.
     A directory that is not a dashboard irpipe wrote is never replaced (`marked_site`)."""
     bundle = vega_bundle()
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
     try:
-        _write_all(data, staging, bundle, detail, pair, registry)
+        _write_all(data, staging, bundle, detail, pair, metrics)
         _replace(out, staging)
     finally:
         shutil.rmtree(staging, ignore_errors=True)  # gone once renamed; left only by a failure
@@ -63,7 +64,7 @@ def _replace(out: Path, staging: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def _write_all(data: HistoryData, root: Path, bundle: str, detail: int, pair, registry) -> None:
+def _write_all(data: HistoryData, root: Path, bundle: str, detail: int, pair, metrics) -> None:
     (root / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
     (root / "assets").mkdir()
     (root / "evaluations").mkdir()
@@ -71,11 +72,10 @@ def _write_all(data: HistoryData, root: Path, bundle: str, detail: int, pair, re
     for name in _ASSETS:
         text = resources.files("pipeline.dashboard").joinpath("assets", name).read_text("utf-8")
         (root / "assets" / name).write_text(text, encoding="utf-8")
-    better = directions({(m, m) for e in data.evaluations for m in e["metrics"]}, registry)
-    (root / "index.html").write_text(index_page(data, better, detail), encoding="utf-8")
+    (root / "index.html").write_text(index_page(data, metrics, detail), encoding="utf-8")
     for evaluation in data.evaluations:
-        page = evaluation_page(data, evaluation, better, detail)
+        page = evaluation_page(data, evaluation, metrics, detail)
         (root / "evaluations" / f"{evaluation['id']}.html").write_text(page, encoding="utf-8")
     if pair is not None:
-        page = comparison_page(data, data.pairs[pair], better)
+        page = comparison_page(data, data.pairs[pair], metrics)
         (root / f"compare-{pair[0]}-{pair[1]}.html").write_text(page, encoding="utf-8")

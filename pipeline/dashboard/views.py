@@ -4,7 +4,6 @@ its provenance. Each section reads the history's records (`data`), never the dat
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from html import escape
 from pathlib import PurePath
 from typing import Any
@@ -15,28 +14,12 @@ __all__ = [
     "aggregate_changes",
     "aggregate_changes_table",
     "checks_section",
-    "directions",
     "legend",
     "provenance_section",
     "query_changes_table",
     "reasons_list",
     "results_table",
 ]
-
-
-def directions(metrics: Iterable[tuple[str, str]], registry) -> dict[str, str | None]:
-    """Each metric label's better direction ("higher", "lower" or None), by its canonical form
-    as `registry` (the installed measures) resolves it now (None for a metric no installed
-    plugin provides)."""
-    from pipeline.errors import IrpipeError
-
-    found = {}
-    for label, canonical in metrics:
-        try:
-            found[label] = registry.resolve(canonical)[0].better
-        except (IrpipeError, IndexError):
-            found[label] = None
-    return found
 
 
 def _best(rows: list[tuple], better: dict[str, str | None]) -> set[tuple[str, str]]:
@@ -163,28 +146,40 @@ def aggregate_changes(old_rows: list[tuple], new_rows: list[tuple]) -> list[tupl
     return changed
 
 
-def aggregate_changes_table(changes: list[tuple]) -> str:
+def aggregate_changes_table(changes: list[tuple], better: dict[str, str | None]) -> str:
+    """The aggregate values that changed (`aggregate_changes`), each change marked better or
+    worse in its metric's direction (`better`, by label)."""
     rows = [
-        ([text(c), text(r), text(m), number(a), number(b), _difference(a, b)],
+        ([text(c), text(r), text(m), number(a), number(b), _difference(a, b, better.get(m))],
          {"collection": c, "run": r, "metric": m})
         for c, r, m, a, b in changes
     ]  # fmt: skip
     return table(["collection", "run", "metric", "before", "now", "Δ"], rows, kind="changes")
 
 
-def _difference(old: float | None, new: float | None) -> Cell:
+def _difference(old: float | None, new: float | None, better: str | None) -> Cell:
+    """A change: its arrow says which way the value went, its colour whether that is better
+    (where the metric has a direction: a latency that rises is worse)."""
     if old is None or new is None:
         return Cell("–")
     delta = new - old
-    kind = "up" if delta > 0 else "down" if delta < 0 else ""
-    return Cell(f"<span class={kind}>{delta:+.4f}</span>" if kind else f"{delta:+.4f}")
+    if not (delta > 0 or delta < 0):  # unchanged, or not a number
+        return Cell(f"{delta:+.4f}")
+    kind = "up" if delta > 0 else "down"
+    if better is not None:
+        kind += " better" if (delta > 0) == (better == "higher") else " worse"
+    return Cell(f"<span class='{kind}'>{delta:+.4f}</span>")
 
 
-def query_changes_table(queries: list[tuple], limit: int | None = None) -> str:
-    """The per-query values that changed, the largest changes first."""
+def query_changes_table(
+    queries: list[tuple], better: dict[str, str | None], limit: int | None = None
+) -> str:
+    """The per-query values that changed, the largest changes first, each marked better or
+    worse in the direction of its metric's per-query values (`better`, by label)."""
     ordered = sorted(queries, key=lambda q: -abs((q[5] or 0) - (q[4] or 0)))[:limit]
     rows = [
-        ([text(c), text(r), text(m), text(q), number(a), number(b), _difference(a, b)],
+        ([text(c), text(r), text(m), text(q), number(a), number(b),
+          _difference(a, b, better.get(m))],
          {"collection": c, "run": r, "metric": m})
         for c, r, m, q, a, b in ordered
     ]  # fmt: skip

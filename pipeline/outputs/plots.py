@@ -19,7 +19,7 @@ from pipeline.errors import SpecError
 from pipeline.hookspecs import hookimpl
 from pipeline.outputs.asl_plot import ASL_COLUMNS, asl_figure
 from pipeline.plan.output_tables import is_curve_table
-from pipeline.plan.tradeoff import is_tradeoff_table
+from pipeline.plan.tradeoff import is_tradeoff_table, wide_apart
 from pipeline.spec.levels import PLOT_LEVELS
 from pipeline.sql import quote_identifier
 
@@ -226,9 +226,8 @@ def _draw_tradeoff(ax: Axes, collection: str, points: list[tuple]) -> None:
         ax.annotate(run, (latency_value, value), textcoords="offset points",
                     xytext=(5, 4 if i % 2 == 0 else -11),
                     fontsize="small")  # fmt: skip
-    spread = [p[4] for p in points if p[4] > 0]
-    if len(spread) == len(points) and max(spread) > 20 * min(spread):
-        ax.set_xscale("log")  # latencies an order of magnitude apart
+    if wide_apart([p[4] for p in points]):
+        ax.set_xscale("log")
     ax.set(xlabel=latency, ylabel=metric, title=f"{collection}: {metric} against {latency}")
     ax.grid(True, linewidth=0.5, alpha=0.4)
     _legend_front(ax)

@@ -1,7 +1,8 @@
 """The effectiveness-latency trade-off (`level: tradeoff`): per collection, each run's value of
 one effectiveness `metric` beside one latency statistic (`latency`: a Latency or QPS metric of
 the spec), and whether the run is on the Pareto front: no other run of the collection is at
-least as good by both and better by one (each metric's own direction). Pure, no I/O."""
+least as good by both and better by one (each metric's own direction; `pareto_front`, which the
+dashboard runs over a history's aggregates too). Pure, no I/O."""
 
 from __future__ import annotations
 
@@ -11,7 +12,16 @@ from pipeline.spec import LoadedSpec
 from pipeline.spec.base import did_you_mean
 from pipeline.sql import Statement
 
-__all__ = ["TRADEOFF", "check_tradeoff", "is_tradeoff_table", "tradeoff_sql", "tradeoff_table"]
+__all__ = [
+    "TRADEOFF",
+    "check_tradeoff",
+    "is_tradeoff_table",
+    "pareto_front",
+    "sign",
+    "tradeoff_sql",
+    "tradeoff_table",
+    "wide_apart",
+]
 
 TRADEOFF = "tradeoff"
 
@@ -64,29 +74,49 @@ def _labelled(
 def tradeoff_sql(index: int, metric: ResolvedMeasure, latency: ResolvedMeasure) -> Statement:
     """Per collection and run with both values: the metric's, the latency statistic's, and
     whether the run is on the Pareto front; runs in spec order."""
-    better = _sign(metric)
-    faster = _sign(latency)
     sql = f"""
 CREATE TABLE {tradeoff_table(index)} AS
 WITH points AS (
     SELECT runs.ordinal, e.collection, e.run, e.metric, e.value, l.metric AS latency,
-        l.value AS latency_value
+        l.value AS latency_value, {_sign(metric)} AS better, {_sign(latency)} AS faster
     FROM aggregate e
     JOIN aggregate l ON l.run = e.run AND l.collection = e.collection
     JOIN runs ON runs.run = e.run AND runs.collection = e.collection
     WHERE e.metric = ? AND l.metric = ? AND isfinite(e.value) AND isfinite(l.value)
 )
 SELECT collection, run, metric, value, latency, latency_value,
-    NOT EXISTS (SELECT 1 FROM points o WHERE o.collection = p.collection AND o.run <> p.run
-        AND {better} * o.value >= {better} * p.value
-        AND {faster} * o.latency_value >= {faster} * p.latency_value
-        AND ({better} * o.value > {better} * p.value
-             OR {faster} * o.latency_value > {faster} * p.latency_value)) AS pareto
+    {pareto_front("points", ("collection",))} AS pareto
 FROM points p
 ORDER BY ordinal"""
     return Statement(sql, [metric.label, latency.label])
 
 
-def _sign(m: ResolvedMeasure) -> str:
+def pareto_front(points: str, same: tuple[str, ...]) -> str:
+    """SQL, true where the row `p` of `points` is on the Pareto front of the rows sharing its
+    `same` columns: no other run among them is at least as good by both values and better by
+    one. Each row has its `run`, its `value` and `latency_value`, and the signs `better` and
+    `faster` of its metric and its latency statistic (1 where a higher value is better, -1
+    where a lower one is: `sign`). The one definition of the front: the `tradeoff` output's
+    and the dashboard's."""
+    alike = "".join(f" AND o.{column} = p.{column}" for column in same)
+    return f"""NOT EXISTS (SELECT 1 FROM {points} o WHERE o.run <> p.run{alike}
+        AND p.better * o.value >= p.better * p.value
+        AND p.faster * o.latency_value >= p.faster * p.latency_value
+        AND (p.better * o.value > p.better * p.value
+             OR p.faster * o.latency_value > p.faster * p.latency_value))"""
+
+
+def wide_apart(latencies: list[float]) -> bool:
+    """Whether latencies are drawn on a log scale: all positive, the largest more than 20
+    times the smallest (an order of magnitude apart)."""
+    positive = [t for t in latencies if t > 0]
+    return bool(positive) and len(positive) == len(latencies) and max(positive) > 20 * min(positive)
+
+
+def sign(better: str | None) -> int:
     """1 where a higher value is better, -1 where a lower one is."""
-    return "1" if m.better == "higher" else "-1"
+    return -1 if better == "lower" else 1
+
+
+def _sign(m: ResolvedMeasure) -> str:
+    return str(sign(m.better))

@@ -1,11 +1,13 @@
-// irpipe's dashboard pages: the filters (collection, run, metric), sortable tables, and the
-// charts, drawn by Vega-Lite (assets/vega.js) from the rows in the page's JSON block. Nothing is
-// fetched: every byte a page needs is in it or beside it.
+// irpipe's dashboard pages: the filters (collection, run, metric, and the latency statistic of
+// the effectiveness-latency charts), sortable tables, and the charts, drawn by Vega-Lite
+// (assets/vega.js) from the rows in the page's JSON block. Nothing is fetched: every byte a
+// page needs is in it or beside it.
 (function () {
   "use strict";
   const page = JSON.parse(document.getElementById("irpipe-data").textContent);
-  const KEYS = ["collection", "run", "metric"];
-  const chosen = { collection: "", run: "", metric: "" };
+  const KEYS = ["collection", "run", "metric", "latency"];
+  const chosen = { collection: "", run: "", metric: "", latency: "" };
+  Object.assign(chosen, page.defaults || {});  // a latency statistic rather than all of them
 
   // A trend's series (each run's values in evaluation order) as (evaluation, run, value) rows.
   function fromSeries(compact) {
@@ -38,10 +40,25 @@
     return rows;
   }
 
+  // A trade-off chart is of two metrics, tagged with its latency statistic too: choosing that
+  // statistic as the metric shows it.
   function matches(tags) {
     return KEYS.every(function (key) {
-      return !chosen[key] || tags[key] === undefined || tags[key] === "" || tags[key] === chosen[key];
+      const tag = tags[key];
+      return !chosen[key] || tag === undefined || tag === "" || tag === chosen[key] ||
+        (key === "metric" && tags.latency === chosen.metric);
     });
+  }
+
+  // A latency statistic chosen as the metric is the trade-off charts' statistic too.
+  function choose(key, value) {
+    chosen[key] = value;
+    const latencies = page.filters.latency || [];
+    if (key === "metric" && latencies.indexOf(value) >= 0) {
+      chosen.latency = value;
+      const select = document.querySelector("#filters select[name=latency]");
+      if (select) { select.value = value; }
+    }
   }
 
   function tagsOf(element) {
@@ -52,7 +69,7 @@
 
   // Rows, sections and charts carry their own tags; a metric's column is tagged on its header.
   function applyToElements() {
-    const tagged = "[data-collection], [data-run], [data-metric]";
+    const tagged = "[data-collection], [data-run], [data-metric], [data-latency]";
     document.querySelectorAll(tagged).forEach(function (element) {
       element.classList.toggle("filtered-out", !matches(tagsOf(element)));
     });
@@ -146,7 +163,7 @@
       values.forEach(function (value) { select.add(new Option(value, value)); });
       select.value = chosen[key] || "";
       select.addEventListener("change", function () {
-        chosen[key] = select.value;
+        choose(key, select.value);
         refresh();
       });
       label.appendChild(select);
