@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+import pytest
 import yaml
 from conftest import irpipe_inprocess
 from PIL import Image
@@ -73,3 +74,27 @@ def test_a_tradeoff_names_a_latency_statistic(tmp_path):
         result = irpipe_inprocess("validate", _spec(tmp_path, [output]), cwd=tmp_path)
         assert result.returncode == 2, result.stderr
         assert said in result.stderr
+
+
+def _front_corners(svg) -> list[tuple[float, float]]:
+    """The vertices of the front's step line, in the SVG's coordinates."""
+    root = ET.parse(svg).getroot()
+    group = next(g for g in root.iter(f"{SVG}g") if g.get("id") == "pareto-front")
+    words = next(group.iter(f"{SVG}path")).get("d").replace("M", "").split("L")
+    return [tuple(float(n) for n in word.split()) for word in words]
+
+
+@pytest.mark.parametrize(("latency", "holds"), [("Latency(stat='p95')", "left"), ("QPS", "right")])
+def test_the_front_steps_the_way_its_latency_is_better(tmp_path, latency, holds):
+    """Between two runs of the front the line holds the value of the run whose latency is the
+    better there: the faster-answering left one for a time, the right one for QPS (higher is
+    better): the line bounds what the front dominates."""
+    metrics = ("nDCG@10", "Latency(stat=p95)", "QPS")
+    output = {**_tradeoff("t.svg"), "latency": latency}
+    result = irpipe_inprocess("run", "--quiet", _spec(tmp_path, [output], metrics), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    first, corner, last = _front_corners(tmp_path / "t.svg")
+    if holds == "left":  # across at the first run's value, then to the second's
+        assert corner == (last[0], first[1])
+    else:  # to the second run's value at the first run's latency, then across
+        assert corner == (first[0], last[1])

@@ -83,7 +83,7 @@ _CURVE = "collection, run, recall, precision, n_queries"
 #: the table of every pair's p-value, which the ASL curves draw (`compare.discrimination`)
 DISCRIMINATION_PAIRS = "discrimination_pairs"
 _DIFF = "collection, run, baseline, metric, qid, difference, outcome"
-_TRADEOFF = "collection, run, metric, value, latency, latency_value, pareto"
+_TRADEOFF = "collection, run, metric, value, latency, latency_value, pareto, faster"
 
 
 class PngWriter(PlotWriter):
@@ -199,7 +199,7 @@ def tradeoff_figure(rows: list[tuple]) -> Figure:
     """One axes per collection: each run a point, the latency statistic across and the
     effectiveness metric up, the runs on the Pareto front filled and joined by a step line,
     the others hollow. `rows`: (collection, run, metric, value, latency, latency_value,
-    pareto)."""
+    pareto, faster)."""
     panels: dict[str, list[tuple]] = {}
     for collection, *rest in rows:
         panels.setdefault(collection, []).append(rest)
@@ -214,12 +214,15 @@ def tradeoff_figure(rows: list[tuple]) -> Figure:
 
 
 def _draw_tradeoff(ax: Axes, collection: str, points: list[tuple]) -> None:
-    _, metric, _, latency, _, _ = points[0]
+    _, metric, _, latency, _, _, faster = points[0]
     front = sorted((p for p in points if p[5]), key=lambda p: p[4])
     if len(front) > 1:
+        # between two runs of the front, the line holds the value of the one whose latency is
+        # the better there: the left one's where lower is better, the right one's for QPS
         xs, ys = [p[4] for p in front], [p[2] for p in front]
-        ax.step(xs, ys, where="post", color="C0", linewidth=1, alpha=0.6, gid="pareto-front")
-    for i, (run, _, value, _, latency_value, pareto) in enumerate(points):
+        where = "post" if faster < 0 else "pre"
+        ax.step(xs, ys, where=where, color="C0", linewidth=1, alpha=0.6, gid="pareto-front")
+    for i, (run, _, value, _, latency_value, pareto, _) in enumerate(points):
         ax.plot([latency_value], [value], marker="o", markersize=7, linestyle="none",
                 color="C0", markerfacecolor="C0" if pareto else "white",
                 gid=f"point-{i}-{'front' if pareto else 'dominated'}")  # fmt: skip

@@ -72,8 +72,9 @@ def _labelled(
 
 
 def tradeoff_sql(index: int, metric: ResolvedMeasure, latency: ResolvedMeasure) -> Statement:
-    """Per collection and run with both values: the metric's, the latency statistic's, and
-    whether the run is on the Pareto front; runs in spec order."""
+    """Per collection and run with both values: the metric's, the latency statistic's,
+    whether the run is on the Pareto front, and which latency value is better (`faster`: -1
+    lower, 1 higher, as QPS); runs in spec order."""
     sql = f"""
 CREATE TABLE {tradeoff_table(index)} AS
 WITH points AS (
@@ -85,7 +86,7 @@ WITH points AS (
     WHERE e.metric = ? AND l.metric = ? AND isfinite(e.value) AND isfinite(l.value)
 )
 SELECT collection, run, metric, value, latency, latency_value,
-    {pareto_front("points", ("collection",))} AS pareto
+    {pareto_front("points", ("collection",))} AS pareto, faster
 FROM points p
 ORDER BY ordinal"""
     return Statement(sql, [metric.label, latency.label])
