@@ -1,8 +1,9 @@
 """What the Spark engine's tests share (test_engine_spark.py: values; test_spark_inputs.py:
-reading, URIs and bad inputs; test_spark_session.py: the session, the command line, outputs):
-a spec evaluated by both engines and its tables compared, every number the same double.
+reading, URIs and bad inputs; test_spark_session.py: the session, the command line, outputs;
+test_spark_latency.py: runs' times): a spec evaluated by both engines and its tables compared,
+every number the same double.
 
-Split in three files so that the suite's two workers share the Spark work (`--dist loadfile`
+Split in four files so that the suite's two workers share the Spark work (`--dist loadfile`
 keeps a file on one worker); each worker starts its own Spark (the `spark` fixture, conftest.py).
 """
 

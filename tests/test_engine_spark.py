@@ -7,7 +7,7 @@ with every hard case (ties, graded and negative judgments, unjudged documents, q
 from runs or only in runs) under every setting that changes what a query's values are, the
 quickstart, other tools' measures, plugins' metrics, comparisons, judgment sets. Reading inputs and
 bad inputs are in test_spark_inputs.py; the session, the command line and outputs in
-test_spark_session.py; what they share in spark_support.py.
+test_spark_session.py; runs' times in test_spark_latency.py; what they share in spark_support.py.
 """
 
 from __future__ import annotations

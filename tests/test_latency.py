@@ -6,6 +6,7 @@ input errors naming file and line; a gate on Latency(stat=p95) failing a slower 
 from __future__ import annotations
 
 import csv
+import re
 
 import numpy as np
 import pytest
@@ -81,7 +82,9 @@ def test_latency_statistics_are_numpys(tmp_path, seed):
         assert float(found[name, "QPS"]["value"]) == pytest.approx(qps, rel=1e-12)
 
 
-def _one_run(tmp_path, latency: str, run: str = "q1 Q0 d1 1 2.0 r\nq2 Q0 d1 1 1.0 r\n"):
+def one_run_spec(tmp_path, latency: str, run: str = "q1 Q0 d1 1 2.0 r\nq2 Q0 d1 1 1.0 r\n"):
+    """spec.yaml (its path) of one run `r` of queries q1 and q2 timed by `latency`, the text of
+    r.latency, with its aggregate Latency(stat=p95) as an output."""
     (tmp_path / "qrels.txt").write_text("q1 0 d1 1\nq2 0 d1 1\n")
     (tmp_path / "r.txt").write_text(run)
     (tmp_path / "r.latency").write_text(latency)
@@ -89,21 +92,29 @@ def _one_run(tmp_path, latency: str, run: str = "q1 Q0 d1 1 2.0 r\nq2 Q0 d1 1 1.
             "runs": {"r": {"path": "r.txt", "collection": "c", "latency": "r.latency"}},
             "outputs": [{"path": "out/a.tsv", "level": "aggregate"}]}  # fmt: skip
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    return tmp_path / "spec.yaml"
+
+
+def _one_run(tmp_path, latency: str, run: str = "q1 Q0 d1 1 2.0 r\nq2 Q0 d1 1 1.0 r\n"):
+    one_run_spec(tmp_path, latency, run)
     return irpipe_inprocess("run", "--quiet", "spec.yaml", cwd=tmp_path)
 
 
-@pytest.mark.parametrize(
-    ("latency", "said"),
-    [
-        ("q1 3.5\nq2 abc\n", "r.latency:2: the time must be a number, found 'abc'"),
-        ("q1 3.5\nq2 -1\n", "r.latency:2: the time must not be negative, found '-1'"),
-        ("q1 inf\n", "r.latency:1: the time must be a finite number, found 'inf'"),
-        ("q1\n", "r.latency:1: expected 2 fields (qid time), found 1"),
-        ("qid usec\nq1 3\nqid ms\n", "r.latency:3: the time must be a number, found 'ms'"),
-        ("q1 3\n# q9 4\nq9 4\n", "r.latency:3: query 'q9' is timed, and run 'r' does not answer"),
-        ("# nothing\n", "r.latency: no data"),
-    ],
-)
+#: bad latency files, and what the error says (test_spark_inputs.py: the same on Spark)
+BAD_LATENCY = [
+    ("q1 3.5\nq2 abc\n", "r.latency:2: the time must be a number, found 'abc'"),
+    ("q1 3.5\nq2 -1\n", "r.latency:2: the time must not be negative, found '-1'"),
+    ("q1 x\nq2 -1\n", "r.latency:1: the time must be a number, found 'x'"),  # every query's
+    ("q1 inf\n", "r.latency:1: the time must be a finite number, found 'inf'"),
+    ("q1\n", "r.latency:1: expected 2 fields (qid time), found 1"),
+    ("qid usec\nq1 3\nqid ms\n", "r.latency:3: the time must be a number, found 'ms'"),
+    ("q1 3\n# q9 4\nq9 4\n", "r.latency:3: query 'q9' is timed, and run 'r' does not answer"),
+    ("q1 3\nq9 4\nq8 2\nq8 1\n", "r.latency:3: query 'q8' is timed, and run 'r' does not answer"),
+    ("# nothing\n", "r.latency: no data"),
+]
+
+
+@pytest.mark.parametrize(("latency", "said"), BAD_LATENCY)
 def test_bad_latency_files_are_refused_by_line(tmp_path, latency, said):
     """A time that is not a number, negative, infinite; a short line; a second header of
     another unit; a query the run does not answer; no time at all: exit 3 naming the file and
@@ -206,13 +217,19 @@ def test_a_frames_latency_is_one_finite_time_per_query(times, said):
         evaluate(qrels={"1": {"a": 1}}, runs={"x": frame}, metrics=["Latency"])
 
 
-def test_the_spark_engine_refuses_latency_by_its_key(tmp_path):
-    """On engine spark, a run's latency is a spec error naming the key and the engine (exit 2),
-    found before anything is read."""
-    _one_run(tmp_path, "q1 3\n")
-    spec = yaml.safe_load((tmp_path / "spec.yaml").read_text())
-    spec["settings"] = {"engine": "spark"}
-    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
-    result = irpipe_inprocess("validate", "--no-data", "spec.yaml", cwd=tmp_path)
-    assert result.returncode == 2
-    assert "runs.r.latency: the spark engine does not read runs' latency files" in result.stderr
+def test_times_given_in_python_are_for_the_duckdb_engine(tmp_path):
+    """A run's times as a table given in Python, on engine spark: a spec error naming the key,
+    as for any input given in Python (the Spark engine reads files where they live), before
+    Spark starts."""
+    import pandas as pd
+
+    from pipeline import evaluate
+    from pipeline.errors import SpecError
+
+    one_run_spec(tmp_path, "q1 3\n")
+    times = pd.DataFrame({"qid": ["q1"], "ms": [3.0]})
+    run = {"path": str(tmp_path / "r.txt"), "latency": times}
+    said = "runs.r.latency: memory://latency/r is read in Python and evaluated by the duckdb engine"
+    with pytest.raises(SpecError, match=re.escape(said)):
+        evaluate(qrels=str(tmp_path / "qrels.txt"), runs={"r": run}, metrics=["Latency"],
+                 engine="spark")  # fmt: skip

@@ -3,7 +3,7 @@ each query, in milliseconds, or in microseconds where the file's first line is t
 `qid usec` (as PISA writes its per-query times; `qid ms` names milliseconds). Fields past the
 second are allowed. A query may be timed several times (repetitions): the median of its times
 counts (`pipeline.plan.latency`). A time must be a finite number, not negative; a query the run
-does not answer is an input error naming the line (`pipeline.engines.duckdb.latency`).
+does not answer is an input error naming the line (`unanswered`: both engines ask it).
 
 A run frame's `latency_ms` column (one value per query) gives the same rows as a table of
 columns `qid`, `ms` (`pipeline.notebook.inputs`).

@@ -50,16 +50,14 @@ class Column:
 class LoadedTable:
     """A table inputs are loaded into: `key` names each input's rows (its collection or run),
     then `columns`, then `ok` (false for a row that breaks a rule). `kind` is what messages call
-    its inputs ("qrels" or "run"); `identity` the columns a row may not repeat."""
+    its inputs ("qrels" or "run"); `identity` the columns a row may not repeat (none: its rows
+    may repeat, as a query timed several times)."""
 
     name: str
     kind: str
     key: str
     columns: tuple[Column, ...]
     identity: tuple[str, ...] = ("qid", "docno")
-    #: the Spark engine's row stream carries its rows (`row_stream`); the runs' latencies it
-    #: does not read (the preflight refuses them there)
-    streamed: bool = True
 
     def typed(self, grades: str = "integer") -> dict[str, str]:
         """Each column's DuckDB type, a grade's by the `grades` setting."""
@@ -68,6 +66,10 @@ class LoadedTable:
     def natural(self) -> list[str]:
         """The columns that hold non-negative integers (a subtopic)."""
         return [c.name for c in self.columns if c.natural]
+
+    def nonnegative(self) -> list[str]:
+        """The columns whose values may not be negative (a time)."""
+        return [c.name for c in self.columns if c.nonnegative]
 
     def said(self, column: str) -> str:
         """How messages name a value of `column` ("the score")."""
@@ -106,11 +108,10 @@ RUNS = LoadedTable(
     (*_IDS, Column("rank", "BIGINT", optional=True), Column("score", "DOUBLE", said="the score")),
 )
 #: the times a run took to answer its queries, in milliseconds: a query may be timed several
-#: times (repetitions: its median counts, `query_latency`)
+#: times (repetitions: its median counts, `query_latency`), so nothing is a duplicate
 LATENCY = LoadedTable(
     "latency", "latency", "run", (Column("qid", "VARCHAR"), Column("ms", "DOUBLE", nonnegative=True, said="the time")),
-    ("qid",),
-    streamed=False,
+    (),
 )  # fmt: skip
 #: every loaded table, by name
 LOADED_TABLES = {table.name: table for table in (QRELS, SUBTOPIC_QRELS, RUNS, LATENCY)}

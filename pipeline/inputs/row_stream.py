@@ -2,9 +2,10 @@
 together: the Spark engine's workers read each input into these rows and hand a shard all of its
 queries' rows at once, which it puts back into the loaded tables (`into_tables`).
 
-A row is `kind` ("qrels" or "run"), `name` (its collection or run), every loaded table's columns
-once (NULL where its table has none; a grade travels as a double, exact for every integer one),
-then `ok`. A new format's table adds its columns here by being declared in `loaded_tables`.
+A row is `kind` ("qrels", "run" or "latency": its table's), `name` (its collection or run),
+every loaded table's columns once (NULL where its table has none; a grade travels as a double,
+exact for every integer one), then `ok`. A new format's table adds its columns here by being
+declared in `loaded_tables`.
 """
 
 from __future__ import annotations
@@ -12,12 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pipeline.inputs.format import Load
-from pipeline.inputs.loaded_tables import LOADED_TABLES as _DECLARED
-from pipeline.inputs.loaded_tables import LoadedTable
+from pipeline.inputs.loaded_tables import LOADED_TABLES, LoadedTable
 from pipeline.sql import Statement
-
-#: the loaded tables the stream carries (`LoadedTable.streamed`)
-LOADED_TABLES = {name: table for name, table in _DECLARED.items() if table.streamed}
 
 __all__ = ["IDENTITY", "STREAM_COLUMNS", "checked_rows", "into_tables", "padded", "stream_columns"]
 
@@ -78,11 +75,14 @@ def _into(table: LoadedTable, names: list[str]) -> Statement:
 IDENTITY = tuple(dict.fromkeys(c for t in LOADED_TABLES.values() for c in t.identity))
 
 
-def checked_rows() -> str:
+def checked_rows(identified: bool = False) -> str:
     """SQL of every loaded table's rows as (kind, name, the `IDENTITY` columns, ok): what the
-    checks of lines and duplicates read, whatever the format."""
+    checks of lines read, whatever the format; `identified`: only the tables whose rows may not
+    repeat (an `identity`), which the check of duplicates reads."""
     parts = []
     for table in LOADED_TABLES.values():
+        if identified and not table.identity:
+            continue
         ids = ", ".join(c if c in table.identity else f"NULL AS {c}" for c in IDENTITY)
         parts.append(
             f"SELECT '{table.kind}' AS kind, {table.key} AS name, {ids}, ok FROM {table.name}"

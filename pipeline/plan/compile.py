@@ -43,7 +43,7 @@ from pipeline.plan.sql_plan import (
     RunsPart,
     SqlPlan,
 )
-from pipeline.plan.statistics import STATISTICS
+from pipeline.plan.statistics import aggregated_statistics
 from pipeline.plan.suite_tables import suite_tables
 from pipeline.plan.tables import (
     name_tables,
@@ -91,7 +91,7 @@ def compile_plan(
     apart = any(len(run.collections) > 1 for run in loaded.spec.runs.values())
     ranking = replace(ranking, apart=apart)
     exact = averages_exactly(everything)
-    statistics = tuple(dict.fromkeys(m.aggregator for m in metrics if m.aggregator in STATISTICS))
+    statistics = aggregated_statistics(metrics)
     options = per_query_options(
         compiled, settings, judged_rows, missing_rankings, exact, statistics
     )

@@ -17,6 +17,7 @@ from pipeline.plan.fusion import Fusion, with_fusions
 from pipeline.plan.ranking import SortKey, mostly_judged
 from pipeline.plan.slices import slice_bounds
 from pipeline.plan.sql_text import plan_text
+from pipeline.plan.statistics import aggregated_statistics
 from pipeline.sql import Statement
 
 __all__ = [
@@ -140,6 +141,12 @@ class ResultsPart:
     def exact_mean(self) -> bool:
         """A metric averages by `exact_mean` (its SQL is then in the aggregate statements)."""
         return averages_exactly([*self.metrics, *self.curves])
+
+    @property
+    def statistics(self) -> tuple[str, ...]:
+        """The statistics over queries that metrics aggregate by (Latency's median, percentiles,
+        max, QPS: their SQL is then in the aggregate statement)."""
+        return aggregated_statistics(self.metrics)
 
 
 @dataclass(frozen=True, kw_only=True)

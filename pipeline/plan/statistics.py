@@ -14,12 +14,26 @@ order of operations, so that no value differs from numpy's.
 
 from __future__ import annotations
 
-__all__ = ["PERCENTILES", "STATISTICS", "median", "percentile", "statistic"]
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pipeline.measures.resolved import ResolvedMeasure
+
+__all__ = [
+    "PERCENTILES", "STATISTICS", "aggregated_statistics", "median", "percentile", "statistic",
+]  # fmt: skip
 
 #: the percentiles an aggregator may name, by name (`p95`: numpy's q = 95 / 100)
 PERCENTILES = {"p90": 90, "p95": 95, "p99": 99}
 #: every statistic `statistic` writes, beyond the mean
 STATISTICS = ("median", *PERCENTILES, "max", "qps")
+
+
+def aggregated_statistics(metrics: Iterable[ResolvedMeasure]) -> tuple[str, ...]:
+    """The statistics of `STATISTICS` that `metrics` aggregate by, once each, in their order:
+    the cases the aggregate statement needs."""
+    return tuple(dict.fromkeys(m.aggregator for m in metrics if m.aggregator in STATISTICS))
 
 
 def _sorted(value: str) -> str:

@@ -1,7 +1,8 @@
 """The preflight's checks of the runs' latency inputs (`runs.NAME.latency`), before any data is
-read: the DuckDB engine reads them (the Spark engine does not), a metric that reads runs' times
-has some run that gives them; and, with the data, the unit each file's header names (its first
-line: `qid usec`), which the plan reads the file in."""
+read: a metric that reads runs' times has some run that gives them (both engines read them; a
+table given in Python only the duckdb engine, as every input: `input_files`); and, with the
+data, the unit each file's header names (its first line: `qid usec`), which the plan reads the
+file in."""
 
 from __future__ import annotations
 
@@ -20,15 +21,9 @@ __all__ = ["check_latency", "with_latency_units"]
 
 
 def check_latency(loaded: LoadedSpec, metrics: list[ResolvedMeasure]) -> None:
-    """SpecError, naming the key, for a latency input on an engine that does not read it, or a
-    metric of runs' times in a spec whose runs give none."""
+    """SpecError, naming the key, for a metric of runs' times in a spec whose runs give none."""
     spec = loaded.spec
     timed = [name for name, run in spec.file_runs().items() if run.latency is not None]
-    if timed and spec.settings.engine != "duckdb":
-        raise SpecError(
-            f"{loaded.where('runs', timed[0], 'latency')}: the {spec.settings.engine} engine does "
-            "not read runs' latency files; evaluate latency with engine: duckdb"
-        )
     c = columns_of(spec.settings)
     reading = [m for m in metrics if any(n.kind == "latency" for n in declared_needs(m, c))]
     if reading and not timed:

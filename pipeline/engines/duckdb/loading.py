@@ -23,7 +23,6 @@ from pipeline.inputs.formats import after_loading
 from pipeline.inputs.table_rows import is_table_input
 from pipeline.inputs.text_lines import insert_lines, lenient_lines, problem_lines
 from pipeline.plan import unmatched_runs as unmatched
-from pipeline.plan.latency import query_medians
 from pipeline.plan.sql_plan import RunsPart
 
 __all__ = [
@@ -159,7 +158,8 @@ def check_judged(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
 def load_latency(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
     """The latency inputs of a batch of runs (recorded in `present`): loaded and checked line by
     line as any input, each timing only its run's queries (the first that does not is named by
-    its line); then each query's median time, which the measures read."""
+    its line); then what their format runs once loaded: each query's median time, which the
+    measures read."""
     if not loads:
         return
     insert_inputs(con, loads)
@@ -169,4 +169,4 @@ def load_latency(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
         load = next(load for load in loads if load.name == run)
         found = None if is_table_input(load.path) else one(con, latency.unanswered_line(load, qid))
         raise InputDataError(latency.unanswered_message(load, qid, found))
-    run_all(con, [query_medians(loads)])
+    run_all(con, after_loading(loads))

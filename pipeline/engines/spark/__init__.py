@@ -1,10 +1,10 @@
 """The Spark engine: the same plan, sharded by query id, with the DuckDB engine's numbers.
 
 The driver reads the inputs where they live (`inputs`), Spark partitions every qrels and run row
-by query id, and each partition is evaluated on a worker by the plan's own SQL in an in-memory
-DuckDB (`shard`). The per-query rows come back to the driver, where the aggregates are computed
-from them by the same SQL as on one machine (`results`): so every table, and every digit, is the
-DuckDB engine's. The agreement entries' confusion cells are counted by Spark SQL, by the
+(and every time of a run's latency input) by query id, and each partition is evaluated on a
+worker by the plan's own SQL in an in-memory DuckDB (`shard`). The per-query rows come back to
+the driver, where the aggregates are computed from them by the same SQL as on one machine
+(`results`): so every table, and every digit, is the DuckDB engine's. The agreement entries' confusion cells are counted by Spark SQL, by the
 statement the DuckDB engine runs (`cells`). pyspark is imported only here, and only when a spec chooses the engine.
 
 Imports: pyspark and pyarrow, the DuckDB engine's SQL and the plan.

@@ -191,7 +191,7 @@ def _parquet_frame(spark: SparkSession, load: Load) -> DataFrame:
             f"{load.path}: a Parquet {_kind(load)} needs the columns {', '.join(wanted)}; "
             f"missing: {', '.join(missing)} (found: {', '.join(frame.columns)})"
         )
-    for column in ("qid", "docno"):
+    for column in [c for c in ("qid", "docno") if c in wanted]:
         kind = frame.schema[column].dataType.simpleString()
         problem = id_type_problem(str(load.path), column, kind)
         if problem:
@@ -211,8 +211,8 @@ def _cause(exc: Exception) -> str:
 
 def _parquet_rows(spark: SparkSession, load: Load) -> DataFrame:
     """A Parquet input's rows in the stream's columns, each checked as DuckDB's table reader
-    checks it: every column its table needs read, a double finite, a natural number not
-    negative."""
+    checks it: every column its table needs read, a double finite, a natural number (or a time)
+    not negative."""
     from pyspark.sql.functions import lit
 
     frame = _parquet_frame(spark, load)
@@ -223,7 +223,7 @@ def _parquet_rows(spark: SparkSession, load: Load) -> DataFrame:
     frame = frame.selectExpr(*padded(table, given, SPARK_TYPES))
     ok = [f"{c} IS NOT NULL" for c in wanted]
     ok += [f"NOT isnan({c}) AND abs({c}) < double('inf')" for c in table.finite(load.format.grades)]
-    ok += [f"{c} >= 0" for c in table.natural()]
+    ok += [f"{c} >= 0" for c in (*table.natural(), *table.nonnegative())]
     return frame.selectExpr("*", f"coalesce({' AND '.join(ok)}, false) AS ok").select(
         lit(_kind(load)).alias("kind"), lit(load.name).alias("name"), *stream_columns(), "ok"
     )

@@ -59,6 +59,19 @@ class Reporter:
                 return messages.problems_message(self._at(uri), rows, bad)
         return f"{self.load.path}: {bad} bad lines"  # gone since they were counted
 
+    def first_line(self, qid: str) -> tuple[Load, tuple[int, str] | None]:
+        """The first line holding `qid` (of the first file holding one), as (line number,
+        line), with the load named by that file; none for a Parquet input (rows, not lines)."""
+        from pyspark.sql import functions as F
+
+        if not self.parquet:
+            for uri in self.files:
+                found = self._numbered(uri).filter(F.col("ok") & (F.col("qid") == F.lit(qid)))
+                rows = found.orderBy("line_no").limit(1).collect()
+                if rows:
+                    return self._at(uri), (rows[0].line_no, rows[0].line)
+        return self.load, None
+
     def queries(self, count: int = 3) -> list[str]:
         """The first queries of a run (to show one that shares none with its qrels)."""
         from pipeline.engines.spark.inputs import input_rows
@@ -135,6 +148,10 @@ class Reporter:
         problems += [
             f"WHEN {c} < 0 THEN '{table.said(c)} must be a non-negative integer, found ' || {c}"
             for c in table.natural()
+        ]
+        problems += [
+            f"WHEN {c} < 0 THEN '{table.said(c)} must not be negative, found ' || {c}"
+            for c in table.nonnegative()
         ]
         explained = frame.selectExpr("*", f"CASE {' '.join(problems)} END AS problem")
         found = explained.filter("problem IS NOT NULL").limit(messages.MAX_REPORTED).collect()

@@ -9,11 +9,12 @@ as the DuckDB engine orders them, and the aggregates computed from them by the s
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from pipeline.errors import DuplicateError, InputDataError
 from pipeline.inputs import messages
+from pipeline.inputs.latency import unanswered_message
 from pipeline.plan.per_query import aggregate_tables
 from pipeline.plan.unmatched_runs import unmatched_message
 
@@ -92,7 +93,10 @@ def finish(
         )
         for table, metrics in tables:
             con.execute(_PER_QUERY.format(table=table, rows=_RESULT.format(table), metrics=metrics))
-        aggregates = aggregate_tables(plan.runs.missing_rankings, curves, plan.results.exact_mean)
+        results = plan.results
+        aggregates = aggregate_tables(
+            plan.runs.missing_rankings, curves, results.exact_mean, results.statistics
+        )
         if aggregate is not None:
             con.register("spark_aggregate", aggregate)
             con.execute(_AGGREGATE)
@@ -115,7 +119,8 @@ def _check(
     con: duckdb.DuckDBPyConnection, plan: SqlPlan, reporter: Callable[[Load], Reporter]
 ) -> None:
     """The DuckDB engine's checks, in its order: each qrels file's lines, then its duplicates;
-    then every run's lines, every run's duplicates, and the queries each shares with its qrels."""
+    then every run's lines, every run's duplicates, and the queries each shares with its qrels;
+    then the runs' times."""
     lines = {
         (kind, name): (rows, bad)
         for kind, name, rows, bad in con.execute(
@@ -138,6 +143,7 @@ def _check(
     for load in runs:
         _check_duplicates(load, duplicates, reporter)
     _check_shared(con, runs, reporter)
+    _check_timed(con, plan.runs.latency, lines, reporter)
 
 
 def _key(load: Load) -> tuple[str, str]:
@@ -175,6 +181,27 @@ def _check_shared(
                 raise InputDataError(messages.no_shared_queries_message(load, collection, row))
     _check_matches(con, runs, shared)
     _check_judged(con, runs)
+
+
+def _check_timed(
+    con: duckdb.DuckDBPyConnection,
+    loads: Sequence[Load],
+    lines: dict,
+    reporter: Callable[[Load], Reporter],
+) -> None:
+    """Each run's times (its latency input: `loads`) read well, and time only queries the run
+    answers: the first query that any shard found unanswered, in spec order, named by its line
+    (as the DuckDB engine's `load_latency`)."""
+    for load in loads:
+        _check_lines(load, lines, reporter)
+    found = con.execute(
+        f"SELECT run, min(qid) FROM ({_RESULT.format('unanswered')}) GROUP BY ALL"
+    ).fetchall()
+    first = dict(found)
+    for load in loads:
+        if load.name in first:
+            at, line = reporter(load).first_line(first[load.name])
+            raise InputDataError(unanswered_message(at, first[load.name], line))
 
 
 def _check_judged(con: duckdb.DuckDBPyConnection, runs: list[Load]) -> None:

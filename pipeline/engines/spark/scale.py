@@ -71,7 +71,7 @@ def per_query_at_scale(
 
 #: What the driver reads row by row; every other row is a count, summed on the workers first
 #: (a shard's counts per run and file are many at scale: shards × runs)
-_ROWS = ("facts", "missing", "curve_per_query")
+_ROWS = ("facts", "missing", "curve_per_query", "unanswered")
 
 
 def _small(shards: DataFrame, keep: bool):
@@ -98,10 +98,10 @@ def _aggregate(con, plan: SqlPlan, loaded: LoadedSpec, rows: DataFrame):
     names = [*plan.runs.names, *plan.qrels.names]
     positive = [tuple(row) for row in con.execute("SELECT * FROM positive_judgments").fetchall()]
     missing_rankings = plan.runs.missing_rankings
-    exact = plan.results.exact_mean
+    exact, statistics = plan.results.exact_mean, plan.results.statistics
 
     def aggregate(batches):
-        return aggregate_shard(names, positive, missing_rankings, batches, exact)
+        return aggregate_shard(names, positive, missing_rankings, batches, exact, statistics)
 
     runs = max(1, len(loaded.spec.runs))
     by_run = rows.repartition(

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from pipeline.engines.duckdb.steps import compute, rank
 from pipeline.inputs.checks import record_queries, unjudged_rows
 from pipeline.inputs.formats import after_loading
+from pipeline.inputs.latency import unanswered
 from pipeline.inputs.row_stream import IDENTITY, STREAM_COLUMNS, checked_rows, into_tables
 from pipeline.plan.missing_rankings import missing_ranking_rows
 from pipeline.plan.unmatched_runs import MATCHED_SQL, examples, unmatched_sql
@@ -81,8 +82,8 @@ def typed(reader: Iterable[pa.RecordBatch], schema: str) -> Iterator[pa.RecordBa
 
 _ROWS = checked_rows()  # every loaded table's: (kind, name, identity, ok)
 # Per file: its lines and bad lines; per (file, qid): documents listed twice (once per subtopic in
-# subtopic qrels). Read before the bad rows are dropped, so that the driver can report them as
-# the DuckDB engine would.
+# subtopic qrels; a table whose rows may repeat has no duplicates). Read before the bad rows are
+# dropped, so that the driver can report them as the DuckDB engine would.
 _CHECKS = f"""
 SELECT 'lines' AS tbl, name AS run, NULL AS collection, NULL AS qid, kind AS metric,
     count(*)::DOUBLE AS value, count(*) FILTER (WHERE NOT ok)::VARCHAR AS text
@@ -90,7 +91,7 @@ FROM {_ROWS}
 GROUP BY kind, name
 UNION ALL
 SELECT 'duplicates', name, NULL, NULL, kind, count(*)::DOUBLE, NULL FROM (
-    SELECT kind, name FROM {_ROWS} WHERE ok
+    SELECT kind, name FROM {checked_rows(identified=True)} WHERE ok
     GROUP BY kind, name, {", ".join(IDENTITY)} HAVING count(*) > 1)
 GROUP BY kind, name"""
 # Which qrels queries each run lacks (of any collection it is evaluated under), and how many it
@@ -128,7 +129,7 @@ def evaluate_shard(
     try:
         _load(con, plan, batches)
         yield from typed(con.sql(_CHECKS).to_arrow_reader(), RESULT_SCHEMA)
-        if _all_good(con):
+        if _all_good(con, plan):
             _evaluate(con, plan)
             yield from typed(con.sql(_results(plan)).to_arrow_reader(), RESULT_SCHEMA)
     finally:
@@ -146,32 +147,36 @@ def _config(plan: SqlPlan, threads: int) -> dict:
 def _load(con: duckdb.DuckDBPyConnection, plan: SqlPlan, batches: Iterable[pa.RecordBatch]) -> None:
     """The plan's input tables made, then each batch of rows into its input's table."""
     _run(con, plan.qrels.input_tables)
-    into = into_tables([*plan.qrels.loads, *plan.runs.loads])
+    into = into_tables(plan.loads)
     for batch in batches:
         con.register("rows", batch)
         _run(con, into)
         con.unregister("rows")
 
 
-def _all_good(con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether every row read well; otherwise the evaluation is not worth it: the driver stops."""
-    [(bad,)] = con.execute(f"SELECT count(*) FROM {_ROWS} WHERE NOT ok").fetchall()
+def _all_good(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> bool:
+    """Whether every qrels and run row read well; otherwise the evaluation is not worth it: the
+    driver stops. The runs' times are checked once the runs are (as the DuckDB engine loads
+    them): a bad time still lets the shard count the queries the runs share with the qrels."""
+    later = sorted({load.format.kind for load in plan.runs.latency})
+    sql = f"SELECT count(*) FROM {_ROWS} WHERE NOT ok AND NOT list_contains(?, kind)"
+    [(bad,)] = con.execute(sql, [later]).fetchall()
     return bad == 0
 
 
 def _evaluate(con: duckdb.DuckDBPyConnection, plan: SqlPlan) -> None:
     """The DuckDB engine's steps (`pipeline.engines.duckdb.steps`), for one batch holding every
     run; trec_eval -c's missing rankings for what each run lacks of the shard's queries, rows
-    or not (a run may have no row in a shard). First what the qrels' formats run once loaded
-    (`after_loading`), as the DuckDB engine's loading does."""
-    _run(con, after_loading(plan.qrels.loads))
-    _run(con, after_loading(plan.runs.loads))
+    or not (a run may have no row in a shard). First what the inputs' formats run once loaded
+    (`after_loading`: a run's times their medians, too), as the DuckDB engine's loading does."""
+    _run(con, after_loading(plan.loads))
     _run(con, plan.setup)
     _run(con, [record_queries(), Statement(_PRESENCE)])
     runs = plan.runs
     _unjudged(con, runs.loads)
     if runs.unmatched_runs_fail:
         _unmatched(con, [load.name for load in runs.loads])
+    _timed(con, list(runs.latency))
     missing = (
         missing_ranking_rows("SELECT DISTINCT run FROM runs") if runs.missing_rankings else None
     )
@@ -186,6 +191,17 @@ def _unjudged(con: duckdb.DuckDBPyConnection, loads: Sequence[Load]) -> None:
     if statement is not None:
         sql = f"INSERT INTO presence SELECT 'unjudged', r, c, q, NULL, d FROM ({statement.sql}) t(r, c, q, d)"
         con.execute(sql, statement.params)
+
+
+def _timed(con: duckdb.DuckDBPyConnection, loads: list[Load]) -> None:
+    """The runs' times (`loads`: their latency inputs), checked as the DuckDB engine's
+    `load_latency` checks them: the shard's first query each times that its run does not
+    answer, as an 'unanswered' row of `presence` (the driver names the first of all by its
+    line)."""
+    if loads:
+        found = unanswered(loads)
+        into = "INSERT INTO presence SELECT 'unanswered', r, NULL, q, NULL, NULL"
+        con.execute(f"{into} FROM ({found.sql}) t(r, q)", found.params)
 
 
 def _unmatched(con: duckdb.DuckDBPyConnection, runs: list[str]) -> None:
@@ -218,11 +234,13 @@ def aggregate_shard(
     missing_rankings: bool,
     batches: Iterable[pa.RecordBatch],
     exact_mean: bool = False,
+    statistics: tuple[str, ...] = (),
 ) -> Iterator[pa.RecordBatch]:
     """The aggregate rows (`AGGREGATE_SCHEMA`) of per-query rows (`PER_QUERY_SCHEMA`) that hold
     every query of their runs: the DuckDB engine's aggregate statement over them. `names`: the
     plan's name tables; `positive`: each collection's qrels lines with a grade > 0 (trec_eval
-    -c's num_rel, when `missing_rankings`); `exact_mean`: a metric averages by `exact_mean`."""
+    -c's num_rel, when `missing_rankings`); `exact_mean`: a metric averages by `exact_mean`;
+    `statistics`: metrics aggregate by these statistics over queries (`ResultsPart.statistics`)."""
     import duckdb
 
     from pipeline.plan.per_query import aggregate_tables
@@ -238,7 +256,7 @@ def aggregate_shard(
             con.register("rows", batch)
             con.execute("INSERT INTO per_query SELECT * FROM rows")
             con.unregister("rows")
-        _run(con, aggregate_tables(missing_rankings, False, exact_mean))
+        _run(con, aggregate_tables(missing_rankings, False, exact_mean, statistics))
         yield from typed(con.sql("SELECT * FROM aggregate").to_arrow_reader(), AGGREGATE_SCHEMA)
     finally:
         con.close()
