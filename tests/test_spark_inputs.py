@@ -100,7 +100,8 @@ def test_bad_inputs_are_reported_in_the_same_words(spark, tmp_path, case):
 
 def test_a_run_matches_the_qrels_if_any_shard_finds_a_judged_document(spark, tmp_path):
     """A run whose docnos are upper-cased but in one query, on four shards: judged documents in
-    one shard are enough, as on one machine; allowed, the upper-cased run's values agree."""
+    one shard are enough, as on one machine; none, and it is refused in the same words, at scale
+    (`spark.per_query`) too; allowed, the upper-cased run's values agree."""
     data = generate(4, queries=12, runs=2)
     qid, kept = max((q, d) for q, docs in data.runs["run1"].items() for d in docs
                     if d in data.qrels.get(q, {}))  # fmt: skip
@@ -111,6 +112,8 @@ def test_a_run_matches_the_qrels_if_any_shard_finds_a_judged_document(spark, tmp
     data.runs["run1"][qid][kept.upper()] = data.runs["run1"][qid].pop(kept)
     spec = collection_spec(tmp_path, data, ["AP"], spark={"partitions": 4})
     same_error(spec_file(tmp_path / "spec.yaml", spec), "run 'run1' retrieves no document judged")
+    at_scale = {**spec, "spark": {**spec["spark"], "per_query": str(tmp_path / "per_query")}}
+    same_error(spec_file(tmp_path / "scale.yaml", at_scale), "run 'run1' retrieves no document")
     same_tables({**spec, "settings": {"unmatched_runs": "allow"}}, tmp_path)
 
 
@@ -293,10 +296,13 @@ def test_answers_give_the_same_values_and_the_same_errors(spark, tmp_path):
 def test_answers_citations_give_the_same_values_and_the_same_errors(spark, tmp_path):
     """Answers and support judgments (tests/citation_sets.py), read on Spark's workers by the
     same SQL: the same support values and means as on one machine, and the same words for a
-    citation no judgment judges."""
+    citation no judgment judges, at scale (`spark.per_query`) too."""
     spec, _ = citation_collection(tmp_path, 12, runs=2)
     same_tables(spec)
     judgments = (tmp_path / "support.txt").read_text().splitlines()
     (tmp_path / "support.txt").write_text("".join(line + "\n" for line in judgments[1:]))
     run, qid, sentence, docid, _ = judgments[0].split()
-    same_error(spec, match=f"run '{run}', query '{qid}': sentence {sentence} cites '{docid}'")
+    said = f"run '{run}', query '{qid}': sentence {sentence} cites '{docid}'"
+    same_error(spec, match=said)
+    scale = {**yaml.safe_load(spec.read_text()), "spark": {"per_query": str(tmp_path / "pq")}}
+    same_error(spec_file(tmp_path / "scale.yaml", scale), match=said)  # at scale too

@@ -70,8 +70,9 @@ def per_query_at_scale(
 
 
 #: What the driver reads row by row; every other row is a count, summed on the workers first
-#: (a shard's counts per run and file are many at scale: shards × runs)
-_ROWS = ("facts", "missing", "curve_per_query", "unanswered")
+#: (a shard's counts per run and file are many at scale: shards × runs). A run's unmatched and
+#: unjudged rows name a query and documents in `text`: they are rows, never summed.
+_ROWS = ("facts", "missing", "curve_per_query", "unanswered", "unmatched", "unjudged")
 
 
 def _small(shards: DataFrame, keep: bool):
