@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 
-import duckdb
 import pandas as pd
 import pyarrow as pa
 import pytest
@@ -124,24 +123,3 @@ def test_other_plans_take_the_whole_plan(data, taken, metrics, settings):
     alone = evaluate(qrels=data.qrels, runs={"run": run}, metrics=metrics, settings=settings)
     assert got.equals(alone.per_query())
     assert taken == [False]
-
-
-def _threads(results) -> int:
-    return results.evaluation.con.execute("SELECT current_setting('threads')").fetchone()[0]
-
-
-@pytest.mark.parametrize("threads", [None, 2])
-def test_the_short_path_runs_on_one_thread_unless_threads_are_set(data, taken, threads, tmp_path):
-    """One thread is cheaper for the short path's few judged rows; the whole plan gets every
-    core back, and a `threads` setting is kept either way."""
-    settings = None if threads is None else {"threads": threads}
-    evaluator = Evaluator(data.qrels, ["AP"], settings=settings)
-    good = _frame(next(iter(data.runs.values())))
-    assert _threads(evaluator(good)) == (threads or 1)
-    path = tmp_path / "run.txt"  # a run file: the whole plan reads it
-    path.write_text("".join(f"{q} Q0 {d} 1 {s!r} run\n" for q, d, s in good.itertuples(False)))
-    whole = _threads(evaluator(str(path)))
-    every = duckdb.connect().execute("SELECT current_setting('threads')").fetchone()[0]
-    assert whole == (threads or every)
-    assert _threads(evaluator(good)) == (threads or 1)
-    assert taken == [True, False, True]

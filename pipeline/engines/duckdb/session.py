@@ -41,7 +41,6 @@ class Session:
         self._prepared: tuple | None = None  # the qrels' part made in `main`
         self._numbers = itertools.count(1)
         self._unread: list[str] = []  # schemas whose cursor is gone, to drop
-        self._threads: int | None = None  # the threads last SET on the connection (None: its own)
 
     def connect(self, plan: SqlPlan) -> duckdb.DuckDBPyConnection:
         """A cursor on the session's connection, in a new schema of its own (the qrels' part is
@@ -65,12 +64,8 @@ class Session:
         """The plan's runs' part on `con` (a cursor from `connect`), after its qrels' part on
         the session's connection the first time."""
         self._prepare(plan, loaded)
-        # The short path's statements read a few thousand judged rows: on one thread DuckDB
-        # spends less on starting and joining its workers than a second thread saves.
-        self._use_threads(plan.threads or 1)
         if loop.evaluate(plan, loaded, con):  # one run's table: ranked in Arrow, few statements
             return con
-        self._use_threads(plan.threads)
         for view, table in loaded.tables.items():  # registered per cursor, as DuckDB keeps them
             con.register(view, table)
         return execute_runs(plan, con)
@@ -79,7 +74,7 @@ class Session:
         """Close the connection, and every cursor with it."""
         if self._con is not None:
             self._con.close()
-            self._con, self._prepared, self._threads = None, None, None
+            self._con, self._prepared = None, None
 
     def _prepare(self, plan: SqlPlan, loaded: LoadedSpec) -> None:
         part = _qrels_part(plan, loaded)
@@ -90,13 +85,6 @@ class Session:
             self._prepared = part
         elif part != self._prepared:
             raise ValueError("a session evaluates runs against the qrels it was prepared for")
-
-    def _use_threads(self, threads: int | None) -> None:
-        """DuckDB's threads set to `threads` (None: reset to every core), if not already."""
-        if threads != self._threads:
-            setting = "RESET threads" if threads is None else f"SET threads = {int(threads)}"
-            self._con.execute(setting)
-            self._threads = threads
 
     def _drop_unread(self) -> None:
         while self._unread:
