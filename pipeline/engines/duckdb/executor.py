@@ -13,6 +13,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline import interrupts
+from pipeline.engines.duckdb.arrow_rows import read_runs
 from pipeline.engines.duckdb.loading import (
     check_duplicates,
     check_judged,
@@ -125,20 +126,25 @@ def _runs(
     runs = plan.runs
     for i, batch in enumerate(runs.batches, 1):
         steps.report("loading", batch, i)
-        insert_inputs(con, batch)
+        rows = read_runs(con, batch)  # a large batch, by pyarrow; else the exact reading
+        if rows is None:
+            insert_inputs(con, batch)
         check_lines(con, batch)
         note_lenient(con, batch)
         steps.report("checking", batch, i)
         check_duplicates(con, batch)
         run_all(con, after_loading(batch))  # an answer's rows take their run's name
-        run_all(con, runs.fusing(batch))  # fused runs, from the rows of their inputs
+        fusing = runs.fusing(batch)  # fused runs, from the rows of their inputs
+        if fusing and rows is not None:
+            rows.as_table()
+        run_all(con, fusing)
         run_all(con, [check.record_queries()])
         check_shared_queries(con, [load for load in batch if load.name not in runs.fusion_only])
         check_matches(con, runs, batch)
         check_judged(con, batch)
         load_latency(con, runs.latency_of(batch))
         steps.report("ranking", batch, i)
-        rank(con, runs, batch)
+        rank(con, runs, batch, rows=rows)
     with _blaming(con, plan):
         compute(con, plan.results, lambda kind: steps.report("computing", kind=kind))
         run_all(con, plan.results.outputs)
