@@ -129,7 +129,9 @@ def _batch_table(con: duckdb.DuckDBPyConnection, batch: list[Load], shapes: list
         for index, (load, shape) in enumerate(zip(batch, shapes, strict=True))
         for piece in pieces(load.path, shape)
     ]
-    return pa.concat_tables(tables)
+    table = pa.concat_tables(tables)
+    _release_memory()  # the pieces' other columns, for DuckDB's sorts
+    return table
 
 
 def _typed_piece(con, fmt, shape: Layout, piece, index: int, names):
@@ -144,8 +146,10 @@ def _typed_piece(con, fmt, shape: Layout, piece, index: int, names):
     finally:
         con.unregister(_PIECE)
     kept = fields_kept(fmt, shape.fields)
-    indices = array.array("i", [index]) * piece.num_rows
-    column = pa.Array.from_buffers(pa.int32(), piece.num_rows, [None, pa.py_buffer(indices)])
+    # A byte per row for up to 127 runs (a batch of 7M lines holds one), two beyond.
+    code, kind = ("b", pa.int8()) if len(names) < 128 else ("h", pa.int16())
+    indices = array.array(code, [index]) * piece.num_rows
+    column = pa.Array.from_buffers(kind, piece.num_rows, [None, pa.py_buffer(indices)])
     columns = {fmt.key: pa.DictionaryArray.from_arrays(column, names)}
     for column in fmt.loaded.columns:
         if column.name in kept:
