@@ -196,3 +196,28 @@ def test_bad_inputs_give_the_same_message_either_way(good, tmp_path, monkeypatch
     exact = irpipe(*command)
     assert (arrow.returncode, arrow.stderr) == (exact.returncode, exact.stderr)
     assert arrow.returncode == DATA_ERROR
+
+
+#: number fields each reading must read alike, by the format's own SQL: plain ones, and those
+#: DuckDB's cast reads and the rules refuse, or read otherwise than they look
+NUMBERS = {
+    "plain": ("12", "3.25"),
+    "signed rank": ("+3", "1.5"),
+    "rank with an exponent": ("1e2", "-2.0"),
+    "fractional rank": ("2.0", "7"),
+    "score with an underscore": ("4", "1_0"),
+    "infinite score": ("5", "inf"),
+    "tiny score": ("6", "1e-400"),
+    "negative zero": ("-0", "-0"),
+    "hexadecimal rank": ("0x10", "2"),
+}
+
+
+@pytest.mark.parametrize("numbers", NUMBERS)
+@pytest.mark.parametrize("name", FORMATS)
+def test_number_fields_read_the_same_either_way(tmp_path, name, numbers):
+    lines = _run_lines()
+    lines[len(lines) // 2][3:5] = NUMBERS[numbers]
+    load = Load(write_layout(lines, "spaces", tmp_path / "run.txt"), "x", FORMATS[name])
+    rows, arrow, exact = _both_ways([load])
+    assert rows is not None and arrow == exact
