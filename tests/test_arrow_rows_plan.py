@@ -13,6 +13,7 @@ import yaml
 
 from pipeline import evaluate
 from pipeline.engines.duckdb import arrow_rows, executor, steps
+from pipeline.engines.duckdb.loading import insert_inputs
 from pipeline.plan import slices
 from pipeline.synthetic import generate, write_qrels, write_run
 
@@ -141,3 +142,20 @@ def test_runs_read_again_only_to_be_fused(tmp_path, monkeypatch):
         assert reused == {"run0", "run1", "run2"} and spy.read == [on]
         results[on] = _outputs(d)
     assert results[True] == results[False]
+
+
+@pytest.mark.parametrize("settings", [{"memory_limit": "1GB"}, {"threads": 1}])
+def test_a_bound_on_duckdb_keeps_its_reader(tmp_path, monkeypatch, settings):
+    """Rows held by pyarrow, and its threads, would escape `memory_limit` and `threads`: with
+    either set, the runs are read by DuckDB, which they then bound."""
+    spec = _files(tmp_path)
+    spec["settings"] = settings
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    spy = _Spy(monkeypatch, True)
+    read = []
+    monkeypatch.setattr(
+        executor, "insert_inputs", lambda con, batch: read.append(batch) or real(con, batch)
+    )
+    real = insert_inputs
+    evaluate(tmp_path / "spec.yaml")
+    assert spy.read == [] and len(read) == 1

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline import interrupts
-from pipeline.engines.duckdb.arrow_rows import read_runs
+from pipeline.engines.duckdb.arrow_rows import Rows, read_runs
 from pipeline.engines.duckdb.loading import (
     check_duplicates,
     check_judged,
@@ -126,9 +126,7 @@ def _runs(
     runs = plan.runs
     for i, batch in enumerate(runs.batches, 1):
         steps.report("loading", batch, i)
-        rows = read_runs(con, batch)  # a large batch, by pyarrow; else the exact reading
-        if rows is None:
-            insert_inputs(con, batch)
+        rows = _load_batch(con, plan, batch)
         check_lines(con, batch)
         note_lenient(con, batch)
         steps.report("checking", batch, i)
@@ -148,6 +146,17 @@ def _runs(
     with _blaming(con, plan):
         compute(con, plan.results, lambda kind: steps.report("computing", kind=kind))
         run_all(con, plan.results.outputs)
+
+
+def _load_batch(con: duckdb.DuckDBPyConnection, plan: SqlPlan, batch: list[Load]) -> Rows | None:
+    """A batch of runs into `run_rows`: a large one by pyarrow (its `Rows`), unless the spec
+    bounds DuckDB's memory or threads, which pyarrow's rows and threads would escape; else by
+    the exact reading."""
+    bounded = plan.memory_limit is not None or plan.threads is not None
+    rows = None if bounded else read_runs(con, batch)
+    if rows is None:
+        insert_inputs(con, batch)
+    return rows
 
 
 class _Steps:
