@@ -85,6 +85,10 @@ PER_LINE = {
     "whitespace-only line": _edited("\t", lambda line, i: " \t \n" + line),
     "one space among tabs": _edited("\t", lambda line, i: line.replace("\t", " ", 1)),
     "a vertical tab": _edited(" ", lambda line, i: line.replace(" ", "\v", 1)),
+    "a control character in a field": _edited(
+        "\t", lambda line, i: line.replace("\t", "\x01\t", 1)
+    ),
+    "a carriage return alone": _edited(" ", lambda line, i: line.replace(" ", "\r", 1)),
     # Past the head, each with as many fields as its file's other lines to one delimiter: only
     # the proof of each block, not the field count, tells them apart.
     "late: a tab among spaces": _edited(
@@ -94,6 +98,9 @@ PER_LINE = {
         " ", lambda line, i: _one_less(line.replace(" ", "  ", 1)), True
     ),
     "late: comment line": _edited("\t", lambda line, i: _comment(line) + line, True),
+    "late: a carriage return ending a line": _edited(
+        " ", lambda line, i: line.replace("\n", "\r"), True
+    ),
     "late: form feed in a field": _edited(
         " ", lambda line, i: _one_more(line.replace(" ", "\f", 1)), True
     ),

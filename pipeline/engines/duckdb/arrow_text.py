@@ -5,8 +5,10 @@ threads), and each proven before it is given out.
 
 trec_eval splits a line at any run of C whitespace; one delimiter splits it the same way only
 where no field holds another separator and none is empty. That is proven for each piece from
-what Arrow read (`_proven`); a file whose piece fails (`Unproven`), or whose head already shows
-it would (`layout` is None), a compressed file other than gzip, is read the exact way
+its bytes (`_clean`: no control character but line ends and a tab delimiter, which also keeps
+out those the exact reading treats apart) and from what Arrow read (`_proven`: no empty field,
+no comment). A file whose piece fails (`Unproven`), or whose head already shows it would
+(`layout` is None), and a compressed file other than gzip, are read the exact way
 (`text_lines`) by the caller. pyarrow is imported only when a file is read here: it is an
 extra's, and costs 0.2 s to import.
 """
@@ -21,11 +23,10 @@ from pathlib import Path
 
 __all__ = ["PIECE", "Layout", "Unproven", "layout", "pieces"]
 
-#: the bytes no field of a proven line holds, beside the other delimiter: C's other whitespace
-#: (\v, \f, \r and \n), and the control characters the exact reading treats apart (NUL; 0x1C to
+#: bytes a file's head may not hold, beside the other delimiter and a lone \r: C's other
+#: whitespace (\v, \f) and the control characters the exact reading treats apart (NUL; 0x1C to
 #: 0x1F, its own delimiters and null string)
 _CONTROLS = (b"\x0b", b"\x0c", b"\x00", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
-_NEVER = (*_CONTROLS, b"\r", b"\n")
 #: what pyarrow reads at a time; a line longer than a block is refused by it, and so read the
 #: exact way, which refuses lines past 2 MB
 _BLOCK = 1 << 20
