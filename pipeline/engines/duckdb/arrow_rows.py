@@ -6,9 +6,11 @@ a copy: where pyarrow is installed, a batch of at least `WORTH` bytes of whitesp
 Its columns are `run_rows`' own: the run's name a dictionary, the qid and docno as pyarrow read
 them, the rank, score and `ok` typed and checked by the format's own SQL (`text_columns`), which
 DuckDB computes piece by piece into Arrow. Every statement that reads `run_rows` reads the view
-as it would the table; one that changes it (fused runs' inserts, trec_eval -c's, the deletion
-of runs loaded only to be fused) is run once the view is made a table again (`Rows.as_table`),
-and the batch's rows are dropped by `Rows.drop`. A batch that is not proven is read the exact
+as it would the table (the full plan's slices rename it as they rename the table), and the
+batch's rows are dropped by `Rows.drop`. The executor does not read by Arrow a batch whose plan
+changes `run_rows` (fused runs' inserts, trec_eval -c's, the deletion of runs loaded only to be
+fused): a copy into a table for them held both at once (a 7M-line run under -c peaked 320 MB
+higher, for no less CPU). A batch that is not proven is read the exact
 way (`loading.insert_inputs`), with nothing of the Arrow reading left; so is every batch where
 pyarrow is missing, and every batch below `WORTH`, where importing pyarrow (0.2 s) costs more
 than the reading saves. Messages come from the exact reading of the file, as always.
@@ -42,36 +44,20 @@ _PIECE = "irpipe_arrow_piece"
 _VIEW = Statement(f"CREATE VIEW run_rows AS SELECT * FROM {_ROWS}")
 _DROP_TABLE = Statement("DROP TABLE run_rows")
 _DROP_VIEW = Statement("DROP VIEW run_rows")
-_COPY = "irpipe_run_rows_copy"
 
 
 class Rows:
-    """`run_rows` as a view of a registered Arrow table, until `as_table` or `drop`."""
+    """`run_rows` as a view of a registered Arrow table, until `drop`."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
-        self.registered = True
-
-    def as_table(self) -> None:
-        """Make `run_rows` a table holding the same rows, in order, for a statement that
-        changes it."""
-        if self.registered:
-            copy = f"CREATE TABLE {_COPY} AS SELECT * FROM run_rows"
-            run_all(self.con, [Statement(copy), _DROP_VIEW])
-            self._unregister()
-            run_all(self.con, [Statement(f"ALTER TABLE {_COPY} RENAME TO run_rows")])
 
     def drop(self) -> None:
         """Drop the batch's rows, leaving `run_rows` an empty table for the next batch."""
-        run_all(self.con, [_DROP_VIEW if self.registered else _DROP_TABLE])
-        if self.registered:
-            self._unregister()
-        run_all(self.con, [RUN_ROWS])
-
-    def _unregister(self) -> None:
+        run_all(self.con, [_DROP_VIEW])
         self.con.unregister(_ROWS)
-        self.registered = False
         _release_memory()
+        run_all(self.con, [RUN_ROWS])
 
 
 def read_runs(con: duckdb.DuckDBPyConnection, batch: list[Load]) -> Rows | None:

@@ -132,10 +132,7 @@ def _runs(
         steps.report("checking", batch, i)
         check_duplicates(con, batch)
         run_all(con, after_loading(batch))  # an answer's rows take their run's name
-        fusing = runs.fusing(batch)  # fused runs, from the rows of their inputs
-        if fusing and rows is not None:
-            rows.as_table()
-        run_all(con, fusing)
+        run_all(con, runs.fusing(batch))  # fused runs, from the rows of their inputs
         run_all(con, [check.record_queries()])
         check_shared_queries(con, [load for load in batch if load.name not in runs.fusion_only])
         check_matches(con, runs, batch)
@@ -149,11 +146,13 @@ def _runs(
 
 
 def _load_batch(con: duckdb.DuckDBPyConnection, plan: SqlPlan, batch: list[Load]) -> Rows | None:
-    """A batch of runs into `run_rows`: a large one by pyarrow (its `Rows`), unless the spec
-    bounds DuckDB's memory or threads, which pyarrow's rows and threads would escape; else by
-    the exact reading."""
+    """A batch of runs into `run_rows`: a large one by pyarrow (its `Rows`, a view), unless the
+    spec bounds DuckDB's memory or threads, which pyarrow's rows and threads would escape, or
+    the plan changes the batch's rows (fused runs, trec_eval -c's rankings), which a view
+    cannot take; else by the exact reading."""
     bounded = plan.memory_limit is not None or plan.threads is not None
-    rows = None if bounded else read_runs(con, batch)
+    changed = bool(plan.runs.per_batch or plan.runs.fusing(batch))
+    rows = None if bounded or changed else read_runs(con, batch)
     if rows is None:
         insert_inputs(con, batch)
     return rows

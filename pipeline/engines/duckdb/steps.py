@@ -47,10 +47,7 @@ def rank(
     """Rank the loaded `batch` into `wide`, after the plan's per-batch statements (or
     `per_batch`), under one collection at a time if the plan says so, then drop its rows
     (`ranking.after`; `rows.drop` where `run_rows` is a view of Arrow `rows`)."""
-    statements = runs.per_batch if per_batch is None else per_batch
-    if rows is not None and statements:
-        rows.as_table()  # the per-batch statements insert rows (trec_eval -c's)
-    run_all(con, statements)
+    run_all(con, runs.per_batch if per_batch is None else per_batch)
     ranking = runs.ranking
     collections = ranking.collections(batch)
     if not collections:
