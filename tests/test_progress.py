@@ -475,9 +475,9 @@ from pipeline.engines.duckdb import executor
 from pipeline.engines.duckdb.steps import run_all
 from pipeline.sql import Statement
 rank = executor.rank
-def slow(con, runs, batch, per_batch=None):
+def slow(con, runs, batch, per_batch=None, **given):
     run_all(con, [Statement("SELECT count(*) FROM range(20_000_000_000) t(i) WHERE i % 7 = 3")])
-    rank(con, runs, batch, per_batch)
+    rank(con, runs, batch, per_batch, **given)
 executor.rank = slow
 from pipeline.cli import main
 sys.exit(main(sys.argv[1:]))

@@ -96,7 +96,11 @@ class Format:
     def bad(self) -> str:
         """Predicate over `line`, `cut` and `f`: the line breaks a rule (an implied rule's lines
         are found by another)."""
-        tested = [rule for rule in self.rules if not rule.implied]
+        return self.bad_unless(())
+
+    def bad_unless(self, proven: tuple[Rule, ...]) -> str:
+        """`bad`, but for the rules of `proven`, which the reading has shown no line breaks."""
+        tested = [rule for rule in self.rules if not rule.implied and rule not in proven]
         return "coalesce(" + " OR ".join(f"({r.bad})" for r in tested) + ", true)"
 
 

@@ -21,6 +21,7 @@ from pipeline.sql import Statement, quote_identifier
 
 __all__ = [
     "INPUT_MODES",
+    "LINE_RULES",
     "field_count",
     "insert_lines",
     "lenient_lines",
@@ -146,6 +147,10 @@ _UNIT_SEPARATOR = Rule(
 )
 
 
+#: the rules every text file obeys, over the whole line (text, no 0x1F)
+LINE_RULES = (_NUL, _UNIT_SEPARATOR)
+
+
 def text_rules(*rules: Rule) -> tuple[Rule, ...]:
-    """A text format's rules: `rules` after the ones every text file obeys (text, no 0x1F)."""
-    return (_NUL, _UNIT_SEPARATOR, *rules)
+    """A text format's rules: `rules` after the ones every text file obeys (`LINE_RULES`)."""
+    return (*LINE_RULES, *rules)

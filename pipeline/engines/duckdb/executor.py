@@ -13,6 +13,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline import interrupts
+from pipeline.engines.duckdb.arrow_rows import Rows, read_runs
 from pipeline.engines.duckdb.loading import (
     check_duplicates,
     check_judged,
@@ -125,7 +126,7 @@ def _runs(
     runs = plan.runs
     for i, batch in enumerate(runs.batches, 1):
         steps.report("loading", batch, i)
-        insert_inputs(con, batch)
+        rows = _load_batch(con, plan, batch)
         check_lines(con, batch)
         note_lenient(con, batch)
         steps.report("checking", batch, i)
@@ -138,10 +139,23 @@ def _runs(
         check_judged(con, batch)
         load_latency(con, runs.latency_of(batch))
         steps.report("ranking", batch, i)
-        rank(con, runs, batch)
+        rank(con, runs, batch, rows=rows)
     with _blaming(con, plan):
         compute(con, plan.results, lambda kind: steps.report("computing", kind=kind))
         run_all(con, plan.results.outputs)
+
+
+def _load_batch(con: duckdb.DuckDBPyConnection, plan: SqlPlan, batch: list[Load]) -> Rows | None:
+    """A batch of runs into `run_rows`: a large one by pyarrow (its `Rows`, a view), unless the
+    spec bounds DuckDB's memory or threads, which pyarrow's rows and threads would escape, or
+    the plan changes the batch's rows (fused runs, trec_eval -c's rankings), which a view
+    cannot take; else by the exact reading."""
+    bounded = plan.memory_limit is not None or plan.threads is not None
+    changed = bool(plan.runs.per_batch or plan.runs.fusing(batch))
+    rows = None if bounded or changed else read_runs(con, batch)
+    if rows is None:
+        insert_inputs(con, batch)
+    return rows
 
 
 class _Steps:

@@ -31,6 +31,7 @@ from pipeline.sql import Statement
 if TYPE_CHECKING:
     import duckdb
 
+    from pipeline.engines.duckdb.arrow_rows import Rows
     from pipeline.plan.sql_plan import Ranking, ResultsPart, RunsPart
 
 __all__ = ["compute", "fetch_all", "one", "rank", "run_all"]
@@ -41,9 +42,11 @@ def rank(
     runs: RunsPart,
     batch: list[Load],
     per_batch: Sequence[Statement] | None = None,
+    rows: Rows | None = None,
 ) -> None:
     """Rank the loaded `batch` into `wide`, after the plan's per-batch statements (or
-    `per_batch`), under one collection at a time if the plan says so, then drop its rows."""
+    `per_batch`), under one collection at a time if the plan says so, then drop its rows
+    (`ranking.after`; `rows.drop` where `run_rows` is a view of Arrow `rows`)."""
     run_all(con, runs.per_batch if per_batch is None else per_batch)
     ranking = runs.ranking
     collections = ranking.collections(batch)
@@ -55,7 +58,10 @@ def rank(
             run_all(con, [Statement(ONE_COLLECTION, [collection])])
             _rank_rows(con, ranking, batch)
         run_all(con, [Statement(PUT_BACK_RUNS)])
-    run_all(con, ranking.after)
+    if rows is None:
+        run_all(con, ranking.after)
+    else:
+        rows.drop()
 
 
 def _rank_rows(con: duckdb.DuckDBPyConnection, ranking: Ranking, batch: list[Load]) -> None:
