@@ -27,7 +27,7 @@ import duckdb
 from pipeline.engines.duckdb.arrow_text import Layout, Unproven, layout, pieces
 from pipeline.engines.duckdb.steps import run_all
 from pipeline.inputs.format import Load
-from pipeline.inputs.loaded_tables import RUN_ROWS
+from pipeline.inputs.loaded_tables import RUN_ROWS, RUNS
 from pipeline.inputs.table_rows import is_table_input
 from pipeline.inputs.text_columns import fields_kept, read_by_columns, typed_columns
 from pipeline.plan.batches import text_size
@@ -41,9 +41,10 @@ WORTH = 64 << 20
 #: the names the batch's Arrow table, and a piece being typed, are registered under
 _ROWS = "irpipe_arrow_rows"
 _PIECE = "irpipe_arrow_piece"
-_VIEW = Statement(f"CREATE VIEW run_rows AS SELECT * FROM {_ROWS}")
-_DROP_TABLE = Statement("DROP TABLE run_rows")
-_DROP_VIEW = Statement("DROP VIEW run_rows")
+# the batch's rows' table, as the inputs' contract names it
+_VIEW = Statement(f"CREATE VIEW {RUNS.name} AS SELECT * FROM {_ROWS}")
+_DROP_TABLE = Statement(f"DROP TABLE {RUNS.name}")
+_DROP_VIEW = Statement(f"DROP VIEW {RUNS.name}")
 
 
 class Rows:
