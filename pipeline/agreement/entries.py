@@ -18,6 +18,7 @@ from pipeline.agreement.plan import (
 )
 from pipeline.compare.plan import check_extra
 from pipeline.errors import SpecError
+from pipeline.measures.resolved import metric_labelled
 from pipeline.spec.base import did_you_mean
 
 if TYPE_CHECKING:
@@ -130,13 +131,7 @@ def _correlated_collection(loaded: LoadedSpec, key: tuple, named: str | None) ->
 
 
 def _metric(loaded, key: tuple, label: str, metrics: list[ResolvedMeasure]) -> ResolvedMeasure:
-    found = next((m for m in metrics if m.label == label), None)
-    if found is None:
-        labels = [m.label for m in metrics]
-        raise SpecError(
-            f"{loaded.where(*key)}: '{label}' is not a metric of this spec; "
-            f"{did_you_mean(label, labels)}name it as the tables do: {', '.join(labels)}"
-        )
+    found = metric_labelled(loaded.where(*key), label, metrics, "name it")
     if not found.averaged:
         why = "has no number per run (a text metric, or one not aggregated over queries)"
     elif found.measure.better is None:

@@ -16,7 +16,7 @@ from pipeline.checks.bounds import BoundRule, bound_rule
 from pipeline.checks.runs import check_run, expected_collection, gated_runs
 from pipeline.compare.plan import ComparePlan, check_extra
 from pipeline.errors import SpecError
-from pipeline.spec.base import did_you_mean
+from pipeline.measures.resolved import metric_labelled
 from pipeline.spec.checks import Gate
 from pipeline.spec.compare import Compare
 
@@ -167,18 +167,12 @@ def _gate(loaded: LoadedSpec, i: int, targets: dict, comparing, data: bool) -> G
 
 def _target(loaded: LoadedSpec, key: tuple, name: str, targets: dict) -> Target:
     """The spec's metric labelled `name`, which must have numbers."""
-    if name not in targets:
-        labels = list(targets)
-        raise SpecError(
-            f"{loaded.where(*key)}: '{name}' is not a metric of this spec; "
-            f"{did_you_mean(name, labels)}name metrics as the tables do: {', '.join(labels)}"
-        )
-    measure = targets[name].measure
-    if measure.kind != "number":
+    metric = metric_labelled(loaded.where(*key), name, targets.values())
+    if metric.measure.kind != "number":
         raise SpecError(
             f"{loaded.where(*key)}: '{name}' is a text metric: it has no value to check"
         )
-    return Target(name, targets[name].aggregator, targets[name].better)
+    return Target(name, metric.aggregator, metric.better)
 
 
 def _check_compared(

@@ -17,6 +17,7 @@ from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
 from pipeline.errors import IrpipeWarning, SpecError
+from pipeline.measures.resolved import metric_labelled
 from pipeline.spec.base import did_you_mean
 
 if TYPE_CHECKING:
@@ -229,12 +230,7 @@ def compared_metrics(
 
 def _check_metric(loaded, i: int, label: str, by_label: dict, earlier: list[str]) -> None:
     where = loaded.where("compare", "metrics", i)
-    if label not in by_label:
-        labels = list(by_label)
-        raise SpecError(
-            f"{where}: '{label}' is not a metric of this spec; {did_you_mean(label, labels)}"
-            f"compare names metrics as the tables do: {', '.join(labels)}"
-        )
+    metric_labelled(where, label, by_label.values(), "compare names metrics")
     if label in earlier:
         raise SpecError(f"{where}: '{label}' is listed twice; list each metric once")
     measure = by_label[label].measure

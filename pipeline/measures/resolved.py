@@ -7,12 +7,15 @@ what validation resolved, the plan keeps (import-linter holds them to it, pyproj
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pipeline.contract.columns import Columns, flatten
 from pipeline.contract.measure import Measure, MeasureParams
+from pipeline.errors import SpecError
+from pipeline.spec.base import did_you_mean
 
-__all__ = ["ResolvedMeasure"]
+__all__ = ["ResolvedMeasure", "metric_labelled"]
 
 
 @dataclass(frozen=True)
@@ -52,3 +55,19 @@ class ResolvedMeasure:
     def aggregator(self) -> str:
         """How its per-query values combine, under its parameters (`Measure.aggregated_by`)."""
         return self.measure.aggregated_by(self.params)
+
+
+def metric_labelled(
+    where: str, name: str | None, metrics: Iterable[ResolvedMeasure], naming: str = "name metrics"
+) -> ResolvedMeasure:
+    """The metric of `metrics` labelled `name`; else a SpecError at `where` (a spec key) saying
+    so, with the closest label and every label (`naming` them as the tables do)."""
+    metrics = list(metrics)
+    found = next((m for m in metrics if m.label == name), None)
+    if found is None:
+        labels = [m.label for m in metrics]
+        raise SpecError(
+            f"{where}: '{name}' is not a metric of this spec; "
+            f"{did_you_mean(name or '', labels)}{naming} as the tables do: {', '.join(labels)}"
+        )
+    return found

@@ -7,9 +7,8 @@ dashboard runs over a history's aggregates too). Pure, no I/O."""
 from __future__ import annotations
 
 from pipeline.errors import SpecError
-from pipeline.measures.resolved import ResolvedMeasure
+from pipeline.measures.resolved import ResolvedMeasure, metric_labelled
 from pipeline.spec import LoadedSpec
-from pipeline.spec.base import did_you_mean
 from pipeline.sql import Statement
 
 __all__ = [
@@ -42,8 +41,8 @@ def check_tradeoff(
     metric of the spec with a direction, the second one of runs' times; else a SpecError
     naming the key."""
     output = loaded.spec.outputs[index]
-    metric = _labelled(loaded, index, "metric", output.metric, metrics)
-    latency = _labelled(loaded, index, "latency", output.latency, metrics)
+    metric = metric_labelled(loaded.where("outputs", index, "metric"), output.metric, metrics)
+    latency = metric_labelled(loaded.where("outputs", index, "latency"), output.latency, metrics)
     if "latency" not in latency.needs_kinds:
         raise SpecError(
             f"{loaded.where('outputs', index, 'latency')}: {latency.label} is not a latency "
@@ -56,19 +55,6 @@ def check_tradeoff(
                 "higher nor a lower value is better): a trade-off needs one"
             )
     return metric, latency
-
-
-def _labelled(
-    loaded: LoadedSpec, index: int, key: str, name: str | None, metrics: list[ResolvedMeasure]
-) -> ResolvedMeasure:
-    found = next((m for m in metrics if m.label == name), None)
-    if found is None:
-        labels = [m.label for m in metrics]
-        raise SpecError(
-            f"{loaded.where('outputs', index, key)}: '{name}' is not a metric of this spec; "
-            f"{did_you_mean(name or '', labels)}name metrics as the tables do: {', '.join(labels)}"
-        )
-    return found
 
 
 def tradeoff_sql(index: int, metric: ResolvedMeasure, latency: ResolvedMeasure) -> Statement:
