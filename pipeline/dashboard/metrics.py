@@ -9,6 +9,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pipeline.history.views import installed_measure
+
 __all__ = ["Metrics", "read_metrics"]
 
 
@@ -40,7 +42,7 @@ def read_metrics(evaluations: list[dict[str, Any]], registry) -> Metrics:
                 for e in evaluations for label in e["metrics"]}  # fmt: skip
     better, per_query, latency, effectiveness = {}, {}, {}, set()
     for label, canonical in labelled:  # each once: a long history repeats them
-        resolved = _resolved(canonical, registry)
+        resolved = installed_measure(canonical, registry)
         direction = None if resolved is None else resolved.better
         times = direction is not None and "latency" in resolved.needs_kinds
         better[label] = direction
@@ -50,13 +52,3 @@ def read_metrics(evaluations: list[dict[str, Any]], registry) -> Metrics:
         elif direction is not None and resolved.measure.kind == "number":
             effectiveness.add(label)
     return Metrics(better, per_query, latency, frozenset(effectiveness))
-
-
-def _resolved(canonical: str, registry):
-    """The measure `canonical` names, or None where no installed measure does."""
-    from pipeline.errors import IrpipeError
-
-    try:
-        return registry.resolve(canonical)[0]
-    except (IrpipeError, IndexError):
-        return None

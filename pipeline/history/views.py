@@ -16,6 +16,7 @@ __all__ = [
     "describe",
     "diff_text",
     "history_text",
+    "installed_measure",
     "recorded_metrics",
     "show_text",
 ]
@@ -170,13 +171,21 @@ def recorded_metrics(
     longer resolve (a plugin uninstalled): their values are printed without a best mark."""
     recorded, lost = [], []
     for m in metrics:
-        try:
-            better = registry.resolve(m["metric"])[0].better
-        except IrpipeError:
-            better = None
+        installed = installed_measure(m["metric"], registry)
+        if installed is None:
             lost.append(m["label"])
+        better = None if installed is None else installed.better
         recorded.append(RecordedMetric(m["label"], _Measure(m["aggregator"], better)))
     return recorded, lost
+
+
+def installed_measure(canonical: str, registry):
+    """The measure a recorded canonical form names, as the measures installed now (`registry`)
+    define it; None where none does (a plugin uninstalled since)."""
+    try:
+        return registry.resolve(canonical)[0]
+    except (IrpipeError, IndexError):
+        return None
 
 
 def diff_text(document: dict[str, Any]) -> list[Any]:
