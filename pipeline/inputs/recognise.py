@@ -12,7 +12,7 @@ from pipeline.inputs.formats import recognised_name
 from pipeline.inputs.table_rows import is_table_input
 from pipeline.inputs.trec_qrels import NAME as TREC
 
-__all__ = ["first_line", "recognised"]
+__all__ = ["first_line", "open_input", "recognised"]
 
 
 def recognised(path: Path | str) -> str:
@@ -36,6 +36,11 @@ def first_line(path: Path | str) -> str | None:
 
 def _first_line(path: Path) -> str:
     """The first line of a plain or gzip-compressed text file (at most 4 kB of it)."""
-    opener = gzip.open if path.name.lower().endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", newline="") as handle:
+    with open_input(path, "rt", encoding="utf-8", newline="") as handle:
         return handle.readline(4096)
+
+
+def open_input(path: Path, mode: str = "rb", **options):
+    """A local input file opened to read, decompressed where its name ends in .gz."""
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    return opener(path, mode, **options)

@@ -15,11 +15,12 @@ extra's, and costs 0.2 s to import.
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from pipeline.inputs.recognise import open_input
 
 __all__ = ["PIECE", "Layout", "Unproven", "layout", "pieces"]
 
@@ -69,8 +70,7 @@ def _texts(path: Path, delimiter: bytes) -> Iterator[tuple[bool, memoryview]]:
     (ValueError)."""
     buffer = bytearray(PIECE + _BLOCK)
     view = memoryview(buffer)
-    opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rb") as handle:
+    with open_input(path) as handle:
         kept, first = 0, True  # the bytes of an unfinished line, moved to the front
         while got := handle.readinto(view[kept : kept + PIECE]):
             end = kept + got
@@ -189,6 +189,5 @@ def _shows(head: bytes, first: bytes, delimiter: bytes) -> bool:
 
 def _head(path: Path) -> bytes:
     """The first bytes of the file (decompressed)."""
-    opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rb") as handle:
+    with open_input(path) as handle:
         return handle.read(_HEAD)
